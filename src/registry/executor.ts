@@ -1,0 +1,36 @@
+import type { ImplementationType, JsonSchema, ToolDefinition, ToolEffect, FunctionTool } from './tool-definition';
+
+/** A stored tool as the registry sees it (already mapped out of the entity). */
+export interface StoredTool {
+  id: string;
+  name: string;
+  version: number;
+  userId: string | null;
+  effect: ToolEffect;
+  functionSchema: FunctionTool;
+  implementationType: ImplementationType;
+  implementationConfig: Record<string, unknown>;
+}
+
+/**
+ * One implementation type: how its config is validated, which config values are secret,
+ * and how a stored row becomes an executable ToolDefinition.
+ */
+export interface ToolExecutor<C = Record<string, unknown>> {
+  type: ImplementationType;
+  /** JSON Schema of `implementation_config`; validated on save by the Tools API. */
+  configSchema: JsonSchema;
+  /** One sentence for the API docs. */
+  configDescription: string;
+  /** JSON pointers (e.g. `/auth/token`) of values that are never returned by the API. */
+  secretPaths: readonly string[];
+  /** Extra checks beyond the JSON Schema; return problems as `{path, message}`. */
+  validateConfig?(config: C, tool: Pick<StoredTool, 'name' | 'functionSchema'>): ConfigProblem[];
+  toDefinition(tool: StoredTool & { implementationConfig: C }): ToolDefinition | Promise<ToolDefinition>;
+}
+
+export interface ConfigProblem {
+  /** JSON pointer inside implementation_config. */
+  path: string;
+  message: string;
+}

@@ -1,0 +1,94 @@
+import type { ChatMessage } from '../llm/chat-types';
+
+/** What a tool does to the world; decides parallelism and automatic retries. */
+export const TOOL_EFFECTS = ['read_only', 'idempotent', 'mutating', 'dangerous'] as const;
+export type ToolEffect = (typeof TOOL_EFFECTS)[number];
+
+export const IMPLEMENTATION_TYPES = ['builtin', 'http', 'workflow', 'code'] as const;
+export type ImplementationType = (typeof IMPLEMENTATION_TYPES)[number];
+
+/** A JSON Schema object (draft 2020-12 or draft-07). */
+export type JsonSchema = Record<string, unknown>;
+
+/** The OpenAI function-tool object: what the model sees. */
+export interface FunctionTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    parameters: JsonSchema;
+    strict?: boolean;
+  };
+}
+
+/** One tool call as the model made it: `arguments` is the raw string the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Who runs the tool and inside what; carried through nested workflow tools. */
+export interface ToolRunContext {
+  runId: string | null;
+  userId: string;
+  isAdmin: boolean;
+  signal: AbortSignal;
+  /** Nesting depth of workflow-as-tool calls; 0 at the top. */
+  depth: number;
+}
+
+export interface ToolExecuteContext<P = Record<string, unknown>> {
+  call: ToolCall;
+  /** Arguments after parsing and schema validation. */
+  params: P;
+  /** Snapshot of the conversation so far (empty outside an LLM node). */
+  messages: readonly ChatMessage[];
+  run: ToolRunContext;
+  /** Aborted on timeout or cancellation; executors pass it to every I/O call. */
+  signal: AbortSignal;
+}
+
+export interface ToolExecuteResult {
+  /** The text the model gets back. */
+  response: string;
+  /** Structured result for API callers and workflow references. */
+  data?: unknown;
+  /** Facts about the execution (status code, bytes, console output …). */
+  metadata?: Record<string, unknown>;
+  usage?: { promptTokens: number; completionTokens: number };
+  /** Ask the agent loop to stop after this call. */
+  stop?: boolean;
+}
+
+export type ParseParamsResult<P> = { success: true; data: P } | { success: false; errorMessage: string };
+
+/**
+ * An executable tool: the schema the model sees plus how to run it.
+ * Produced by the registry from a stored tool row, or declared directly by builtins and tests.
+ */
+export interface ToolDefinition<P = Record<string, unknown>> {
+  /** Stored tool id when the definition comes from the database. */
+  id?: string;
+  version?: number;
+  schema: FunctionTool;
+  effect: ToolEffect;
+  /** Per-call time limit; runTool aborts the signal and reports a timeout past it. */
+  timeoutMs?: number;
+  /** Extra parsing after JSON Schema validation (coercions, cross-field rules). */
+  parseParams?(params: Record<string, unknown>): ParseParamsResult<P>;
+  execute(context: ToolExecuteContext<P>): Promise<ToolExecuteResult>;
+}
+
+/** Thrown by executors for failures the model should hear about; runTool turns it into a response. */
+export class ToolExecutionError extends Error {
+  constructor(
+    message: string,
+    readonly details: { statusCode?: number; data?: unknown; metadata?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = 'ToolExecutionError';
+  }
+}
+
+export const toolName = (tool: ToolDefinition<never> | ToolDefinition): string => tool.schema.function.name;
