@@ -1,0 +1,64 @@
+import type { FunctionTool, ToolCall } from '../registry/tool-definition';
+import type { ChatMessage, TokenUsage } from './chat-types';
+
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
+export interface ChatRequest {
+  model: string;
+  messages: readonly ChatMessage[];
+  tools?: readonly FunctionTool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** Streamed as the provider answers; names are noun-verb like the run events they feed. */
+export type ChatStreamEvent =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'reasoning-delta'; delta: string }
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-args-delta'; index: number; id: string; delta: string }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string };
+
+/** A call the provider sent that cannot be executed as is (e.g. it never got a name). */
+export interface MalformedToolCall {
+  id: string;
+  arguments: string;
+  reason: string;
+}
+
+export interface ChatResponse {
+  /** Final assistant text (tool-call markup removed when calls were repaired out of it). */
+  content: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  malformedToolCalls: MalformedToolCall[];
+  /** How a call was recovered when the model did not emit clean tool_calls. */
+  repairs: string[];
+  finishReason: string | null;
+  usage: TokenUsage;
+}
+
+export interface ChatCallOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: ChatStreamEvent) => void;
+}
+
+/** One model endpoint. Implementations stream, retry transient failures and repair tool calls. */
+export interface ChatProvider {
+  readonly name: string;
+  chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
+}
+
+/** A provider failure that ends the node (after retries, or at once for 400/401/403/404). */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

@@ -1,0 +1,23 @@
+import type { JsonSchema, ToolEffect, ToolExecuteContext, ToolExecuteResult } from '../tool-definition';
+
+/** Everything builtins need from the outside, passed in by the registry (builtins never read process.env). */
+export interface BuiltinEnvironment {
+  /** SSRF-guarded outbound HTTP (see ../outbound). */
+  outbound: import('../outbound/outbound-client').OutboundClient;
+  files: { root: string | null; maxBytes: number };
+  /** Read-only query target for database_query; null when not configured. */
+  queryDatabase: { url: string; rowLimit: number; timeoutMs: number } | null;
+}
+
+/** A tool that ships with ToolFlow. One file per tool under builtin/, listed in builtin-tools.ts. */
+export interface BuiltinTool<P = Record<string, unknown>> {
+  name: string;
+  description: string;
+  category: string;
+  parameters: JsonSchema;
+  effect: ToolEffect;
+  timeoutMs?: number;
+  execute(params: P, context: ToolExecuteContext<P>, env: BuiltinEnvironment): Promise<ToolExecuteResult>;
+}
+
+export const defineBuiltin = <P>(tool: BuiltinTool<P>): BuiltinTool<P> => tool;
