@@ -1,0 +1,416 @@
+import type { FunctionTool } from '../registry/tool-definition';
+import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
+import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
+import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
+
+const weatherTool: FunctionTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+describe(OpenAIChatProvider.name, () => {
+  let server: OpenAITestServer;
+  let sleeps: number[];
+  let events: ChatStreamEvent[];
+
+  beforeAll(async () => {
+    server = await OpenAITestServer.start();
+  });
+
+  beforeEach(() => {
+    server.reset();
+    sleeps = [];
+    events = [];
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const createSut = (options: Partial<OpenAIChatProviderOptions> = {}): OpenAIChatProvider =>
+    new OpenAIChatProvider({
+      name: 'test',
+      baseUrl: server.baseUrl,
+      apiKey: 'sk-test',
+      retry: {
+        random: () => 0.5,
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return Promise.resolve();
+        },
+      },
+      ...options,
+    });
+
+  const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
+    model: 'test-model',
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    tools: [weatherTool],
+    ...overrides,
+  });
+
+  const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut(), signal?: AbortSignal) =>
+    sut.chat(request(overrides), { signal, onEvent: (event) => events.push(event) });
+
+  const eventsOf = <T extends ChatStreamEvent['type']>(type: T) =>
+    events.filter((event): event is Extract<ChatStreamEvent, { type: T }> => event.type === type);
+
+  describe('streaming', () => {
+    it('should emit text deltas as they arrive and read usage from the final choices-less chunk', async () => {
+      const usage = { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 };
+      server.script([reply.text('Sunny and mild.', { usage })]);
+
+      const response = await chat();
+
+      expect(eventsOf('text-delta').length).toBeGreaterThan(2);
+      expect(
+        eventsOf('text-delta')
+          .map((event) => event.delta)
+          .join(''),
+      ).toBe('Sunny and mild.');
+      expect(response).toEqual({
+        content: 'Sunny and mild.',
+        reasoning: '',
+        toolCalls: [],
+        malformedToolCalls: [],
+        repairs: [],
+        finishReason: 'stop',
+        usage: { promptTokens: 12, completionTokens: 4, totalTokens: 16 },
+      });
+    });
+
+    it('should keep reasoning deltas apart from the content', async () => {
+      server.script([reply.text('42', { reasoning: 'Let me think hard.' })]);
+
+      const response = await chat();
+
+      expect(response.reasoning).toBe('Let me think hard.');
+      expect(response.content).toBe('42');
+      expect(
+        eventsOf('reasoning-delta')
+          .map((event) => event.delta)
+          .join(''),
+      ).toBe('Let me think hard.');
+      expect(eventsOf('text-delta').map((event) => event.delta)).toEqual(['42']);
+    });
+
+    it('should read reasoning sent under the name reasoning as well', async () => {
+      server.script([reply.chunks([delta({ reasoning: 'hm' }), delta({ content: 'ok' }, 'stop')])]);
+
+      expect(await chat()).toMatchObject({ reasoning: 'hm', content: 'ok' });
+    });
+
+    it('should report zero usage when the provider sends none', async () => {
+      server.script([reply.text('hi', { usage: null })]);
+
+      expect((await chat()).usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+    });
+  });
+
+  describe('request', () => {
+    it('should send a streaming request with tools, tool_choice, parallel_tool_calls, temperature and max_tokens', async () => {
+      server.script([reply.text('ok')]);
+
+      await chat({ toolChoice: { name: 'get_weather' }, parallelToolCalls: false, temperature: 0.2, maxTokens: 300 });
+
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
+      expect(server.requests[0].body).toEqual({
+        model: 'test-model',
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [weatherTool],
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        parallel_tool_calls: false,
+        temperature: 0.2,
+        max_tokens: 300,
+      });
+    });
+
+    it('should pass a string tool_choice as is and send no tool fields without tools', async () => {
+      server.script([reply.text('ok'), reply.text('ok')]);
+
+      await chat({ toolChoice: 'required' });
+      await chat({ tools: [], toolChoice: 'auto', parallelToolCalls: true });
+
+      expect(server.requests[0].body.tool_choice).toBe('required');
+      expect(Object.keys(server.requests[1].body).sort()).toEqual(['messages', 'model', 'stream', 'stream_options']);
+    });
+
+    it('should send no Authorization header when no API key is configured', async () => {
+      server.script([reply.text('ok')]);
+
+      await chat({}, createSut({ apiKey: undefined }));
+
+      expect(server.requests[0].headers.authorization).toBeUndefined();
+    });
+  });
+
+  describe('tool-call variations', () => {
+    const args = '{"city":"北京 😀"}';
+    const variations: Array<[string, ToolCallsOptions]> = [
+      ['arguments split into many small chunks', {}],
+      ['the whole call in one chunk', { whole: true }],
+      ['continuation chunks with empty id and name', { emptyContinuation: true }],
+      ['no index at all', { omitIndex: true }],
+      ['an index starting at 1', { indexBase: 1 }],
+      ['no type', { omitType: true }],
+      ['a surrogate pair split between fragments', { argsChunkSize: 1 }],
+      ['the SSE body cut inside multi-byte characters', { bytesPerWrite: 1 }],
+      ['finish_reason stop although a call is present', { finishReason: 'stop' }],
+      ['no finish_reason at all', { finishReason: null }],
+      ['finish_reason in the same chunk as the last fragment', { finishWithLastFragment: true }],
+      ['empty-string content', { content: '' }],
+      ['reasoning deltas before the call', { reasoning: 'I should look it up.' }],
+    ];
+
+    it.each(variations)('should assemble the call from %s', async (_title, options) => {
+      server.script([reply.toolCalls([{ name: 'get_weather', id: 'call_abc', arguments: args }], options)]);
+
+      const response = await chat();
+
+      expect(response.toolCalls).toEqual([{ id: 'call_abc', name: 'get_weather', arguments: args }]);
+      expect(response.malformedToolCalls).toEqual([]);
+      expect(response.content).toBe('');
+      expect(eventsOf('tool-call-start')).toEqual([
+        { type: 'tool-call-start', index: 0, id: 'call_abc', name: 'get_weather' },
+      ]);
+      expect(
+        eventsOf('tool-args-delta')
+          .map((event) => event.delta)
+          .join(''),
+      ).toBe(args);
+    });
+
+    it('should assemble interleaved parallel calls and a name that arrives late', async () => {
+      server.script([
+        reply.toolCalls([
+          { name: 'get_weather', id: 'a', arguments: { city: 'Paris' } },
+          { name: 'get_weather', id: 'b', arguments: { city: 'Rome' }, nameLate: true },
+        ]),
+      ]);
+
+      const response = await chat();
+
+      expect(response.toolCalls).toEqual([
+        { id: 'a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { id: 'b', name: 'get_weather', arguments: '{"city":"Rome"}' },
+      ]);
+      expect(response.finishReason).toBe('tool_calls');
+    });
+
+    it('should generate call_<n> ids after the calls already in the conversation', async () => {
+      server.script([reply.toolCalls([{ name: 'get_weather', id: null, arguments: { city: 'x' } }])]);
+
+      const response = await chat({
+        messages: [
+          { role: 'user', content: 'q' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'p', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'p', content: 'rainy' },
+        ],
+      });
+
+      expect(response.toolCalls.map((call) => call.id)).toEqual(['call_1']);
+    });
+
+    it('should report a call that never receives a name as malformed and invent nothing', async () => {
+      server.script([reply.toolCalls([{ name: null, id: 'x', arguments: '{"city":"Paris"}' }])]);
+
+      const response = await chat();
+
+      expect(response.toolCalls).toEqual([]);
+      expect(response.malformedToolCalls).toEqual([
+        { id: 'x', arguments: '{"city":"Paris"}', reason: 'the provider sent a tool call without a function name' },
+      ]);
+      expect(eventsOf('tool-call-start')).toEqual([]);
+    });
+
+    it('should repair a call written as <tool_call> markup in the text', async () => {
+      server.script([reply.text('<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>')]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('');
+      expect(response.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+      expect(response.repairs).toHaveLength(1);
+    });
+
+    it('should repair a name that carries its arguments', async () => {
+      server.script([reply.toolCalls([{ name: 'get_weather" city="北京', id: 'c', arguments: '' }])]);
+
+      const response = await chat();
+
+      expect(response.toolCalls).toEqual([{ id: 'c', name: 'get_weather', arguments: '{"city":"北京"}' }]);
+      expect(response.repairs).toHaveLength(1);
+    });
+  });
+
+  describe('retries', () => {
+    it('should honour Retry-After on 429 and then succeed', async () => {
+      server.script([
+        reply.error(429, 'Rate limit reached for requests', { headers: { 'retry-after': '2' } }),
+        reply.text('ok'),
+      ]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('ok');
+      expect(server.requests).toHaveLength(2);
+      expect(sleeps).toEqual([2_000]);
+      expect(eventsOf('retry')).toEqual([
+        { type: 'retry', attempt: 1, delayMs: 2_000, reason: 'provider 429: Rate limit reached for requests' },
+      ]);
+    });
+
+    it('should retry 500 twice with backoff and then succeed', async () => {
+      server.script([reply.error(500, 'boom'), reply.error(503, 'busy'), reply.text('ok')]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('ok');
+      expect(server.requests).toHaveLength(3);
+      expect(sleeps).toEqual([250, 500]);
+      expect(eventsOf('retry').map((event) => event.attempt)).toEqual([1, 2]);
+    });
+
+    it('should fail at once on 401 with the provider message', async () => {
+      server.script([reply.error(401, 'Incorrect API key provided'), reply.text('never')]);
+
+      const failure = chat();
+
+      await expect(failure).rejects.toBeInstanceOf(ProviderError);
+      await expect(failure).rejects.toMatchObject({
+        message: 'provider 401: Incorrect API key provided',
+        status: 401,
+        retryable: false,
+      });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it.each([400, 403, 404, 422])('should not retry a %i', async (status) => {
+      server.script([reply.error(status, 'nope')]);
+
+      await expect(chat()).rejects.toMatchObject({ message: `provider ${status}: nope`, status });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('should keep a plain-text error body as the message', async () => {
+      server.script([reply.error(400, '', { body: 'model not found' })]);
+
+      await expect(chat()).rejects.toThrow('provider 400: model not found');
+    });
+
+    it('should give up after the configured retries with the last error', async () => {
+      server.script([reply.error(502, 'a'), reply.error(502, 'b'), reply.error(502, 'c')]);
+
+      await expect(
+        chat({}, createSut({ retry: { maxRetries: 2, sleep: () => Promise.resolve() } })),
+      ).rejects.toMatchObject({ message: 'provider 502: c', status: 502, retryable: true });
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('should retry a connection dropped before any answer', async () => {
+      server.script([reply.drop(), reply.text('ok')]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('ok');
+      expect(server.requests).toHaveLength(2);
+      expect(eventsOf('retry')[0].reason).toMatch(/^provider connection failed/);
+    });
+
+    it('should retry a stream cut after deltas were emitted and announce it with a retry event', async () => {
+      server.script([reply.text('partial answer that breaks', { dropAfterEvents: 3 }), reply.text('full answer')]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('full answer');
+      const types = events.map((event) => event.type);
+      expect(types.indexOf('text-delta')).toBeLessThan(types.indexOf('retry'));
+      expect(eventsOf('retry')[0].reason).toMatch(/^provider connection lost/);
+    });
+
+    it('should retry an error object sent inside the stream', async () => {
+      server.script([
+        reply.chunks([delta({ content: 'Hel' }), { raw: 'data: {"error":{"message":"overloaded"}}\n\n' }]),
+        reply.text('Hello'),
+      ]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('Hello');
+      expect(eventsOf('retry')[0].reason).toBe('provider stream error: overloaded');
+    });
+
+    it('should retry when the provider stays silent longer than timeoutMs', async () => {
+      server.script([reply.text('slow', { delayMs: 2_000 }), reply.text('fast')]);
+
+      const response = await chat({}, createSut({ timeoutMs: 100, retry: { sleep: () => Promise.resolve() } }));
+
+      expect(response.content).toBe('fast');
+      expect(eventsOf('retry')[0].reason).toMatch(/timed out|sent nothing/);
+    });
+  });
+
+  describe('cancellation', () => {
+    it('should abort a delayed stream at once with the signal reason and not retry', async () => {
+      server.script([
+        reply.chunks([delta({ content: 'a long' }), delta({ content: ' answer' }, 'stop')], { chunkDelayMs: 5_000 }),
+        reply.text('never'),
+      ]);
+      const controller = new AbortController();
+      const reason = new Error('run cancelled');
+      const sut = createSut();
+
+      const failure = sut.chat(request(), {
+        signal: controller.signal,
+        onEvent: (event) => {
+          events.push(event);
+          controller.abort(reason);
+        },
+      });
+
+      await expect(failure).rejects.toBe(reason);
+      expect(eventsOf('text-delta')).toEqual([{ type: 'text-delta', delta: 'a long' }]);
+      expect(server.requests).toHaveLength(1);
+      expect(eventsOf('retry')).toEqual([]);
+    });
+
+    it('should abort before the headers arrive with an AbortError', async () => {
+      server.script([reply.text('late', { delayMs: 5_000 })]);
+      const controller = new AbortController();
+
+      const failure = chat({}, createSut(), controller.signal);
+      setTimeout(() => controller.abort(), 20);
+
+      await expect(failure).rejects.toMatchObject({ name: 'AbortError' });
+      await expect(failure).rejects.not.toBeInstanceOf(ProviderError);
+    });
+
+    it('should abort during a backoff sleep', async () => {
+      server.script([reply.error(503, 'busy', { headers: { 'retry-after': '60' } })]);
+      const controller = new AbortController();
+      const sut = createSut({ retry: {} });
+
+      const failure = sut.chat(request(), {
+        signal: controller.signal,
+        onEvent: (event) => event.type === 'retry' && controller.abort(),
+      });
+
+      await expect(failure).rejects.toMatchObject({ name: 'AbortError' });
+    });
+  });
+
+  it('should not show the API key when serialised', () => {
+    expect(JSON.stringify(createSut({ apiKey: 'sk-secret' }))).not.toContain('sk-secret');
+  });
+});

@@ -1,0 +1,59 @@
+import OpenAI from 'openai';
+import { ProviderError } from './provider';
+import { parseRetryAfter, RetryableProviderError } from './retry';
+
+/** 408 and 409 (lock timeout) are retried by OpenAI's own SDK too. */
+const RETRYABLE_STATUSES = new Set([408, 409, 429]);
+
+const isRetryableStatus = (status: number): boolean => RETRYABLE_STATUSES.has(status) || status >= 500;
+
+/**
+ * Turns whatever the SDK or the network threw during one attempt into a `ProviderError`
+ * whose message is the provider's own (e.g. "provider 401: Incorrect API key provided").
+ * Call it only once cancellation has been ruled out.
+ */
+export function toProviderError(error: unknown, now: () => number = Date.now): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new RetryableProviderError('provider timed out before answering', null);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new RetryableProviderError(`provider connection failed: ${causeMessage(error)}`, null);
+  }
+  if (error instanceof OpenAI.APIError) {
+    // The SDK's generics narrow to `any` here; read each field as what it really may be.
+    const status: unknown = error.status;
+    const headers: unknown = error.headers;
+    const message = providerMessage(error.error as unknown, error.message, status);
+    if (typeof status !== 'number') {
+      // An `{"error": …}` object inside the stream: the provider gave up mid-answer.
+      return new RetryableProviderError(`provider stream error: ${message}`, null);
+    }
+    const text = `provider ${status}: ${message}`;
+    const retryAfterMs = headers instanceof Headers ? parseRetryAfter(headers, now) : null;
+    return isRetryableStatus(status)
+      ? new RetryableProviderError(text, status, retryAfterMs)
+      : new ProviderError(text, status, false);
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError(`provider sent a stream chunk that is not JSON: ${error.message}`, null, false);
+  }
+  // undici reports a connection cut mid-body as a TypeError ("terminated") with the socket error as cause.
+  return new RetryableProviderError(`provider connection lost: ${causeMessage(error)}`, null);
+}
+
+/** The provider's own words: `error.message` of an OpenAI-shaped body, else the SDK message minus its status. */
+function providerMessage(body: unknown, sdkMessage: string, status: unknown): string {
+  if (typeof body === 'string' && body !== '') return body;
+  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') {
+    return body.message;
+  }
+  const prefix = typeof status === 'number' ? `${status} ` : '';
+  return sdkMessage.startsWith(prefix) ? sdkMessage.slice(prefix.length) : sdkMessage;
+}
+
+function causeMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

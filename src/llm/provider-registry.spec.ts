@@ -1,0 +1,73 @@
+import { OpenAIChatProvider } from './openai-chat.provider';
+import {
+  InvalidProviderConfigError,
+  ModelRequiredError,
+  ProviderRegistry,
+  UnknownProviderError,
+  type ProvidersConfig,
+} from './provider-registry';
+
+describe(ProviderRegistry.name, () => {
+  const config: ProvidersConfig = {
+    openai: { base_url: 'https://api.openai.com/v1', api_key: 'sk-very-secret', default_model: 'gpt-4o-mini' },
+    ollama: { base_url: 'http://127.0.0.1:11434/v1', timeout_ms: 300_000, max_retries: 1 },
+  };
+  let sut: ProviderRegistry;
+
+  beforeEach(() => {
+    sut = new ProviderRegistry(config);
+  });
+
+  it('should build each named provider once', () => {
+    const provider = sut.getProvider('ollama');
+
+    expect(provider).toBeInstanceOf(OpenAIChatProvider);
+    expect(provider.name).toBe('ollama');
+    expect(sut.getProvider('ollama')).toBe(provider);
+    expect(sut.names).toEqual(['openai', 'ollama']);
+  });
+
+  it('should throw a typed error listing the configured names for an unknown provider', () => {
+    const attempt = () => sut.getProvider('deepseek');
+
+    expect(attempt).toThrow(UnknownProviderError);
+    expect(attempt).toThrow('unknown LLM provider "deepseek" (configured: openai, ollama)');
+  });
+
+  it('should resolve the requested model, else the default, else throw', () => {
+    expect(sut.resolveModel('openai', 'gpt-4.1')).toBe('gpt-4.1');
+    expect(sut.resolveModel('openai')).toBe('gpt-4o-mini');
+    expect(() => sut.resolveModel('ollama')).toThrow(ModelRequiredError);
+    expect(() => sut.resolveModel('nope', 'm')).toThrow(UnknownProviderError);
+  });
+
+  it('should never show an API key in toJSON, errors or the serialised provider', () => {
+    const shown = [
+      JSON.stringify(sut),
+      JSON.stringify(sut.getProvider('openai')),
+      (() => {
+        try {
+          sut.getProvider('x');
+          return '';
+        } catch (error) {
+          return String(error);
+        }
+      })(),
+    ].join('\n');
+
+    expect(shown).not.toContain('sk-very-secret');
+    expect(sut.toJSON().openai).toEqual({
+      base_url: 'https://api.openai.com/v1',
+      has_api_key: true,
+      default_model: 'gpt-4o-mini',
+      timeout_ms: null,
+      max_retries: null,
+    });
+  });
+
+  it('should reject a configuration with a bad URL or bad numbers', () => {
+    expect(() => new ProviderRegistry({ bad: { base_url: 'not a url' } })).toThrow(InvalidProviderConfigError);
+    expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', max_retries: -1 } })).toThrow('max_retries');
+    expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', timeout_ms: 0 } })).toThrow('timeout_ms');
+  });
+});

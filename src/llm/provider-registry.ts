@@ -1,0 +1,143 @@
+import { OpenAIChatProvider } from './openai-chat.provider';
+import type { ChatProvider } from './provider';
+import type { RetryOptions } from './retry';
+
+/** One named endpoint, as the lead's config layer parses it from env or a config file. */
+export interface ProviderConfig {
+  base_url: string;
+  api_key?: string;
+  default_model?: string;
+  timeout_ms?: number;
+  max_retries?: number;
+}
+
+export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;
+
+/** What `toJSON` shows of a provider: everything but the key. */
+export interface ProviderSummary {
+  base_url: string;
+  has_api_key: boolean;
+  default_model: string | null;
+  timeout_ms: number | null;
+  max_retries: number | null;
+}
+
+export interface ProviderRegistryOptions {
+  /** Backoff settings shared by every provider; `max_retries` of a provider overrides `maxRetries`. */
+  retry?: RetryOptions;
+  now?: () => number;
+}
+
+export class UnknownProviderError extends Error {
+  readonly code = 'UNKNOWN_PROVIDER';
+
+  constructor(
+    readonly providerName: string,
+    readonly configuredNames: readonly string[],
+  ) {
+    const known = configuredNames.length > 0 ? configuredNames.join(', ') : 'none';
+    super(`unknown LLM provider "${providerName}" (configured: ${known})`);
+    this.name = 'UnknownProviderError';
+  }
+}
+
+export class ModelRequiredError extends Error {
+  readonly code = 'MODEL_REQUIRED';
+
+  constructor(readonly providerName: string) {
+    super(`no model given and provider "${providerName}" has no default_model`);
+    this.name = 'ModelRequiredError';
+  }
+}
+
+export class InvalidProviderConfigError extends Error {
+  readonly code = 'INVALID_PROVIDER_CONFIG';
+
+  constructor(
+    readonly providerName: string,
+    detail: string,
+  ) {
+    super(`LLM provider "${providerName}": ${detail}`);
+    this.name = 'InvalidProviderConfigError';
+  }
+}
+
+/** Named OpenAI-compatible providers; each is built once, on first use. */
+export class ProviderRegistry {
+  readonly #configs: ReadonlyMap<string, ProviderConfig>;
+  readonly #providers = new Map<string, ChatProvider>();
+  readonly #options: ProviderRegistryOptions;
+
+  constructor(config: ProvidersConfig, options: ProviderRegistryOptions = {}) {
+    for (const [name, entry] of Object.entries(config)) validate(name, entry);
+    this.#configs = new Map(Object.entries(config).map(([name, entry]) => [name, { ...entry }]));
+    this.#options = options;
+  }
+
+  get names(): string[] {
+    return [...this.#configs.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.#configs.has(name);
+  }
+
+  getProvider(name: string): ChatProvider {
+    const cached = this.#providers.get(name);
+    if (cached !== undefined) return cached;
+    const config = this.#config(name);
+    const provider = new OpenAIChatProvider({
+      name,
+      baseUrl: config.base_url,
+      apiKey: config.api_key,
+      timeoutMs: config.timeout_ms,
+      retry: {
+        ...this.#options.retry,
+        ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
+      },
+      now: this.#options.now,
+    });
+    this.#providers.set(name, provider);
+    return provider;
+  }
+
+  /** The model asked for, else the provider's default. */
+  resolveModel(name: string, model?: string): string {
+    const config = this.#config(name);
+    const resolved = model?.trim() || config.default_model;
+    if (resolved === undefined || resolved === '') throw new ModelRequiredError(name);
+    return resolved;
+  }
+
+  toJSON(): Record<string, ProviderSummary> {
+    return Object.fromEntries(
+      [...this.#configs].map(([name, config]) => [
+        name,
+        {
+          base_url: config.base_url,
+          has_api_key: config.api_key !== undefined && config.api_key !== '',
+          default_model: config.default_model ?? null,
+          timeout_ms: config.timeout_ms ?? null,
+          max_retries: config.max_retries ?? null,
+        },
+      ]),
+    );
+  }
+
+  #config(name: string): ProviderConfig {
+    const config = this.#configs.get(name);
+    if (config === undefined) throw new UnknownProviderError(name, this.names);
+    return config;
+  }
+}
+
+function validate(name: string, config: ProviderConfig): void {
+  if (!URL.canParse(config.base_url)) throw new InvalidProviderConfigError(name, 'base_url is not a URL');
+  for (const key of ['timeout_ms', 'max_retries'] as const) {
+    const value = config[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new InvalidProviderConfigError(name, `${key} must be a non-negative integer`);
+    }
+  }
+  if (config.timeout_ms === 0) throw new InvalidProviderConfigError(name, 'timeout_ms must be positive');
+}

@@ -1,0 +1,130 @@
+import type { ToolCall } from '../registry/tool-definition';
+import { repairToolCalls, type RepairInput } from './repair';
+
+describe(repairToolCalls.name, () => {
+  const repair = (input: Partial<RepairInput>) => {
+    let next = 0;
+    return repairToolCalls({
+      content: '',
+      toolCalls: [],
+      toolNames: ['get_weather', 'get_time'],
+      nextId: () => `call_${next++}`,
+      ...input,
+    });
+  };
+  const call = (name: string, args = ''): ToolCall => ({ id: 'c1', name, arguments: args });
+
+  it('should leave clean calls and text untouched', () => {
+    const result = repair({ content: 'Sure.', toolCalls: [call('get_weather', '{"city":"x"}')] });
+
+    expect(result).toEqual({ content: 'Sure.', toolCalls: [call('get_weather', '{"city":"x"}')], repairs: [] });
+  });
+
+  it('should split quoted key=value arguments off a name', () => {
+    const result = repair({ toolCalls: [call('get_weather" city="北京', '')] });
+
+    expect(result.toolCalls).toEqual([call('get_weather', '{"city":"北京"}')]);
+    expect(result.repairs).toEqual(['tool call c1: name "get_weather\\" city=\\"北京" became "get_weather"']);
+  });
+
+  it('should split a JSON object off a name', () => {
+    const result = repair({ toolCalls: [call('get_weather {"city":"x"}', '{}')] });
+
+    expect(result.toolCalls).toEqual([call('get_weather', '{"city":"x"}')]);
+    expect(result.repairs).toHaveLength(1);
+  });
+
+  it('should keep the sent arguments and only fill gaps from the name', () => {
+    const result = repair({ toolCalls: [call('get_weather city="a" days=3', '{"city":"b"}')] });
+
+    expect(JSON.parse(result.toolCalls[0].arguments)).toEqual({ city: 'b', days: 3 });
+  });
+
+  it('should strip a functions. prefix and stray quotes from a name', () => {
+    const result = repair({ toolCalls: [call('functions.get_time', '{}'), { ...call('"get_weather"'), id: 'c2' }] });
+
+    expect(result.toolCalls.map((repaired) => repaired.name)).toEqual(['get_time', 'get_weather']);
+    expect(result.repairs).toHaveLength(2);
+  });
+
+  it('should leave a name alone when no offered tool hides in it', () => {
+    const result = repair({ toolCalls: [call('delete_all city="x"', '{}')] });
+
+    expect(result.toolCalls).toEqual([call('delete_all city="x"', '{}')]);
+    expect(result.repairs).toEqual([]);
+  });
+
+  it('should recover Hermes-style <tool_call> markup and remove it from the content', () => {
+    const result = repair({
+      content: 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    });
+
+    expect(result.content).toBe('Let me check.');
+    expect(result.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(result.repairs).toEqual(['tool call call_0: "get_weather" recovered from a tool_call tag in the text']);
+  });
+
+  it('should keep raw arguments of a broken or unclosed <tool_call> for the argument parser', () => {
+    const result = repair({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris",}}' });
+
+    expect(result.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city": "Paris",}' }]);
+    expect(result.content).toBe('');
+  });
+
+  it('should recover several tagged calls, including string arguments and Llama function tags', () => {
+    const result = repair({
+      content:
+        '<tool_call>{"name":"get_time","arguments":"{\\"tz\\":\\"UTC\\"}"}</tool_call>' +
+        '<function=get_weather>{"city":"Rome"}</function>',
+    });
+
+    expect(result.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_time', arguments: '{"tz":"UTC"}' },
+      { id: 'call_1', name: 'get_weather', arguments: '{"city":"Rome"}' },
+    ]);
+  });
+
+  it('should leave markup for a tool that was not offered in the content', () => {
+    const content = '<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>';
+
+    expect(repair({ content })).toEqual({ content, toolCalls: [], repairs: [] });
+  });
+
+  it('should recover python-style calls on their own line', () => {
+    const result = repair({ content: 'Calling now:\nget_weather(city="北京", days=3, metric=True)\nget_time()' });
+
+    expect(result.content).toBe('Calling now:');
+    expect(result.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_weather', arguments: '{"city":"北京","days":3,"metric":true}' },
+      { id: 'call_1', name: 'get_time', arguments: '{}' },
+    ]);
+    expect(result.repairs[0]).toContain('python call');
+  });
+
+  it('should recover a bracketed list of python-style calls', () => {
+    const result = repair({ content: '[get_weather(city=\'Oslo\'), get_time(tz="CET")]' });
+
+    expect(result.toolCalls.map((recovered) => recovered.name)).toEqual(['get_weather', 'get_time']);
+    expect(result.content).toBe('');
+  });
+
+  it('should not take a python-style mention inside a sentence or of an unknown tool for a call', () => {
+    const content = 'You could use get_weather(city="x") later.\nsend_mail(to="a")';
+
+    expect(repair({ content })).toEqual({ content, toolCalls: [], repairs: [] });
+  });
+
+  it('should not look for calls in the text when the provider sent structured calls', () => {
+    const content = '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>';
+    const result = repair({ content, toolCalls: [call('get_weather', '{}')] });
+
+    expect(result.content).toBe(content);
+    expect(result.toolCalls).toHaveLength(1);
+  });
+
+  it('should recover nothing when the request offered no tools', () => {
+    const content = 'get_weather(city="x")';
+
+    expect(repair({ content, toolNames: [] }).toolCalls).toEqual([]);
+  });
+});

@@ -1,0 +1,104 @@
+import { ProviderError } from './provider';
+
+/** A transient provider failure; `retryAfterMs` is what the provider asked for (Retry-After), if anything. */
+export class RetryableProviderError extends ProviderError {
+  constructor(
+    message: string,
+    status: number | null,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message, status, true);
+  }
+}
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** First backoff ceiling; doubles each retry. Default 500 ms. */
+  baseDelayMs?: number;
+  /** Ceiling of the exponential backoff. Default 8 s. */
+  maxDelayMs?: number;
+  /** A provider's Retry-After longer than this is cut down to it. Default 30 s. */
+  maxRetryAfterMs?: number;
+  sleep?: Sleep;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+}
+
+export interface RetryAttempt {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface WithRetryOptions extends RetryOptions {
+  signal?: AbortSignal;
+  onRetry?: (retry: RetryAttempt) => void;
+}
+
+export const DEFAULT_MAX_RETRIES = 3;
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export const abortableSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal?.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Exponential backoff with full jitter, unless the provider said how long to wait. */
+export function retryDelayMs(retryIndex: number, retryAfterMs: number | null, options: RetryOptions = {}): number {
+  if (retryAfterMs !== null) return Math.max(0, Math.min(retryAfterMs, options.maxRetryAfterMs ?? 30_000));
+  const ceiling = Math.min(options.maxDelayMs ?? 8_000, (options.baseDelayMs ?? 500) * 2 ** retryIndex);
+  return Math.floor((options.random ?? Math.random)() * ceiling);
+}
+
+/**
+ * Runs `operation` until it succeeds, throws something that is not a retryable `ProviderError`,
+ * or the retries run out (the last error is thrown). Cancellation rejects at once with `signal.reason`,
+ * during an attempt (the operation is expected to honour the signal) as well as during the backoff.
+ */
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  options: WithRetryOptions = {},
+): Promise<T> {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const sleep = options.sleep ?? abortableSleep;
+  for (let attempt = 0; ; attempt++) {
+    options.signal?.throwIfAborted();
+    try {
+      return await operation(attempt);
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      if (!(error instanceof ProviderError) || !error.retryable || attempt >= maxRetries) throw error;
+      const retryAfterMs = error instanceof RetryableProviderError ? error.retryAfterMs : null;
+      const delayMs = retryDelayMs(attempt, retryAfterMs, options);
+      options.onRetry?.({ attempt: attempt + 1, delayMs, reason: error.message });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/** Reads `retry-after-ms` (non-standard, sent by OpenAI) or `Retry-After` (seconds or an HTTP date). */
+export function parseRetryAfter(headers: Headers | undefined, now: () => number = Date.now): number | null {
+  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after')?.trim();
+  if (value === undefined || value === '') return null;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now());
+}
