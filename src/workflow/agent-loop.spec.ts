@@ -1,0 +1,696 @@
+import type { ChatMessage } from '../llm/chat-types';
+import {
+  ProviderError,
+  type ChatCallOptions,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResponse,
+} from '../llm/provider';
+import type { ToolCall, ToolDefinition, ToolEffect } from '../registry/tool-definition';
+import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
+import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
+import { AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
+
+type ScriptStep = Partial<ChatResponse> | ((request: ChatRequest, options?: ChatCallOptions) => Promise<ChatResponse>);
+
+const response = (overrides: Partial<ChatResponse> = {}): ChatResponse => ({
+  content: '',
+  reasoning: '',
+  toolCalls: [],
+  malformedToolCalls: [],
+  repairs: [],
+  finishReason: 'stop',
+  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+  ...overrides,
+});
+
+/** Answers from a script and keeps a copy of every request it received. */
+class ScriptedChatProvider implements ChatProvider {
+  readonly name = 'scripted';
+  readonly requests: ChatRequest[] = [];
+
+  constructor(private readonly script: ScriptStep[]) {}
+
+  chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse> {
+    this.requests.push(structuredClone(request));
+    const step = this.script.shift();
+    if (step === undefined) return Promise.reject(new Error('script exhausted'));
+    return typeof step === 'function' ? step(request, options) : Promise.resolve(response(step));
+  }
+}
+
+let callCounter = 0;
+const call = (name: string, args: Record<string, unknown> | string = {}): ToolCall => ({
+  id: `call_${++callCounter}`,
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
+
+const tool = (
+  name: string,
+  effect: ToolEffect,
+  execute: ToolDefinition['execute'] = () => Promise.resolve({ response: `${name} ok` }),
+): ToolDefinition => ({
+  schema: {
+    type: 'function',
+    function: { name, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+  },
+  effect,
+  execute,
+});
+
+/** A small stand-in for runTool: lookup, JSON + required-field check, execute, errors as data. */
+const fakeExecuteTool =
+  (tools: readonly ToolDefinition[]): ExecuteTool =>
+  async (toolCall, messages, signal) => {
+    const outcome = (status: ToolCallOutcomeLike['status'], text: string): ToolCallOutcomeLike => ({
+      call: toolCall,
+      toolName: toolCall.name,
+      status,
+      response: text,
+      metadata: { duration_ms: 1 },
+    });
+    const definition = tools.find((candidate) => candidate.schema.function.name === toolCall.name);
+    if (!definition) return outcome('not_found', `Unknown tool ${toolCall.name}`);
+    let params: Record<string, unknown>;
+    try {
+      params = JSON.parse(toolCall.arguments) as Record<string, unknown>;
+    } catch {
+      return outcome('invalid_arguments', 'Arguments are not valid JSON');
+    }
+    if (typeof params.q !== 'string') return outcome('invalid_arguments', 'Missing required property q');
+    try {
+      const result = await definition.execute({
+        call: toolCall,
+        params,
+        messages,
+        signal,
+        run: { runId: null, userId: 'u1', isAdmin: false, signal, depth: 0 },
+      });
+      return outcome('success', result.response);
+    } catch (error) {
+      return outcome('error', `Tool failed: ${(error as Error).message}`);
+    }
+  };
+
+const startMessages: ChatMessage[] = [
+  { role: 'system', content: 'You are helpful.' },
+  { role: 'user', content: 'What is the weather in Oslo?' },
+];
+
+const setup = (
+  script: ScriptStep[],
+  tools: ToolDefinition[] = [tool('search', 'read_only')],
+  overrides: Partial<AgentLoopOptions> = {},
+) => {
+  const provider = new ScriptedChatProvider(script);
+  const options: AgentLoopOptions = {
+    provider,
+    model: 'test-model',
+    messages: startMessages,
+    tools,
+    executeTool: fakeExecuteTool(tools),
+    ...overrides,
+  };
+  return { provider, options, run: () => runAgentLoop(options) };
+};
+
+/** The OpenAI invariant: each assistant tool call id is answered by exactly one tool message, in call order. */
+const expectEveryToolCallAnswered = (messages: readonly ChatMessage[]): void => {
+  messages.forEach((message, index) => {
+    if (message.role !== 'assistant' || !message.tool_calls) return;
+    const answers = messages.slice(index + 1, index + 1 + message.tool_calls.length);
+    expect(answers.map((answer) => (answer.role === 'tool' ? answer.tool_call_id : answer.role))).toEqual(
+      message.tool_calls.map((toolCall) => toolCall.id),
+    );
+  });
+  const toolIds = messages.flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : []));
+  expect(new Set(toolIds).size).toBe(toolIds.length);
+};
+
+const toolMessages = (request: ChatRequest) => request.messages.filter((message) => message.role === 'tool');
+
+const deferred = () => {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+};
+
+const hangUntilAborted = (_request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse> =>
+  new Promise((_resolve, reject) => {
+    options?.signal?.addEventListener('abort', () => reject(new Error('aborted by signal')));
+  });
+
+describe(runAgentLoop.name, () => {
+  describe('answering', () => {
+    it('should return the text when the model answers without calling tools', async () => {
+      const { provider, run } = setup([{ content: 'Sunny.' }]);
+      const sut = await run();
+      expect(sut).toEqual({
+        output: 'Sunny.',
+        stopReason: 'answered',
+        iterationsUsed: 0,
+        toolCalls: [],
+        usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, modelCalls: 1 },
+        messages: [...startMessages, { role: 'assistant', content: 'Sunny.' }],
+      });
+      expect(provider.requests).toHaveLength(1);
+    });
+
+    it('should send the model settings and tools as given', async () => {
+      const { provider, run, options } = setup([{ content: 'Sunny.' }], undefined, {
+        temperature: 0.2,
+        maxTokens: 100,
+        parallelToolCalls: false,
+        toolChoice: 'auto',
+      });
+      await run();
+      expect(provider.requests[0]).toEqual({
+        model: 'test-model',
+        messages: startMessages,
+        tools: options.tools.map((definition) => definition.schema),
+        toolChoice: 'auto',
+        parallelToolCalls: false,
+        temperature: 0.2,
+        maxTokens: 100,
+      });
+    });
+
+    it('should not mutate the messages it was given', async () => {
+      const given = [...startMessages];
+      const { run } = setup([{ toolCalls: [call('search', { q: 'x' })] }, { content: 'Done.' }], undefined, {
+        messages: given,
+      });
+      await run();
+      expect(given).toEqual(startMessages);
+    });
+  });
+
+  describe('tool history', () => {
+    it('should offer the tools on every iteration', async () => {
+      const { provider, run } = setup([
+        { toolCalls: [call('search', { q: 'a' })] },
+        { toolCalls: [call('search', { q: 'b' })] },
+        { content: 'Done.' },
+      ]);
+      await run();
+      expect(provider.requests).toHaveLength(3);
+      for (const request of provider.requests) {
+        expect(request.tools?.map((offered) => offered.function.name)).toEqual(['search']);
+      }
+    });
+
+    it('should keep the assistant text with its tool calls and answer each call id in call order', async () => {
+      const first = call('search', { q: 'oslo' });
+      const second = call('lookup', { q: 'norway' });
+      const tools = [tool('search', 'read_only'), tool('lookup', 'mutating')];
+      const { provider, run } = setup(
+        [{ content: 'Let me check.', toolCalls: [first, second] }, { content: 'It is sunny.' }],
+        tools,
+      );
+      const sut = await run();
+      expect(provider.requests[1].messages).toEqual([
+        ...startMessages,
+        {
+          role: 'assistant',
+          content: 'Let me check.',
+          tool_calls: [
+            { id: first.id, type: 'function', function: { name: 'search', arguments: first.arguments } },
+            { id: second.id, type: 'function', function: { name: 'lookup', arguments: second.arguments } },
+          ],
+        },
+        { role: 'tool', tool_call_id: first.id, content: 'search ok' },
+        { role: 'tool', tool_call_id: second.id, content: 'lookup ok' },
+      ]);
+      expect(sut.output).toBe('It is sunny.');
+      expect(sut.iterationsUsed).toBe(1);
+      expect(sut.messages.at(-1)).toEqual({ role: 'assistant', content: 'It is sunny.' });
+    });
+
+    it('should record every tool call in the result', async () => {
+      const first = call('search', { q: 'oslo' });
+      const { run } = setup([{ toolCalls: [first] }, { content: 'Done.' }]);
+      const sut = await run();
+      expect(sut.toolCalls).toEqual([
+        {
+          id: first.id,
+          name: 'search',
+          arguments: first.arguments,
+          status: 'success',
+          response: 'search ok',
+          duration_ms: 1,
+        },
+      ]);
+    });
+
+    it('should pass the conversation so far and an abort signal to the tool', async () => {
+      const first = call('search', { q: 'oslo' });
+      const seen: { messages: readonly ChatMessage[]; signal: AbortSignal }[] = [];
+      const { run } = setup([{ toolCalls: [first] }, { content: 'Done.' }], undefined, {
+        executeTool: (toolCall, messages, signal) => {
+          seen.push({ messages: [...messages], signal });
+          return Promise.resolve({ call: toolCall, toolName: toolCall.name, status: 'success', response: 'ok' });
+        },
+      });
+      await run();
+      expect(seen[0].messages.at(-1)).toMatchObject({ role: 'assistant', tool_calls: [{ id: first.id }] });
+      expect(seen[0].signal.aborted).toBe(false);
+    });
+
+    it('should not take the text of an earlier tool-calling turn as the output', async () => {
+      const { run } = setup([
+        { content: 'Thinking out loud.', toolCalls: [call('search', { q: 'x' })] },
+        { content: '' },
+      ]);
+      const sut = await run();
+      expect(sut.output).toBe('');
+      expect(sut.stopReason).toBe('answered');
+    });
+  });
+
+  describe('parallel tool calls', () => {
+    it('should run consecutive read_only calls concurrently and answer in call order', async () => {
+      const events: string[] = [];
+      const secondStarted = deferred();
+      const firstFinished = deferred();
+      const tools = [
+        tool('slow_read', 'read_only', async () => {
+          events.push('start slow_read');
+          await secondStarted.promise;
+          events.push('end slow_read');
+          firstFinished.resolve();
+          return { response: 'slow result' };
+        }),
+        tool('fast_read', 'read_only', () => {
+          events.push('start fast_read');
+          secondStarted.resolve();
+          events.push('end fast_read');
+          return Promise.resolve({ response: 'fast result' });
+        }),
+      ];
+      const calls = [call('slow_read', { q: '1' }), call('fast_read', { q: '2' })];
+      const { provider, run } = setup([{ toolCalls: calls }, { content: 'Done.' }], tools);
+      await run();
+      expect(events).toEqual(['start slow_read', 'start fast_read', 'end fast_read', 'end slow_read']);
+      expect(toolMessages(provider.requests[1])).toEqual([
+        { role: 'tool', tool_call_id: calls[0].id, content: 'slow result' },
+        { role: 'tool', tool_call_id: calls[1].id, content: 'fast result' },
+      ]);
+    });
+
+    it('should run calls of other tools strictly one at a time in call order', async () => {
+      const events: string[] = [];
+      const recording = (name: string) => async () => {
+        events.push(`start ${name}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        events.push(`end ${name}`);
+        return { response: name };
+      };
+      const tools = [
+        tool('write', 'mutating', recording('write')),
+        tool('read', 'read_only', recording('read')),
+        tool('put', 'idempotent', recording('put')),
+      ];
+      const calls = [
+        call('write', { q: '1' }),
+        call('read', { q: '2' }),
+        call('put', { q: '3' }),
+        call('write', { q: '4' }),
+      ];
+      const { run } = setup([{ toolCalls: calls }, { content: 'Done.' }], tools);
+      await run();
+      expect(events).toEqual([
+        'start write',
+        'end write',
+        'start read',
+        'end read',
+        'start put',
+        'end put',
+        'start write',
+        'end write',
+      ]);
+    });
+  });
+
+  describe('tool failures', () => {
+    it('should send unknown tools, invalid arguments and tool errors back to the model and carry on', async () => {
+      const failing = tool('explode', 'mutating', () => Promise.reject(new Error('disk full')));
+      const calls = [call('nope', { q: 'x' }), call('search', '{"q":'), call('explode', { q: 'x' })];
+      const { provider, run } = setup(
+        [{ toolCalls: calls }, { toolCalls: [call('search', { q: 'fixed' })] }, { content: 'Recovered.' }],
+        [tool('search', 'read_only'), failing],
+      );
+      const sut = await run();
+      expect(toolMessages(provider.requests[1]).map((message) => message.content)).toEqual([
+        'Unknown tool nope',
+        'Arguments are not valid JSON',
+        'Tool failed: disk full',
+      ]);
+      expect(sut.toolCalls.map((record) => record.status)).toEqual([
+        'not_found',
+        'invalid_arguments',
+        'error',
+        'success',
+      ]);
+      expect(sut.output).toBe('Recovered.');
+      expect(sut.stopReason).toBe('answered');
+    });
+
+    it('should turn an executeTool that throws into an error response', async () => {
+      const first = call('search', { q: 'x' });
+      const { provider, run } = setup([{ toolCalls: [first] }, { content: 'Ok.' }], undefined, {
+        executeTool: () => Promise.reject(new Error('bug')),
+      });
+      const sut = await run();
+      expect(toolMessages(provider.requests[1])).toEqual([
+        { role: 'tool', tool_call_id: first.id, content: 'Tool search failed: bug' },
+      ]);
+      expect(sut.stopReason).toBe('answered');
+    });
+
+    it('should disable a tool after too many invalid calls in a row and stop offering it', async () => {
+      const tools = [tool('search', 'read_only'), tool('fetch', 'read_only')];
+      const invalid = () => call('search', { wrong: true });
+      const late = invalid();
+      const { provider, run } = setup(
+        [
+          { toolCalls: [invalid()] },
+          { toolCalls: [invalid()] },
+          { toolCalls: [invalid()] },
+          { toolCalls: [late] },
+          { content: 'Gave up on search.' },
+        ],
+        tools,
+        { maxConsecutiveInvalid: 3, maxIterations: 10 },
+      );
+      const sut = await run();
+      const offered = provider.requests.map((request) => request.tools?.map((offer) => offer.function.name));
+      expect(offered).toEqual([['search', 'fetch'], ['search', 'fetch'], ['search', 'fetch'], ['fetch'], ['fetch']]);
+      expect(toolMessages(provider.requests[3]).at(-1)?.content).toContain('is now disabled for this step');
+      expect(toolMessages(provider.requests[4]).at(-1)).toEqual({
+        role: 'tool',
+        tool_call_id: late.id,
+        content: expect.stringContaining('Not executed: search is disabled') as string,
+      });
+      expect(sut.toolCalls.map((record) => record.status)).toEqual([
+        'invalid_arguments',
+        'invalid_arguments',
+        'invalid_arguments',
+        'skipped',
+      ]);
+    });
+
+    it('should keep malformed calls out of the assistant message and tell the model about them', async () => {
+      const good = call('search', { q: 'x' });
+      const { provider, run } = setup([
+        {
+          content: 'Calling.',
+          toolCalls: [good],
+          malformedToolCalls: [{ id: 'bad_1', arguments: '{"q":"y"}', reason: 'the call has no tool name' }],
+        },
+        { content: 'Done.' },
+      ]);
+      const sut = await run();
+      const sent = provider.requests[1].messages;
+      expect(sent.slice(startMessages.length)).toEqual([
+        {
+          role: 'assistant',
+          content: 'Calling.',
+          tool_calls: [{ id: good.id, type: 'function', function: { name: 'search', arguments: good.arguments } }],
+        },
+        { role: 'tool', tool_call_id: good.id, content: 'search ok' },
+        {
+          role: 'user',
+          content: expect.stringContaining('(id bad_1) could not be executed: the call has no tool name') as string,
+        },
+      ]);
+      expectEveryToolCallAnswered(sent);
+      expect(sut.toolCalls.at(-1)).toMatchObject({ id: 'bad_1', name: '', status: 'malformed' });
+      expect(sut.iterationsUsed).toBe(1);
+    });
+
+    it('should count a response with only malformed calls as an iteration and not as an answer', async () => {
+      const { provider, run } = setup([
+        { malformedToolCalls: [{ id: 'bad_1', arguments: '{}', reason: 'no name' }] },
+        { content: 'Done.' },
+      ]);
+      const sut = await run();
+      expect(provider.requests[1].messages.slice(startMessages.length)).toEqual([
+        { role: 'user', content: expect.stringContaining('no name') as string },
+      ]);
+      expect(sut).toMatchObject({ output: 'Done.', stopReason: 'answered', iterationsUsed: 1 });
+    });
+  });
+
+  describe('max iterations', () => {
+    const alwaysCalling = (count: number): ScriptStep[] =>
+      Array.from({ length: count }, (_, index) => ({ toolCalls: [call('search', { q: `${index}` })] }));
+
+    it('should make one last call with tool choice none and the tools, then return its answer', async () => {
+      const { provider, run, options } = setup([...alwaysCalling(2), { content: 'Best effort answer.' }], undefined, {
+        maxIterations: 2,
+        toolChoice: 'auto',
+      });
+      const sut = await run();
+      expect(provider.requests).toHaveLength(3);
+      const last = provider.requests[2];
+      expect(last.toolChoice).toBe('none');
+      expect(last.tools).toEqual(options.tools.map((definition) => definition.schema));
+      expect(last.messages.at(-1)).toEqual({ role: 'user', content: finalAnswerInstruction('max_iterations') });
+      expect(sut).toMatchObject({ output: 'Best effort answer.', stopReason: 'max_iterations', iterationsUsed: 2 });
+      expectEveryToolCallAnswered(sut.messages);
+    });
+
+    it('should ignore tool calls the final call still makes and use its text', async () => {
+      const { run } = setup(
+        [...alwaysCalling(1), { content: 'Here is what I know.', toolCalls: [call('search', { q: 'more' })] }],
+        undefined,
+        { maxIterations: 1 },
+      );
+      const sut = await run();
+      expect(sut.output).toBe('Here is what I know.');
+      expect(sut.toolCalls).toHaveLength(1);
+      expect(sut.messages.at(-1)).toEqual({ role: 'assistant', content: 'Here is what I know.' });
+      expectEveryToolCallAnswered(sut.messages);
+    });
+
+    it('should return a fallback explaining the limit when the final call has no text', async () => {
+      const { run } = setup([...alwaysCalling(1), { toolCalls: [call('search', { q: 'more' })] }], undefined, {
+        maxIterations: 1,
+      });
+      const sut = await run();
+      expect(sut.output).toBe(fallbackAnswer('max_iterations'));
+      expect(sut.output).not.toContain('search ok');
+    });
+
+    it('should throw without a final call when told to fail', async () => {
+      const { provider, run } = setup(alwaysCalling(2), undefined, { maxIterations: 2, onMaxIterations: 'fail' });
+      const error = await run().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AgentLoopError);
+      expect(error).toMatchObject({ stopReason: 'max_iterations', result: { iterationsUsed: 2 } });
+      expect(provider.requests).toHaveLength(2);
+    });
+
+    it('should default to 5 iterations', async () => {
+      const { provider, run } = setup([...alwaysCalling(5), { content: 'Final.' }]);
+      const sut = await run();
+      expect(provider.requests).toHaveLength(6);
+      expect(sut.iterationsUsed).toBe(5);
+    });
+
+    it('should cap iterations at the hard limit', async () => {
+      const { provider, run } = setup([...alwaysCalling(MAX_ITERATIONS_CAP + 5), { content: 'x' }], undefined, {
+        maxIterations: 1000,
+        repetitionLimit: 1000,
+      });
+      const sut = await run();
+      expect(sut.iterationsUsed).toBe(MAX_ITERATIONS_CAP);
+      expect(provider.requests.at(-1)?.toolChoice).toBe('none');
+    });
+  });
+
+  describe('budgets', () => {
+    it('should stop running tools past the tool call budget and force a final answer', async () => {
+      const calls = [call('search', { q: '1' }), call('search', { q: '2' }), call('search', { q: '3' })];
+      const { provider, run } = setup([{ toolCalls: calls }, { content: 'Partial.' }], undefined, { maxToolCalls: 2 });
+      const sut = await run();
+      expect(sut.toolCalls.map((record) => record.status)).toEqual(['success', 'success', 'skipped']);
+      expect(toolMessages(provider.requests[1]).at(-1)?.content).toContain('tool call budget');
+      expect(provider.requests[1].toolChoice).toBe('none');
+      expect(sut).toMatchObject({ output: 'Partial.', stopReason: 'budget_tool_calls' });
+      expectEveryToolCallAnswered(sut.messages);
+    });
+
+    it('should force a final answer once the token budget is used up', async () => {
+      const { provider, run } = setup(
+        [
+          {
+            toolCalls: [call('search', { q: '1' })],
+            usage: { promptTokens: 80, completionTokens: 30, totalTokens: 110 },
+          },
+          { content: 'Short answer.' },
+        ],
+        undefined,
+        { maxTotalTokens: 100 },
+      );
+      const sut = await run();
+      expect(provider.requests[1].toolChoice).toBe('none');
+      expect(sut).toMatchObject({ output: 'Short answer.', stopReason: 'budget_tokens' });
+      expect(sut.usage).toEqual({ promptTokens: 90, completionTokens: 35, totalTokens: 125, modelCalls: 2 });
+    });
+
+    it('should stop at the time limit without a final call and explain why', async () => {
+      const { provider, run } = setup([{ toolCalls: [call('search', { q: '1' })] }, hangUntilAborted], undefined, {
+        timeoutMs: 5,
+      });
+      const sut = await run();
+      expect(provider.requests).toHaveLength(2);
+      expect(sut).toMatchObject({ output: fallbackAnswer('timeout'), stopReason: 'timeout', iterationsUsed: 1 });
+      expect(sut.error).toContain('time limit');
+    });
+
+    it('should answer a tool call cut off by the time limit so the history stays valid', async () => {
+      const hanging = tool('hang', 'mutating', () => new Promise(() => undefined));
+      const first = call('hang', { q: '1' });
+      const { run } = setup(
+        [{ toolCalls: [first, call('search', { q: '2' })] }],
+        [hanging, tool('search', 'read_only')],
+        {
+          timeoutMs: 5,
+        },
+      );
+      const sut = await run();
+      expect(sut.stopReason).toBe('timeout');
+      expect(sut.toolCalls.map((record) => record.status)).toEqual(['cancelled', 'skipped']);
+      expectEveryToolCallAnswered(sut.messages);
+    });
+  });
+
+  describe('repetition', () => {
+    it('should warn at the repetition limit and force a final answer when the model persists', async () => {
+      const same = () => call('search', { q: 'same' });
+      const fourth = same();
+      const { provider, run } = setup(
+        [
+          { toolCalls: [same()] },
+          { toolCalls: [same()] },
+          { toolCalls: [same()] },
+          { toolCalls: [fourth] },
+          { content: 'Stopping.' },
+        ],
+        undefined,
+        { repetitionLimit: 3, maxIterations: 10 },
+      );
+      const sut = await run();
+      expect(toolMessages(provider.requests[2]).at(-1)?.content).toBe('search ok');
+      expect(toolMessages(provider.requests[3]).at(-1)?.content).toMatch(
+        /^search ok\n\n\[Note: you have called search/,
+      );
+      expect(sut.toolCalls.at(-1)).toMatchObject({ id: fourth.id, status: 'skipped' });
+      expect(provider.requests[4].toolChoice).toBe('none');
+      expect(sut).toMatchObject({ output: 'Stopping.', stopReason: 'repetition', iterationsUsed: 4 });
+    });
+
+    it('should not count calls with different arguments as repetition', async () => {
+      const { run } = setup(
+        [
+          ...[1, 2, 3, 4].map((n): ScriptStep => ({ toolCalls: [call('search', { q: `${n}` })] })),
+          { content: 'Done.' },
+        ],
+        undefined,
+        { repetitionLimit: 2, maxIterations: 10 },
+      );
+      const sut = await run();
+      expect(sut.stopReason).toBe('answered');
+    });
+  });
+
+  describe('tool choice', () => {
+    it('should force a required call only until a valid call was made', async () => {
+      const { provider, run } = setup(
+        [
+          { toolCalls: [call('search', { bad: 1 })] },
+          { toolCalls: [call('search', { q: 'ok' })] },
+          { content: 'Done.' },
+        ],
+        undefined,
+        { toolChoice: 'required' },
+      );
+      await run();
+      expect(provider.requests.map((request) => request.toolChoice)).toEqual(['required', 'required', 'auto']);
+    });
+  });
+
+  describe('cancellation and failures', () => {
+    it('should throw a cancelled error without calling the model when already aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const { provider, run } = setup([{ content: 'never' }], undefined, { signal: controller.signal });
+      await expect(run()).rejects.toMatchObject({ name: 'AgentLoopError', stopReason: 'cancelled' });
+      expect(provider.requests).toHaveLength(0);
+    });
+
+    it('should stop at once when cancelled during a tool call and keep the history valid', async () => {
+      const controller = new AbortController();
+      const blocking = tool('block', 'mutating', () => {
+        controller.abort();
+        return new Promise(() => undefined);
+      });
+      const { provider, run } = setup(
+        [{ toolCalls: [call('block', { q: '1' }), call('search', { q: '2' })] }, { content: 'never' }],
+        [blocking, tool('search', 'read_only')],
+        { signal: controller.signal },
+      );
+      const error = (await run().catch((caught: unknown) => caught)) as AgentLoopError;
+      expect(error).toBeInstanceOf(AgentLoopError);
+      expect(error.stopReason).toBe('cancelled');
+      expect(error.result.toolCalls.map((record) => record.status)).toEqual(['cancelled', 'skipped']);
+      expectEveryToolCallAnswered(error.result.messages);
+      expect(provider.requests).toHaveLength(1);
+    });
+
+    it('should fail with the provider message and keep the ProviderError as cause', async () => {
+      const providerError = new ProviderError('401 invalid api key', 401, false);
+      const { run } = setup([() => Promise.reject(providerError)]);
+      const error = (await run().catch((caught: unknown) => caught)) as AgentLoopError;
+      expect(error).toBeInstanceOf(AgentLoopError);
+      expect(error).toMatchObject({ stopReason: 'error', message: '401 invalid api key', cause: providerError });
+      expect(error.result.usage.modelCalls).toBe(0);
+    });
+  });
+
+  describe('hooks and usage', () => {
+    it('should forward stream events and report each model call and executed tool call', async () => {
+      const first = call('search', { q: 'x' });
+      const seen: unknown[] = [];
+      const streaming = (_request: ChatRequest, options?: ChatCallOptions) => {
+        options?.onEvent?.({ type: 'tool-call-start', index: 0, id: first.id, name: 'search' });
+        options?.onEvent?.({ type: 'tool-args-delta', index: 0, id: first.id, delta: first.arguments });
+        return Promise.resolve(response({ toolCalls: [first] }));
+      };
+      const answering = (_request: ChatRequest, options?: ChatCallOptions) => {
+        options?.onEvent?.({ type: 'text-delta', delta: 'Done.' });
+        return Promise.resolve(response({ content: 'Done.' }));
+      };
+      const { run } = setup([streaming, answering], undefined, {
+        hooks: {
+          onToolCall: (event) => seen.push(['tool-call', event]),
+          onToolParam: (event) => seen.push(['tool-param', event]),
+          onAfterToolCall: (outcome) => seen.push(['after-tool-call', outcome.call.id, outcome.status]),
+          onText: (delta) => seen.push(['text', delta]),
+          onModelCall: (event) => seen.push(['model-call', event.iteration, event.usage.totalTokens]),
+        },
+      });
+      const sut = await run();
+      expect(seen).toEqual([
+        ['tool-call', { id: first.id, name: 'search', index: 0 }],
+        ['tool-param', { id: first.id, name: 'search', argsDelta: first.arguments }],
+        ['model-call', 1, 15],
+        ['after-tool-call', first.id, 'success'],
+        ['text', 'Done.'],
+        ['model-call', 2, 15],
+      ]);
+      expect(sut.usage).toEqual({ promptTokens: 20, completionTokens: 10, totalTokens: 30, modelCalls: 2 });
+    });
+  });
+});

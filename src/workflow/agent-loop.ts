@@ -1,0 +1,315 @@
+import type { ChatMessage } from '../llm/chat-types';
+import type { ChatRequest, ChatResponse } from '../llm/provider';
+import type { FunctionTool, ToolCall, ToolEffect } from '../registry/tool-definition';
+import { AbortScope, LoopAbortedError } from './agent/abort-scope';
+import { AgentLoopError } from './agent/agent-loop-error';
+import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent/agent-loop-options';
+import type {
+  AgentLoopResult,
+  AgentLoopUsage,
+  AgentToolCallRecord,
+  AgentToolCallStatus,
+} from './agent/agent-loop-result';
+import { toAssistantMessage } from './agent/assistant-message';
+import { fallbackAnswer, requestFinalAnswer } from './agent/final-answer';
+import {
+  disabledToolNote,
+  disabledToolResponse,
+  InvalidCallTracker,
+  isValidCallStatus,
+} from './agent/invalid-call-tracker';
+import { malformedCallsNote } from './agent/malformed-calls-note';
+import { RepetitionBreaker, repetitionNote, type RepetitionVerdict } from './agent/repetition-breaker';
+import type { AgentStopReason, LimitStopReason } from './agent/stop-reason';
+import { forwardStreamEvents } from './agent/stream-event-forwarder';
+import { runToolBatches } from './agent/tool-batches';
+import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
+import { truncateText } from './agent/truncate-text';
+
+export { AgentLoopError } from './agent/agent-loop-error';
+export type * from './agent/agent-loop-options';
+export type * from './agent/agent-loop-result';
+export type { AgentStopReason } from './agent/stop-reason';
+
+export const DEFAULT_MAX_ITERATIONS = 5;
+export const MAX_ITERATIONS_CAP = 50;
+export const DEFAULT_MAX_CONSECUTIVE_INVALID = 3;
+export const DEFAULT_REPETITION_LIMIT = 3;
+/** Length of `toolCalls[].response` in the result; the model itself always gets the full text. */
+export const RECORDED_RESPONSE_MAX_CHARS = 2000;
+
+const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeated too many times in a row.';
+const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
+const INTERRUPTED_RESPONSE = 'Not executed: the step was stopped before this call could finish.';
+
+interface PlannedCall {
+  call: ToolCall;
+  verdict: RepetitionVerdict;
+  /** Set when the loop answers the call itself instead of running it. */
+  skipResponse?: string;
+}
+
+interface AnsweredCall {
+  call: ToolCall;
+  status: AgentToolCallStatus;
+  response: string;
+  durationMs: number;
+}
+
+const clampIterations = (value: number | undefined): number =>
+  value === undefined || !Number.isFinite(value)
+    ? DEFAULT_MAX_ITERATIONS
+    : Math.min(MAX_ITERATIONS_CAP, Math.max(1, Math.floor(value)));
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The tool-calling loop of an LLM node.
+ *
+ * Calls the model with the tools on every iteration, runs the calls it makes (consecutive `read_only`
+ * calls concurrently, all others one at a time) and answers each call id with one tool message in call
+ * order, until the model answers without calling tools. Tool failures of every kind go back to the model
+ * as the tool's response; a tool that gets `maxConsecutiveInvalid` invalid calls in a row is disabled
+ * (told to the model, no longer offered or forced). Malformed calls (no name) stay out of the assistant
+ * message, since providers reject an empty function name, and are reported in a user message instead.
+ *
+ * Limits end the tool phase with a stop reason: `max_iterations` (model calls that requested tools),
+ * `budget_tool_calls`, `budget_tokens` and `repetition` make one last call with `tool_choice: none`
+ * (tools still sent, so the history stays valid) and return its text, or a fallback explaining the
+ * limit when it wrote none. `timeout` skips that call (time is out) and returns the explanation.
+ *
+ * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
+ * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
+ */
+export const runAgentLoop = async <O extends ToolCallOutcomeLike>(
+  options: AgentLoopOptions<O>,
+): Promise<AgentLoopResult> => {
+  const run = new AgentLoopRun(options);
+  try {
+    return await run.execute();
+  } finally {
+    run.dispose();
+  }
+};
+
+class AgentLoopRun<O extends ToolCallOutcomeLike> {
+  private readonly messages: ChatMessage[];
+  private readonly schemas: FunctionTool[];
+  private readonly effects: Map<string, ToolEffect>;
+  private readonly scope: AbortScope;
+  private readonly invalidCalls: InvalidCallTracker;
+  private readonly repetition: RepetitionBreaker;
+  private readonly maxIterations: number;
+  private readonly maxConsecutiveInvalid: number;
+  private readonly repetitionLimit: number;
+  private readonly toolCalls: AgentToolCallRecord[] = [];
+  private readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
+  private iterationsUsed = 0;
+  private startedToolCalls = 0;
+  private forcing = true;
+
+  constructor(private readonly options: AgentLoopOptions<O>) {
+    this.messages = [...options.messages];
+    this.schemas = options.tools.map((tool) => tool.schema);
+    this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
+    this.scope = new AbortScope(options.signal, options.timeoutMs);
+    this.maxIterations = clampIterations(options.maxIterations);
+    this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
+    this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
+    this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid);
+    this.repetition = new RepetitionBreaker(this.repetitionLimit);
+  }
+
+  async execute(): Promise<AgentLoopResult> {
+    try {
+      return await this.loop();
+    } catch (error) {
+      return this.fail(error);
+    }
+  }
+
+  dispose(): void {
+    this.scope.dispose();
+  }
+
+  private async loop(): Promise<AgentLoopResult> {
+    for (;;) {
+      const response = await this.callModel(this.nextRequest());
+      const assistant = toAssistantMessage(response);
+      if (assistant) this.messages.push(assistant);
+      if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
+        return this.result(response.content, 'answered');
+      }
+      this.iterationsUsed += 1;
+      const limit = (await this.answerToolCalls(response)) ?? this.reachedLimit();
+      if (limit) return this.finish(limit);
+    }
+  }
+
+  private nextRequest(): ChatRequest {
+    const offer = selectToolOffer({
+      tools: this.schemas,
+      disabled: this.invalidCalls.disabled,
+      toolChoice: this.options.toolChoice,
+      forcing: this.forcing,
+    });
+    const { parallelToolCalls } = this.options;
+    return {
+      ...this.baseRequest(),
+      messages: [...this.messages],
+      ...offer,
+      ...(offer.tools && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
+    };
+  }
+
+  private baseRequest(): Omit<ChatRequest, 'messages'> {
+    const { model, temperature, maxTokens } = this.options;
+    return {
+      model,
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+    };
+  }
+
+  private async callModel(request: ChatRequest): Promise<ChatResponse> {
+    this.scope.throwIfAborted();
+    const onEvent = forwardStreamEvents(this.options.hooks ?? {});
+    const response = await this.scope.race(this.options.provider.chat(request, { signal: this.scope.signal, onEvent }));
+    this.usage.promptTokens += response.usage.promptTokens;
+    this.usage.completionTokens += response.usage.completionTokens;
+    this.usage.totalTokens += response.usage.totalTokens;
+    this.usage.modelCalls += 1;
+    this.options.hooks?.onModelCall?.({ iteration: this.usage.modelCalls, usage: response.usage });
+    return response;
+  }
+
+  /** Answers every call of the response in call order; returns the limit the calls themselves hit. */
+  private async answerToolCalls(response: ChatResponse): Promise<LimitStopReason | null> {
+    const snapshot = [...this.messages];
+    const planned = response.toolCalls.map((call) => this.plan(call));
+    const answered = await runToolBatches(
+      planned,
+      (item) => item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only',
+      (item) => this.run(item, snapshot),
+    );
+    answered.forEach((item, index) => this.settle(item, planned[index].verdict));
+    for (const malformed of response.malformedToolCalls) {
+      this.record({ id: malformed.id, name: '', arguments: malformed.arguments }, 'malformed', malformed.reason, 0);
+    }
+    if (response.malformedToolCalls.length > 0) {
+      this.messages.push({ role: 'user', content: malformedCallsNote(response.malformedToolCalls) });
+    }
+    this.scope.throwIfAborted();
+    if (planned.some((item) => item.verdict === 'stop')) return 'repetition';
+    return planned.some((item) => item.skipResponse === TOOL_BUDGET_RESPONSE) ? 'budget_tool_calls' : null;
+  }
+
+  private plan(call: ToolCall): PlannedCall {
+    if (this.invalidCalls.isDisabled(call.name)) {
+      return { call, verdict: 'ok', skipResponse: disabledToolResponse(call.name) };
+    }
+    const verdict = this.repetition.observe(call);
+    if (verdict === 'stop') return { call, verdict, skipResponse: REPEATED_CALL_RESPONSE };
+    const { maxToolCalls } = this.options;
+    if (maxToolCalls !== undefined && this.startedToolCalls >= maxToolCalls) {
+      return { call, verdict, skipResponse: TOOL_BUDGET_RESPONSE };
+    }
+    this.startedToolCalls += 1;
+    return { call, verdict };
+  }
+
+  private async run({ call, skipResponse }: PlannedCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+    if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
+    if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    let outcome: O;
+    try {
+      outcome = await this.scope.race(this.options.executeTool(call, snapshot, this.scope.signal));
+    } catch (error) {
+      if (error instanceof LoopAbortedError) {
+        return { call, status: 'cancelled', response: INTERRUPTED_RESPONSE, durationMs: elapsed() };
+      }
+      // executeTool must not throw; if it does anyway, the model hears about it like any tool error.
+      return {
+        call,
+        status: 'error',
+        response: `Tool ${call.name} failed: ${errorMessage(error)}`,
+        durationMs: elapsed(),
+      };
+    }
+    this.options.hooks?.onAfterToolCall?.(outcome);
+    const durationMs = outcome.metadata?.duration_ms ?? elapsed();
+    return { call, status: outcome.status, response: outcome.response, durationMs };
+  }
+
+  private settle({ call, status, response, durationMs }: AnsweredCall, verdict: RepetitionVerdict): void {
+    let content = response;
+    if (verdict === 'warn') content += repetitionNote(call.name, this.repetitionLimit);
+    if (status !== 'skipped' && this.invalidCalls.record(call.name, status)) {
+      content += disabledToolNote(call.name, this.maxConsecutiveInvalid);
+    }
+    if (isValidCallStatus(status) && satisfiesToolChoice(this.options.toolChoice, call.name)) this.forcing = false;
+    this.messages.push({ role: 'tool', tool_call_id: call.id, content });
+    this.record(call, status, content, durationMs);
+  }
+
+  private record(call: ToolCall, status: AgentToolCallStatus, response: string, durationMs: number): void {
+    this.toolCalls.push({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      status,
+      response: truncateText(response, RECORDED_RESPONSE_MAX_CHARS),
+      duration_ms: durationMs,
+    });
+  }
+
+  private reachedLimit(): LimitStopReason | null {
+    const { maxToolCalls, maxTotalTokens } = this.options;
+    if (maxToolCalls !== undefined && this.startedToolCalls >= maxToolCalls) return 'budget_tool_calls';
+    if (maxTotalTokens !== undefined && this.usage.totalTokens >= maxTotalTokens) return 'budget_tokens';
+    return this.iterationsUsed >= this.maxIterations ? 'max_iterations' : null;
+  }
+
+  private async finish(reason: LimitStopReason): Promise<AgentLoopResult> {
+    if (reason === 'max_iterations' && this.options.onMaxIterations === 'fail') {
+      const message = `The agent reached its limit of ${this.maxIterations} tool-using iterations`;
+      throw new AgentLoopError(message, 'max_iterations', this.result(fallbackAnswer(reason), reason, message));
+    }
+    const final = await requestFinalAnswer({
+      reason,
+      history: this.messages,
+      tools: this.schemas,
+      base: this.baseRequest(),
+      callModel: (request) => this.callModel(request),
+    });
+    this.messages.push(...final.appended);
+    return this.result(final.output, reason);
+  }
+
+  private fail(error: unknown): AgentLoopResult {
+    if (error instanceof AgentLoopError) throw error;
+    if (this.scope.cause === 'timeout') {
+      const message = `The agent stopped after its time limit of ${this.options.timeoutMs ?? 0} ms`;
+      return this.result(fallbackAnswer('timeout'), 'timeout', message);
+    }
+    if (this.scope.cause === 'cancelled') {
+      throw new AgentLoopError('The agent loop was cancelled', 'cancelled', this.result('', 'cancelled', 'Cancelled'));
+    }
+    const message = errorMessage(error);
+    throw new AgentLoopError(message, 'error', this.result('', 'error', message), { cause: error });
+  }
+
+  private result(output: string, stopReason: AgentStopReason, error?: string): AgentLoopResult {
+    return {
+      output,
+      stopReason,
+      iterationsUsed: this.iterationsUsed,
+      toolCalls: [...this.toolCalls],
+      usage: { ...this.usage },
+      messages: [...this.messages],
+      ...(error !== undefined ? { error } : {}),
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import type { ChatMessage, TokenUsage } from '../../llm/chat-types';
+import type { ChatProvider, ToolChoice } from '../../llm/provider';
+import type { ToolCall, ToolDefinition } from '../../registry/tool-definition';
+
+export type ToolRunStatusLike = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
+
+/** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
+export interface ToolCallOutcomeLike {
+  call: ToolCall;
+  toolName: string;
+  status: ToolRunStatusLike;
+  /** The text the model gets back. */
+  response: string;
+  metadata?: { duration_ms?: number };
+}
+
+/**
+ * Runs one tool call and never throws (the engine passes a closure over `runTool`).
+ * `signal` aborts on cancellation or when the loop's time limit passes; pass it on as the tool's run signal.
+ */
+export type ExecuteTool<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> = (
+  call: ToolCall,
+  messages: readonly ChatMessage[],
+  signal: AbortSignal,
+) => Promise<O>;
+
+/** What the loop needs from a tool: the schema it offers and the effect that decides parallelism. */
+export type AgentTool = Pick<ToolDefinition, 'schema' | 'effect'>;
+
+export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
+  onText?(delta: string): void;
+  onReasoning?(delta: string): void;
+  onToolCall?(event: { id: string; name: string; index: number }): void;
+  onToolParam?(event: { id: string; name: string; argsDelta: string }): void;
+  /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
+  onAfterToolCall?(outcome: O): void;
+  /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
+  onModelCall?(event: { iteration: number; usage: TokenUsage }): void;
+  onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
+}
+
+export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
+  provider: ChatProvider;
+  model: string;
+  /** The conversation to start from (system + user); never mutated. */
+  messages: readonly ChatMessage[];
+  tools: readonly AgentTool[];
+  executeTool: ExecuteTool<O>;
+  /** Model calls that may request tools; default 5, clamped to 1..50. */
+  maxIterations?: number;
+  /** `'required'` and `{ name }` force a call only until one valid call satisfies them, then `'auto'`. */
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+  /** Default `'final_answer'`. */
+  onMaxIterations?: 'final_answer' | 'fail';
+  maxToolCalls?: number;
+  maxTotalTokens?: number;
+  timeoutMs?: number;
+  /** Consecutive invalid-argument calls after which a tool is disabled for this loop; default 3. */
+  maxConsecutiveInvalid?: number;
+  /** Identical calls in a row that earn a warning (one more ends the loop); default 3. */
+  repetitionLimit?: number;
+  signal?: AbortSignal;
+  hooks?: AgentLoopHooks<O>;
+}

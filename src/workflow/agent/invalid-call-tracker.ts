@@ -1,0 +1,43 @@
+import type { AgentToolCallStatus } from './agent-loop-result';
+
+const VALID_CALL_STATUSES: ReadonlySet<AgentToolCallStatus> = new Set(['success', 'error', 'timeout']);
+
+/** True when the model called the tool properly (its arguments passed validation), whatever the tool then did. */
+export const isValidCallStatus = (status: AgentToolCallStatus): boolean => VALID_CALL_STATUSES.has(status);
+
+/** Disables a tool once the model sent it `limit` calls with invalid arguments in a row. */
+export class InvalidCallTracker {
+  private readonly streaks = new Map<string, number>();
+  private readonly disabledNames = new Set<string>();
+
+  constructor(private readonly limit: number) {}
+
+  get disabled(): ReadonlySet<string> {
+    return this.disabledNames;
+  }
+
+  isDisabled(name: string): boolean {
+    return this.disabledNames.has(name);
+  }
+
+  /** Returns true when this call is the one that disables the tool. */
+  record(name: string, status: AgentToolCallStatus): boolean {
+    if (isValidCallStatus(status)) {
+      this.streaks.delete(name);
+      return false;
+    }
+    if (status !== 'invalid_arguments') return false;
+    const streak = (this.streaks.get(name) ?? 0) + 1;
+    this.streaks.set(name, streak);
+    if (streak < this.limit || this.disabledNames.has(name)) return false;
+    this.disabledNames.add(name);
+    return true;
+  }
+}
+
+export const disabledToolNote = (name: string, limit: number): string =>
+  `\n\n[Note: ${name} received invalid arguments ${limit} times in a row and is now disabled for this step. ` +
+  'Continue without it.]';
+
+export const disabledToolResponse = (name: string): string =>
+  `Not executed: ${name} is disabled for this step after repeated calls with invalid arguments. Continue without it.`;

@@ -1,0 +1,25 @@
+import type { ToolCall } from '../../registry/tool-definition';
+import { canonicalArguments } from './canonical-json';
+
+/** `warn`: tell the model it is repeating itself; `stop`: it kept going, end the tool phase. */
+export type RepetitionVerdict = 'ok' | 'warn' | 'stop';
+
+/** Counts identical calls (same name, same canonical arguments) in a row across the whole loop. */
+export class RepetitionBreaker {
+  private lastKey: string | null = null;
+  private count = 0;
+
+  constructor(private readonly limit: number) {}
+
+  observe(call: ToolCall): RepetitionVerdict {
+    const key = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
+    this.count = key === this.lastKey ? this.count + 1 : 1;
+    this.lastKey = key;
+    if (this.count > this.limit) return 'stop';
+    return this.count === this.limit ? 'warn' : 'ok';
+  }
+}
+
+export const repetitionNote = (name: string, times: number): string =>
+  `\n\n[Note: you have called ${name} with the same arguments ${times} times in a row. ` +
+  'Do not repeat it: use the results you already have or change the arguments.]';
