@@ -1,0 +1,155 @@
+import type { ErrorObject } from 'ajv';
+import type AjvCore from 'ajv/dist/core';
+import type { JsonSchema } from '../tool-definition';
+import { createAjv } from './create-ajv';
+import { closestMatch } from './edit-distance';
+import { appendPointer } from './json-pointer';
+import { compileSafePattern } from './safe-regexp';
+import { detectSchemaDraft, type SchemaDraft } from './schema-draft';
+import { JSON_SCHEMA_KEYWORDS, MISLEADING_ANNOTATIONS, SILENT_ANNOTATIONS } from './schema-keywords';
+import { walkSchema } from './walk-schema';
+
+export interface SchemaProblem {
+  /** JSON pointer of the offending keyword inside the parameters schema. */
+  path: string;
+  message: string;
+}
+
+export interface SchemaWarning {
+  path: string;
+  keyword: string;
+  message: string;
+  /** The keyword the author probably meant. */
+  suggestion?: string;
+}
+
+export interface SchemaCheckResult {
+  problems: SchemaProblem[];
+  warnings: SchemaWarning[];
+}
+
+const metaValidators = new Map<SchemaDraft, AjvCore>();
+
+const ajvFor = (draft: SchemaDraft): AjvCore => {
+  let ajv = metaValidators.get(draft);
+  if (!ajv) {
+    ajv = createAjv(draft);
+    metaValidators.set(draft, ajv);
+  }
+  return ajv;
+};
+
+/**
+ * Checks a tool's `parameters` schema on save. Problems block saving (not a valid JSON Schema,
+ * root not `type: "object"`, a pattern the linear-time regex engine cannot run); warnings name
+ * keywords that validation will ignore, with the intended keyword when the name is a near miss.
+ */
+export function checkParametersSchema(parameters: unknown): SchemaCheckResult {
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    return { problems: [{ path: '', message: 'parameters must be a JSON Schema object' }], warnings: [] };
+  }
+  const schema = parameters as JsonSchema;
+  const draftResult = detectSchemaDraft(schema);
+  if (!draftResult.ok) return { problems: [{ path: '/$schema', message: draftResult.message }], warnings: [] };
+
+  const ajv = ajvFor(draftResult.draft);
+  const problems = [...rootTypeProblems(schema), ...metaSchemaProblems(ajv, schema), ...patternProblems(schema)];
+  if (problems.length === 0) problems.push(...compileProblems(ajv, schema));
+  return { problems, warnings: keywordWarnings(schema, Object.keys(ajv.formats)) };
+}
+
+function rootTypeProblems(schema: JsonSchema): SchemaProblem[] {
+  if (schema.type === 'object') return [];
+  return [{ path: '/type', message: 'the root of a parameters schema must have "type": "object"' }];
+}
+
+function metaSchemaProblems(ajv: AjvCore, schema: JsonSchema): SchemaProblem[] {
+  if (ajv.validateSchema(schema)) return [];
+  const firstPerPath = new Map<string, ErrorObject>();
+  for (const error of ajv.errors ?? []) {
+    if (!firstPerPath.has(error.instancePath)) firstPerPath.set(error.instancePath, error);
+  }
+  return [...firstPerPath.entries()].map(([path, error]) => ({ path, message: describeMetaError(path, error) }));
+}
+
+function describeMetaError(path: string, error: ErrorObject): string {
+  const keyword = path.split('/').pop() ?? '';
+  const subject = keyword ? `"${keyword.replace(/~1/g, '/').replace(/~0/g, '~')}" ` : 'schema ';
+  const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+  const suffix = Array.isArray(allowed) ? `: ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : '';
+  return `${subject}${error.message ?? 'is invalid'}${suffix}`;
+}
+
+function patternProblems(schema: JsonSchema): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  walkSchema(schema, (subschema, pointer) => {
+    if (typeof subschema.pattern === 'string') {
+      const result = compileSafePattern(subschema.pattern);
+      if (!result.ok) problems.push({ path: appendPointer(pointer, 'pattern'), message: result.message });
+    }
+    const patternProperties = subschema.patternProperties;
+    if (typeof patternProperties === 'object' && patternProperties !== null) {
+      for (const pattern of Object.keys(patternProperties)) {
+        const result = compileSafePattern(pattern);
+        if (!result.ok) {
+          problems.push({
+            path: appendPointer(appendPointer(pointer, 'patternProperties'), pattern),
+            message: result.message,
+          });
+        }
+      }
+    }
+  });
+  return problems;
+}
+
+/** Catches what meta-validation cannot see, such as a `$ref` that resolves nowhere. */
+function compileProblems(ajv: AjvCore, schema: JsonSchema): SchemaProblem[] {
+  try {
+    ajv.compile(schema);
+    return [];
+  } catch (error) {
+    return [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+function keywordWarnings(schema: JsonSchema, knownFormats: readonly string[]): SchemaWarning[] {
+  const warnings: SchemaWarning[] = [];
+  walkSchema(schema, (subschema, pointer) => {
+    for (const keyword of Object.keys(subschema)) {
+      const warning = keywordWarning(keyword, appendPointer(pointer, keyword));
+      if (warning) warnings.push(warning);
+    }
+    const format = subschema.format;
+    if (typeof format === 'string' && !knownFormats.includes(format)) {
+      warnings.push({
+        path: appendPointer(pointer, 'format'),
+        keyword: 'format',
+        message: `format ${JSON.stringify(format)} is not validated (known formats: ${knownFormats.join(', ')}); describe it in "description" or use "pattern"`,
+        suggestion: closestMatch(format, knownFormats),
+      });
+    }
+  });
+  return warnings;
+}
+
+function keywordWarning(keyword: string, path: string): SchemaWarning | undefined {
+  if (JSON_SCHEMA_KEYWORDS.includes(keyword) || SILENT_ANNOTATIONS.includes(keyword) || keyword.startsWith('x-')) {
+    return undefined;
+  }
+  const misleading = MISLEADING_ANNOTATIONS[keyword];
+  if (misleading)
+    return { path, keyword, message: `"${keyword}" is not a JSON Schema keyword and has no effect: ${misleading}` };
+  const suggestion = closestMatch(keyword, JSON_SCHEMA_KEYWORDS);
+  if (suggestion) {
+    return {
+      path,
+      keyword,
+      suggestion,
+      message: `unknown keyword "${keyword}" is ignored, so nothing is validated by it; did you mean "${suggestion}"?`,
+    };
+  }
+  return { path, keyword, message: `unknown keyword "${keyword}" is ignored by validation` };
+}

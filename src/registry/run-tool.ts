@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import type { ChatMessage } from '../llm/chat-types';
+import {
+  type ArgumentError,
+  type ArgumentValidator,
+  formatArgumentErrors,
+  ParametersSchemaError,
+  parseToolArguments,
+} from './arguments';
+import {
+  type JsonSchema,
+  type ToolCall,
+  type ToolDefinition,
+  ToolExecutionError,
+  type ToolExecuteResult,
+  type ToolRunContext,
+  toolName,
+} from './tool-definition';
+
+export type ToolRunStatus = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
+export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
+
+/** Refusal for lack of rights or outside an allowed boundary; reported with `errorKind: 'forbidden'`. */
+export class ToolForbiddenError extends ToolExecutionError {
+  constructor(message: string, details: ToolExecutionError['details'] = {}) {
+    super(message, details);
+    this.name = 'ToolForbiddenError';
+  }
+}
+
+/** Everything known about one tool call once it is over, on every path. */
+export interface ToolRunOutcome {
+  call: ToolCall;
+  toolName: string;
+  status: ToolRunStatus;
+  errorKind?: ToolErrorKind;
+  /** The text the model gets back. */
+  response: string;
+  data?: unknown;
+  /** Field errors when the arguments were rejected. */
+  errors?: ArgumentError[];
+  metadata: { duration_ms: number; repaired_arguments?: boolean; repair_note?: string } & Record<string, unknown>;
+  /** Validated (and `parseParams`-transformed) arguments. */
+  params?: Record<string, unknown>;
+  usage?: ToolExecuteResult['usage'];
+  stop?: boolean;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+export interface ToolRunHooks {
+  onToolCall?(call: ToolCall): void | Promise<void>;
+  /** Fires exactly once per call, whatever the outcome. */
+  onAfterToolCall?(outcome: ToolRunOutcome): void | Promise<void>;
+}
+
+export interface ToolRunLogger {
+  warn(message: string, error?: unknown): void;
+}
+
+export interface RunToolOptions {
+  call: ToolCall;
+  tools: readonly ToolDefinition[];
+  context: ToolRunContext;
+  /** Conversation snapshot handed to the tool; empty outside an LLM node. */
+  messages?: readonly ChatMessage[];
+  hooks?: ToolRunHooks;
+  validator: ArgumentValidator;
+  /** Used when the tool has no `timeoutMs` of its own. */
+  defaultTimeoutMs: number;
+  /** Receives failures of hooks, which never affect the outcome. */
+  logger?: ToolRunLogger;
+}
+
+type PartialOutcome = Omit<ToolRunOutcome, 'call' | 'startedAt' | 'finishedAt' | 'metadata' | 'toolName'> & {
+  metadata?: Record<string, unknown>;
+};
+
+/**
+ * Runs one tool call: find by name → parse and repair the arguments → validate against the
+ * tool's JSON Schema → optional `parseParams` → execute with a timeout and an AbortSignal linked
+ * to `context.signal`. Every failure becomes a `response` the model can act on; never throws.
+ */
+export async function runTool(options: RunToolOptions): Promise<ToolRunOutcome> {
+  const { call, hooks, logger } = options;
+  const startedAt = new Date();
+  await callHook(() => hooks?.onToolCall?.(call), 'onToolCall', logger);
+
+  const repair: Record<string, unknown> = {};
+  let partial: PartialOutcome;
+  try {
+    partial = await runSteps(options, repair);
+  } catch (error) {
+    partial = executionFailure(error);
+  }
+  const finishedAt = new Date();
+  const outcome: ToolRunOutcome = {
+    ...partial,
+    call,
+    toolName: call.name,
+    metadata: { ...partial.metadata, ...repair, duration_ms: finishedAt.getTime() - startedAt.getTime() },
+    startedAt,
+    finishedAt,
+  };
+  await callHook(() => hooks?.onAfterToolCall?.(outcome), 'onAfterToolCall', logger);
+  return outcome;
+}
+
+async function runSteps(options: RunToolOptions, repair: Record<string, unknown>): Promise<PartialOutcome> {
+  const { call, tools, context, validator } = options;
+  const tool = tools.find((candidate) => toolName(candidate) === call.name);
+  if (!tool) return notFound(call.name, tools);
+  if (context.signal.aborted) return cancelled(call.name);
+
+  const schema = tool.schema.function.parameters;
+  const parsed = parseToolArguments(call.arguments);
+  if (!parsed.ok) {
+    const errors: ArgumentError[] = [
+      { path: '', message: parsed.message, value: call.arguments, rule: 'json', expected: 'a JSON object' },
+    ];
+    return invalidArguments(formatArgumentErrors(call.name, errors, schema), errors);
+  }
+  if (parsed.repaired) {
+    repair.repaired_arguments = true;
+    repair.repair_note = parsed.repairNote;
+  }
+
+  let validation;
+  try {
+    validation = validator.validate(validatorKey(tool), schema, parsed.value);
+  } catch (error) {
+    if (!(error instanceof ParametersSchemaError)) throw error;
+    return {
+      status: 'error',
+      errorKind: 'execution_error',
+      response: `Error: tool ${call.name} has an ${error.message}`,
+    };
+  }
+  if (!validation.ok) {
+    return invalidArguments(formatArgumentErrors(call.name, validation.errors, schema), validation.errors);
+  }
+
+  let params = parsed.value;
+  if (tool.parseParams) {
+    const result = tool.parseParams(params);
+    if (!result.success) return invalidArguments(`Invalid arguments for tool "${call.name}": ${result.errorMessage}`);
+    params = result.data;
+  }
+  return { ...(await execute(tool, params, options)), params };
+}
+
+async function execute(
+  tool: ToolDefinition,
+  params: Record<string, unknown>,
+  options: RunToolOptions,
+): Promise<PartialOutcome> {
+  const { call, context } = options;
+  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let onCancel: (() => void) | undefined;
+
+  const stopped = new Promise<PartialOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      resolve({
+        status: 'timeout',
+        errorKind: 'timeout',
+        response: `Tool ${call.name} timed out after ${timeoutMs} ms`,
+      });
+    }, timeoutMs);
+    onCancel = () => {
+      controller.abort(context.signal.reason);
+      resolve(cancelled(call.name));
+    };
+    context.signal.addEventListener('abort', onCancel, { once: true });
+  });
+
+  const running = Promise.resolve()
+    .then(() =>
+      tool.execute({ call, params, messages: options.messages ?? [], run: context, signal: controller.signal }),
+    )
+    .then(success, executionFailure);
+  try {
+    return await Promise.race([running, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onCancel) context.signal.removeEventListener('abort', onCancel);
+  }
+}
+
+function success(result: ToolExecuteResult): PartialOutcome {
+  return {
+    status: 'success',
+    response: result.response,
+    data: result.data,
+    metadata: result.metadata,
+    usage: result.usage,
+    stop: result.stop,
+  };
+}
+
+function executionFailure(error: unknown): PartialOutcome {
+  if (error instanceof ToolExecutionError) {
+    const forbidden = error instanceof ToolForbiddenError || error.details.metadata?.forbidden === true;
+    return {
+      status: 'error',
+      errorKind: forbidden ? 'forbidden' : 'execution_error',
+      response: `Error: ${error.message}`,
+      data: error.details.data,
+      metadata: {
+        ...error.details.metadata,
+        ...(error.details.statusCode ? { status_code: error.details.statusCode } : {}),
+      },
+    };
+  }
+  return { status: 'error', errorKind: 'execution_error', response: `Error: ${errorMessage(error)}` };
+}
+
+function errorMessage(error: unknown): string {
+  if (typeof error === 'string') return error;
+  // Structural on purpose: errors from another realm (vm, worker) fail `instanceof Error`.
+  if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') {
+    return error.message || ('name' in error ? String(error.name) : 'unknown error');
+  }
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function notFound(name: string, tools: readonly ToolDefinition[]): PartialOutcome {
+  const available = tools.map((tool) => toolName(tool)).join(', ') || 'none';
+  return {
+    status: 'not_found',
+    errorKind: 'not_found',
+    response: `Error: there is no tool named "${name}". Available tools: ${available}.`,
+  };
+}
+
+function cancelled(name: string): PartialOutcome {
+  return { status: 'cancelled', response: `Tool ${name} was cancelled before it finished` };
+}
+
+function invalidArguments(response: string, errors?: ArgumentError[]): PartialOutcome {
+  return { status: 'invalid_arguments', errorKind: 'invalid_arguments', response, errors };
+}
+
+async function callHook(invoke: () => unknown, name: string, logger: ToolRunLogger | undefined): Promise<void> {
+  try {
+    await invoke();
+  } catch (error) {
+    logger?.warn(`tool run hook ${name} failed`, error);
+  }
+}
+
+const schemaHashes = new WeakMap<JsonSchema, string>();
+
+/** `id@version` for stored tools; otherwise the name plus a hash of the schema, so edits recompile. */
+export function validatorKey(tool: ToolDefinition): string {
+  if (tool.id !== undefined && tool.version !== undefined) return `${tool.id}@${tool.version}`;
+  const schema = tool.schema.function.parameters;
+  let hash = schemaHashes.get(schema);
+  if (!hash) {
+    hash = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 16);
+    schemaHashes.set(schema, hash);
+  }
+  return `${toolName(tool)}#${hash}`;
+}
