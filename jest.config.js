@@ -5,5 +5,5 @@ module.exports = {
   roots: ['<rootDir>/src', '<rootDir>/test/support'],
   testRegex: '\\.spec\\.ts$',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'json', 'node'],
 };

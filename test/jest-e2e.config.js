@@ -5,6 +5,6 @@ module.exports = {
   roots: ['<rootDir>/test/e2e'],
   testRegex: '\\.e2e-spec\\.ts$',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'json', 'node'],
   testTimeout: 30000,
 };

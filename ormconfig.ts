@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { loadConfig } from './src/config/app-config';
+import { databaseOptions } from './src/config/database-options';
+
+/** DataSource for the TypeORM CLI: npm run migration:run | migration:revert | migration:generate. */
+export default new DataSource(databaseOptions(loadConfig().database, false));

@@ -1,0 +1,39 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import type { Role } from './api-key.entity';
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'billing-service', description: 'What the key is for' })
+  @IsString()
+  @Length(1, 128)
+  name!: string;
+
+  @ApiProperty({ enum: ['admin', 'user'], example: 'user' })
+  @IsIn(['admin', 'user'])
+  role!: Role;
+
+  @ApiPropertyOptional({
+    example: 'team-billing',
+    description: 'Owner identity the key acts as; several keys may share one. A new id is made when omitted.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_.@-]{1,64}$/, { message: 'user_id must be 1-64 characters of letters, digits, _ . @ -' })
+  user_id?: string;
+}
+
+export class ApiKeyResponse {
+  @ApiProperty({ example: '2b1f7c1e-4c55-4e0b-9a43-0c1b2b0f7a11' }) id!: string;
+  @ApiProperty({ example: 'billing-service' }) name!: string;
+  @ApiProperty({ enum: ['admin', 'user'] }) role!: Role;
+  @ApiProperty({ example: 'team-billing' }) user_id!: string;
+  @ApiProperty({ example: 'tf_Q2x9aB', description: 'First characters of the key, to recognise it' })
+  key_prefix!: string;
+  @ApiProperty({ example: '2026-11-30T08:00:00.000Z' }) created_at!: string;
+  @ApiProperty({ nullable: true, type: String, example: null }) revoked_at!: string | null;
+}
+
+export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiProperty({ example: 'tf_Q2x9aB…', description: 'The key itself. Shown only in this response; store it now.' })
+  key!: string;
+}

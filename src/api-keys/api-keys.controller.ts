@@ -1,0 +1,34 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, CurrentPrincipal, type Principal } from '../common/auth/principal';
+import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './api-key.dto';
+import { ApiKeysService } from './api-keys.service';
+
+@ApiTags('api-keys')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 403)
+@AdminOnly()
+@Controller('api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The key is in this response only' })
+  create(@Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+    return this.apiKeys.create(body);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: [ApiKeyResponse] })
+  list(): Promise<ApiKeyResponse[]> {
+    return this.apiKeys.list();
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiProblemResponses(404, 409)
+  revoke(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.apiKeys.revoke(id, principal);
+  }
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+import { DomainError } from '../common/errors/domain-error';
+import type { Principal } from '../common/auth/principal';
+import { ApiKeyEntity, type Role } from './api-key.entity';
+import type { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.dto';
+
+const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+const newKey = (): string => `tf_${randomBytes(32).toString('base64url')}`;
+export const BOOTSTRAP_ADMIN_USER = 'admin';
+
+const toResponse = (entity: ApiKeyEntity): ApiKeyResponse => ({
+  id: entity.id,
+  name: entity.name,
+  role: entity.role,
+  user_id: entity.userId,
+  key_prefix: entity.keyPrefix,
+  created_at: entity.createdAt.toISOString(),
+  revoked_at: entity.revokedAt?.toISOString() ?? null,
+});
+
+@Injectable()
+export class ApiKeysService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(ApiKeysService.name);
+
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Makes sure an admin can log in: ADMIN_API_KEY is registered, or a key is generated and printed once. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.adminApiKey) {
+      const keyHash = hashKey(this.config.adminApiKey);
+      const existing = await this.keys.findOneBy({ keyHash });
+      if (!existing)
+        await this.insert('bootstrap admin (ADMIN_API_KEY)', 'admin', BOOTSTRAP_ADMIN_USER, this.config.adminApiKey);
+      return;
+    }
+    const admins = await this.keys.countBy({ role: 'admin', revokedAt: IsNull() });
+    if (admins > 0) return;
+    const key = newKey();
+    await this.insert('bootstrap admin (generated)', 'admin', BOOTSTRAP_ADMIN_USER, key);
+    // Printed once on purpose: it is the only way an operator who set no ADMIN_API_KEY can get in.
+    process.stdout.write(
+      `\n  No ADMIN_API_KEY was set, so an admin API key was generated. It is shown only this once:\n\n    ${key}\n\n`,
+    );
+    this.logger.warn('Generated a bootstrap admin API key (printed to stdout once)');
+  }
+
+  async authenticate(key: string): Promise<Principal | null> {
+    const entity = await this.keys.findOneBy({ keyHash: hashKey(key), revokedAt: IsNull() });
+    return entity ? { userId: entity.userId, role: entity.role, keyId: entity.id } : null;
+  }
+
+  async create(input: { name: string; role: Role; user_id?: string }): Promise<CreatedApiKeyResponse> {
+    const key = newKey();
+    const entity = await this.insert(input.name, input.role, input.user_id ?? randomUUID(), key);
+    return { ...toResponse(entity), key };
+  }
+
+  async list(): Promise<ApiKeyResponse[]> {
+    const entities = await this.keys.find({ order: { createdAt: 'ASC' } });
+    return entities.map(toResponse);
+  }
+
+  async revoke(id: string, principal: Principal): Promise<void> {
+    const entity = await this.keys.findOneBy({ id });
+    if (!entity) throw DomainError.notFound('API key', id);
+    if (entity.id === principal.keyId) throw DomainError.conflict('An API key cannot revoke itself');
+    if (!entity.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+  }
+
+  private async insert(name: string, role: Role, userId: string, key: string): Promise<ApiKeyEntity> {
+    const entity = this.keys.create({
+      id: randomUUID(),
+      name,
+      role,
+      userId,
+      keyHash: hashKey(key),
+      keyPrefix: key.slice(0, 10),
+      createdAt: new Date(),
+      revokedAt: null,
+    });
+    await this.keys.insert(entity);
+    return entity;
+  }
+}

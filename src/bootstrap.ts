@@ -1,0 +1,41 @@
+import { type INestApplication, RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import type { AppConfig } from './config/app-config';
+import { ProblemFilter } from './common/errors/problem.filter';
+import { bodyParserErrors } from './common/http/body-errors';
+import { createValidationPipe } from './common/http/validation.pipe';
+
+/** Builds the configured app (used by main.ts and by the e2e tests, so both run the same wiring). */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: config.bodyLimitBytes });
+  app.use(bodyParserErrors);
+  app.set('x-powered-by', false);
+  app.setGlobalPrefix('api/v1', { exclude: [{ path: 'health', method: RequestMethod.GET }] });
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ProblemFilter());
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('ToolFlow')
+      .setDescription(
+        'Tools for LLMs inside workflows. Every route but /health needs `Authorization: Bearer <API key>`. ' +
+          'Errors are application/problem+json with an `errors` list naming each field.',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}

@@ -1,0 +1,87 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError, type FieldProblem, statusOf } from './domain-error';
+
+/** RFC 9457 body; `errors` lists each field problem. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  errors?: FieldProblem[];
+  [extension: string]: unknown;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** The one place that turns any error into application/problem+json; never leaks internals or stack traces. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<Request>();
+    const response = context.getResponse<Response>();
+    const problem = this.toProblem(exception);
+    problem.instance = request.originalUrl;
+    if (problem.status >= 500) {
+      this.logger.error({ err: exception, path: request.originalUrl }, 'Unhandled error');
+    }
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+  }
+
+  private toProblem(exception: unknown): ProblemDetails {
+    if (exception instanceof DomainError) {
+      const status = statusOf(exception.code);
+      return {
+        ...exception.extra,
+        type: `https://toolflow.dev/problems/${exception.code.replace(/_/g, '-')}`,
+        title: TITLES[status] ?? 'Error',
+        status,
+        detail: exception.message,
+        ...(exception.problems.length > 0 ? { errors: exception.problems } : {}),
+      };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const body = exception.getResponse();
+      const message =
+        typeof body === 'string'
+          ? body
+          : Array.isArray((body as { message?: unknown }).message)
+            ? ((body as { message: string[] }).message.join('; ') ?? exception.message)
+            : String((body as { message?: unknown }).message ?? exception.message);
+      return this.plain(status, message, status === 404 ? 'not-found' : 'http-error');
+    }
+    return this.plain(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred', 'internal');
+  }
+
+  private plain(status: number, detail: string, slug: string, errors?: FieldProblem[]): ProblemDetails {
+    return {
+      type: `https://toolflow.dev/problems/${slug}`,
+      title: TITLES[status] ?? 'Error',
+      status,
+      detail,
+      ...(errors ? { errors } : {}),
+    };
+  }
+}

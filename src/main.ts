@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { createApp } from './bootstrap';
+import { ConfigError, loadConfig } from './config/app-config';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  const address = await app.getUrl();
+  process.stdout.write(`ToolFlow listening on ${address} (docs: ${address}/api/docs)\n`);
+}
+
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'unhandled rejection', reason: String(reason) })}\n`);
+});
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+import type { ToolExecutor } from '../executor';
+import type { ToolDefinition } from '../tool-definition';
+import type { BuiltinCatalog } from './builtin-catalog';
+import type { BuiltinEnvironment } from './builtin-tool';
+
+export interface BuiltinToolConfig {
+  builtin?: string;
+  timeout_ms?: number;
+}
+
+/** `builtin` implementation type: a stored row pointing at one of the tools in BUILTIN_TOOLS. */
+export function createBuiltinExecutor(
+  catalog: BuiltinCatalog,
+  env: BuiltinEnvironment,
+): ToolExecutor<BuiltinToolConfig> {
+  return {
+    type: 'builtin',
+    configDescription: 'Runs a tool shipped with ToolFlow; `builtin` names it (defaults to the tool name).',
+    configSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        builtin: { type: 'string', enum: catalog.names(), description: 'Which builtin to run' },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 600000 },
+      },
+    },
+    secretPaths: [],
+    validateConfig(config, tool) {
+      return catalog.find(tool.name, config as Record<string, unknown>)
+        ? []
+        : [
+            {
+              path: '/builtin',
+              message: `no builtin named "${config.builtin ?? tool.name}"; available: ${catalog.names().join(', ')}`,
+            },
+          ];
+    },
+    toDefinition(tool): ToolDefinition {
+      const builtin = catalog.find(tool.name, tool.implementationConfig);
+      if (!builtin) throw new Error(`Tool ${tool.name} points at a builtin that does not exist`);
+      const run = builtin as unknown as import('./builtin-tool').BuiltinTool<Record<string, unknown>>;
+      return {
+        id: tool.id,
+        version: tool.version,
+        schema: tool.functionSchema,
+        effect: tool.effect,
+        timeoutMs: tool.implementationConfig.timeout_ms ?? builtin.timeoutMs,
+        execute: (context) => run.execute(context.params, context, env),
+      };
+    },
+  };
+}

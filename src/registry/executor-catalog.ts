@@ -1,0 +1,107 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ConfigProblem, StoredTool, ToolExecutor } from './executor';
+import { IMPLEMENTATION_TYPES, type ImplementationType, type ToolDefinition } from './tool-definition';
+
+export const SECRET_MASK = '********';
+
+type ExecutorMap = { [K in ImplementationType]: ToolExecutor<never> };
+
+function pointerGet(target: unknown, pointer: string): unknown {
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      target,
+    );
+}
+
+function pointerSet(target: Record<string, unknown>, pointer: string, value: unknown): void {
+  const keys = pointer.split('/').slice(1);
+  let node: Record<string, unknown> = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (!next || typeof next !== 'object') return;
+    node = next as Record<string, unknown>;
+  }
+  const last = keys[keys.length - 1];
+  if (last in node) node[last] = value;
+}
+
+/**
+ * The closed map from implementation type to executor. Building it with a missing type fails to compile,
+ * so adding a type means writing its executor and listing it here — nowhere else.
+ */
+export class ExecutorCatalog {
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  private readonly validators = new Map<ImplementationType, ValidateFunction>();
+
+  constructor(private readonly executors: ExecutorMap) {
+    addFormats(this.ajv);
+    for (const type of IMPLEMENTATION_TYPES) {
+      this.validators.set(type, this.ajv.compile(executors[type].configSchema));
+    }
+  }
+
+  get(type: ImplementationType): ToolExecutor<Record<string, unknown>> {
+    return this.executors[type] as unknown as ToolExecutor<Record<string, unknown>>;
+  }
+
+  describe(): Array<{ type: ImplementationType; description: string; config_schema: Record<string, unknown> }> {
+    return IMPLEMENTATION_TYPES.map((type) => ({
+      type,
+      description: this.executors[type].configDescription,
+      config_schema: this.executors[type].configSchema,
+    }));
+  }
+
+  /** Validates (and fills defaults into) a config; problems carry JSON pointers inside the config. */
+  validateConfig(
+    type: ImplementationType,
+    config: Record<string, unknown>,
+    tool: Pick<StoredTool, 'name' | 'functionSchema'>,
+  ): ConfigProblem[] {
+    const validate = this.validators.get(type);
+    if (!validate) return [{ path: '', message: `unknown implementation type "${type}"` }];
+    if (!validate(config)) {
+      return (validate.errors ?? []).map((error) => {
+        const extra =
+          error.keyword === 'additionalProperties'
+            ? ` "${(error.params as { additionalProperty: string }).additionalProperty}"`
+            : error.keyword === 'enum'
+              ? `: ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+              : '';
+        return { path: error.instancePath, message: `${error.message ?? 'is invalid'}${extra}` };
+      });
+    }
+    return this.get(type).validateConfig?.(config, tool) ?? [];
+  }
+
+  /** A copy of the config with every secret replaced by SECRET_MASK. */
+  mask(type: ImplementationType, config: Record<string, unknown>): Record<string, unknown> {
+    const copy = structuredClone(config);
+    for (const pointer of this.executors[type].secretPaths) {
+      const value = pointerGet(copy, pointer);
+      if (typeof value === 'string' && value.length > 0) pointerSet(copy, pointer, SECRET_MASK);
+    }
+    return copy;
+  }
+
+  /** Keeps stored secrets where a client sent the mask back unchanged (GET then PUT must not wipe them). */
+  restoreSecrets(
+    type: ImplementationType,
+    next: Record<string, unknown>,
+    previous: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const merged = structuredClone(next);
+    for (const pointer of this.executors[type].secretPaths) {
+      if (pointerGet(merged, pointer) === SECRET_MASK) pointerSet(merged, pointer, pointerGet(previous, pointer));
+    }
+    return merged;
+  }
+
+  toDefinition(tool: StoredTool): ToolDefinition | Promise<ToolDefinition> {
+    return this.get(tool.implementationType).toDefinition(tool);
+  }
+}

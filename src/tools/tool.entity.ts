@@ -1,0 +1,54 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { FunctionTool, ImplementationType, ToolEffect } from '../registry/tool-definition';
+
+@Entity('tools')
+@Index('idx_tools_category', ['category'])
+@Index('idx_tools_implementation_type', ['implementationType'])
+@Index('idx_tools_user_id', ['userId'])
+export class ToolEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Index('uq_tools_name', { unique: true })
+  @Column({ type: 'varchar', length: 64 })
+  name!: string;
+
+  @Column({ type: 'text' })
+  description!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  category!: string;
+
+  @Column({ name: 'function_schema', type: 'json' })
+  functionSchema!: FunctionTool;
+
+  @Column({ name: 'implementation_type', type: 'varchar', length: 16 })
+  implementationType!: ImplementationType;
+
+  @Column({ name: 'implementation_config', type: 'json' })
+  implementationConfig!: Record<string, unknown>;
+
+  @Column({ name: 'is_public', type: 'boolean' })
+  isPublic!: boolean;
+
+  @Column({ type: 'boolean' })
+  enabled!: boolean;
+
+  @Column({ type: 'varchar', length: 16 })
+  effect!: ToolEffect;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 64, nullable: true })
+  userId!: string | null;
+
+  @Column({ name: 'use_count', type: 'int' })
+  useCount!: number;
+
+  @Column({ type: 'int' })
+  version!: number;
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt!: Date;
+}

@@ -1,0 +1,94 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '../common/auth/principal';
+import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import type { Page } from '../common/http/pagination';
+import {
+  BuiltinToolResponse,
+  CreateToolDto,
+  ListToolsQuery,
+  ToolPageResponse,
+  ToolResponse,
+  ToolWriteResponse,
+  UpdateToolDto,
+} from './tool.dto';
+import { ToolsService } from './tools.service';
+
+@ApiTags('tools')
+@ApiBearerAuth()
+@ApiProblemResponses(401)
+@Controller('tools')
+export class ToolsController {
+  constructor(private readonly tools: ToolsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the tools this key can see (public ones and its own)' })
+  @ApiOkResponse({ type: ToolPageResponse })
+  @ApiProblemResponses(400)
+  list(@Query() query: ListToolsQuery, @CurrentPrincipal() principal: Principal): Promise<Page<ToolResponse>> {
+    return this.tools.list(query, principal);
+  }
+
+  @Get('builtin')
+  @ApiOperation({ summary: 'The builtin tools the registry offers' })
+  @ApiOkResponse({ type: [BuiltinToolResponse] })
+  listBuiltins(): BuiltinToolResponse[] {
+    return this.tools.listBuiltins();
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One tool, by id or name' })
+  @ApiOkResponse({ type: ToolResponse })
+  @ApiProblemResponses(404)
+  get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolResponse> {
+    return this.tools.get(id, principal);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a tool' })
+  @ApiCreatedResponse({ type: ToolWriteResponse })
+  @ApiProblemResponses(400, 403, 409, 413)
+  create(@Body() body: CreateToolDto, @CurrentPrincipal() principal: Principal): Promise<ToolWriteResponse> {
+    return this.tools.create(body, principal);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Replace a tool (every field)' })
+  @ApiOkResponse({ type: ToolWriteResponse })
+  @ApiProblemResponses(400, 403, 404, 409, 413)
+  replace(
+    @Param('id') id: string,
+    @Body() body: CreateToolDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ToolWriteResponse> {
+    return this.tools.replace(id, body, principal);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change some fields of a tool' })
+  @ApiOkResponse({ type: ToolWriteResponse })
+  @ApiProblemResponses(400, 403, 404, 409, 413)
+  update(
+    @Param('id') id: string,
+    @Body() body: UpdateToolDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ToolWriteResponse> {
+    return this.tools.update(id, body, principal);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a tool' })
+  @ApiNoContentResponse()
+  @ApiProblemResponses(403, 404)
+  remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.tools.remove(id, principal);
+  }
+}

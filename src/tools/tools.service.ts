@@ -1,0 +1,322 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Brackets, QueryFailedError, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isAdmin, type Principal } from '../common/auth/principal';
+import { DomainError, type FieldProblem } from '../common/errors/domain-error';
+import { containsPattern, LIKE_ESCAPE } from '../common/like-pattern';
+import type { Page } from '../common/http/pagination';
+import { BUILTIN_CATALOG, EXECUTOR_CATALOG } from '../registry/executors.tokens';
+import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
+import type { ExecutorCatalog } from '../registry/executor-catalog';
+import type { StoredTool } from '../registry/executor';
+import { normalizeFunctionSchema, type SchemaWarning } from './function-schema';
+import type { BuiltinToolResponse, CreateToolDto, ListToolsQuery, ToolResponse, UpdateToolDto } from './tool.dto';
+import { ToolEntity } from './tool.entity';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isDuplicateKey(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; errno?: number };
+  return driverError.code === 'ER_DUP_ENTRY' || driverError.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+// TypeORM's deep-partial type cannot follow JSON columns typed as open records.
+const asRow = (row: Partial<ToolEntity>) => row as QueryDeepPartialEntity<ToolEntity>;
+
+export const toStoredTool = (entity: ToolEntity): StoredTool => ({
+  id: entity.id,
+  name: entity.name,
+  version: entity.version,
+  userId: entity.userId,
+  effect: entity.effect,
+  functionSchema: entity.functionSchema,
+  implementationType: entity.implementationType,
+  implementationConfig: entity.implementationConfig,
+});
+
+/** Stored tools: CRUD with the validation rules of the API, visibility and ownership. */
+@Injectable()
+export class ToolsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(ToolsService.name);
+
+  constructor(
+    @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
+    @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
+    @Inject(BUILTIN_CATALOG) private readonly builtins: BuiltinCatalog,
+  ) {}
+
+  /** Seeds every builtin as a public tool; refreshes seeds nobody has edited when the code's schema changes. */
+  async onApplicationBootstrap(): Promise<void> {
+    for (const builtin of this.builtins.list()) {
+      const schema = this.builtins.schemaOf(builtin);
+      const existing = await this.tools.findOneBy({ name: builtin.name });
+      const now = new Date();
+      if (!existing) {
+        try {
+          await this.tools.insert(
+            asRow({
+              id: randomUUID(),
+              name: builtin.name,
+              description: builtin.description,
+              category: builtin.category,
+              functionSchema: schema,
+              implementationType: 'builtin',
+              implementationConfig: {},
+              isPublic: true,
+              enabled: true,
+              effect: builtin.effect,
+              userId: null,
+              useCount: 0,
+              version: 1,
+              createdAt: now,
+              updatedAt: now,
+            }),
+          );
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+        }
+      } else if (
+        existing.implementationType === 'builtin' &&
+        existing.userId === null &&
+        existing.version === 1 &&
+        JSON.stringify(existing.functionSchema) !== JSON.stringify(schema)
+      ) {
+        await this.tools.update(
+          { id: existing.id, version: 1 },
+          asRow({ functionSchema: schema, description: builtin.description, effect: builtin.effect, updatedAt: now }),
+        );
+        this.logger.log(`Refreshed the schema of builtin tool ${builtin.name}`);
+      }
+    }
+  }
+
+  async list(query: ListToolsQuery, principal: Principal): Promise<Page<ToolResponse>> {
+    const builder = this.tools.createQueryBuilder('tool');
+    if (!isAdmin(principal)) {
+      // Booleans are bound as 1/0: better-sqlite3 cannot bind JS booleans.
+      builder.where(
+        new Brackets((visible) =>
+          visible.where('tool.isPublic = :public', { public: 1 }).orWhere('tool.userId = :userId', {
+            userId: principal.userId,
+          }),
+        ),
+      );
+    }
+    if (query.category) builder.andWhere('tool.category = :category', { category: query.category });
+    if (query.implementation_type)
+      builder.andWhere('tool.implementationType = :type', { type: query.implementation_type });
+    if (query.enabled !== undefined) builder.andWhere('tool.enabled = :enabled', { enabled: query.enabled ? 1 : 0 });
+    if (query.q) {
+      const pattern = containsPattern(query.q);
+      builder.andWhere(
+        new Brackets((search) =>
+          search
+            .where(`LOWER(tool.name) LIKE :pattern ${LIKE_ESCAPE}`, { pattern })
+            .orWhere(`LOWER(tool.description) LIKE :pattern ${LIKE_ESCAPE}`, { pattern }),
+        ),
+      );
+    }
+    const [entities, total] = await builder
+      .orderBy('tool.name', 'ASC')
+      .skip((query.page - 1) * query.page_size)
+      .take(query.page_size)
+      .getManyAndCount();
+    return {
+      items: entities.map((entity) => this.toResponse(entity)),
+      page: query.page,
+      page_size: query.page_size,
+      total,
+    };
+  }
+
+  listBuiltins(): BuiltinToolResponse[] {
+    return this.builtins.list().map((builtin) => ({
+      name: builtin.name,
+      description: builtin.description,
+      category: builtin.category,
+      effect: builtin.effect,
+      implementation_type: 'builtin' as const,
+      function_schema: this.builtins.schemaOf(builtin) as unknown as Record<string, unknown>,
+    }));
+  }
+
+  async get(idOrName: string, principal: Principal): Promise<ToolResponse> {
+    return this.toResponse(await this.findVisible(idOrName, principal));
+  }
+
+  /** A tool the principal may see, by id or name; invisible tools are reported as missing. */
+  async findVisible(idOrName: string, principal: Principal): Promise<ToolEntity> {
+    const entity = await this.tools.findOneBy(UUID.test(idOrName) ? { id: idOrName } : { name: idOrName });
+    if (!entity || !this.canSee(entity, principal)) throw DomainError.notFound('Tool', idOrName);
+    return entity;
+  }
+
+  /** Tools by name for an LLM node, in one query; names the principal may not use are left out. */
+  async findUsableByNames(names: readonly string[], principal: Principal): Promise<ToolEntity[]> {
+    if (names.length === 0) return [];
+    const entities = await this.tools.createQueryBuilder('tool').where('tool.name IN (:...names)', { names }).getMany();
+    return entities.filter((entity) => this.canSee(entity, principal));
+  }
+
+  async create(input: CreateToolDto, principal: Principal): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
+    const { fields, warnings } = this.buildFields(input, principal, null);
+    const now = new Date();
+    const entity = this.tools.create({
+      ...fields,
+      id: randomUUID(),
+      userId: principal.userId,
+      useCount: 0,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      await this.tools.insert(asRow(entity));
+    } catch (error) {
+      if (isDuplicateKey(error)) throw DomainError.conflict(`A tool named "${input.name}" already exists`, 'name');
+      throw error;
+    }
+    return { ...this.toResponse(entity), warnings };
+  }
+
+  /** PUT: every field from the body, defaults for the optional ones. */
+  async replace(idOrName: string, input: CreateToolDto, principal: Principal) {
+    return this.write(idOrName, principal, () => input);
+  }
+
+  /** PATCH: the body's fields over the stored ones. */
+  async update(idOrName: string, input: UpdateToolDto, principal: Principal) {
+    return this.write(idOrName, principal, (existing) => ({
+      name: input.name ?? existing.name,
+      description: input.description ?? existing.description,
+      category: input.category ?? existing.category,
+      function_schema:
+        input.function_schema ??
+        (input.name && input.name !== existing.name
+          ? { ...existing.functionSchema, function: { ...existing.functionSchema.function, name: input.name } }
+          : (existing.functionSchema as unknown as Record<string, unknown>)),
+      implementation_type: input.implementation_type ?? existing.implementationType,
+      implementation_config:
+        input.implementation_config ??
+        (input.implementation_type && input.implementation_type !== existing.implementationType
+          ? {}
+          : existing.implementationConfig),
+      effect: input.effect ?? existing.effect,
+      is_public: input.is_public ?? existing.isPublic,
+      enabled: input.enabled ?? existing.enabled,
+    }));
+  }
+
+  async remove(idOrName: string, principal: Principal): Promise<void> {
+    const entity = await this.findVisible(idOrName, principal);
+    this.assertCanChange(entity, principal);
+    await this.tools.delete({ id: entity.id });
+  }
+
+  async incrementUseCount(id: string): Promise<void> {
+    await this.tools.increment({ id }, 'useCount', 1);
+  }
+
+  private async write(
+    idOrName: string,
+    principal: Principal,
+    merge: (existing: ToolEntity) => CreateToolDto,
+  ): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
+    const existing = await this.findVisible(idOrName, principal);
+    this.assertCanChange(existing, principal);
+    const candidate = merge(existing);
+    const { fields, warnings } = this.buildFields(candidate, principal, existing);
+    const updated = { ...fields, version: existing.version + 1, updatedAt: new Date() };
+    let result;
+    try {
+      result = await this.tools.update({ id: existing.id, version: existing.version }, asRow(updated));
+    } catch (error) {
+      if (isDuplicateKey(error)) throw DomainError.conflict(`A tool named "${candidate.name}" already exists`, 'name');
+      throw error;
+    }
+    if (result.affected === 0) {
+      throw DomainError.conflict(`Tool "${existing.name}" was changed by another request; read it again and retry`);
+    }
+    return { ...this.toResponse(this.tools.merge(existing, updated)), warnings };
+  }
+
+  private buildFields(input: CreateToolDto, principal: Principal, existing: ToolEntity | null) {
+    const problems: FieldProblem[] = [];
+    if (!isAdmin(principal)) {
+      if (input.implementation_type === 'builtin' && existing?.implementationType !== 'builtin') {
+        problems.push({ field: 'implementation_type', message: 'only admins create builtin tools' });
+      }
+      if (input.is_public && !existing?.isPublic) {
+        problems.push({ field: 'is_public', message: 'only admins make tools public' });
+      }
+      if (problems.length > 0) throw new DomainError('forbidden', 'This API key may not do this', problems);
+    }
+    const normalized = normalizeFunctionSchema(input.function_schema, input.name, input.description);
+    if (!normalized.ok) problems.push(...normalized.problems);
+    let config = input.implementation_config ?? {};
+    if (existing && existing.implementationType === input.implementation_type) {
+      config = this.executors.restoreSecrets(input.implementation_type, config, existing.implementationConfig);
+    }
+    if (normalized.ok) {
+      const configProblems = this.executors.validateConfig(input.implementation_type, config, {
+        name: input.name,
+        functionSchema: normalized.schema,
+      });
+      for (const problem of configProblems) {
+        const field = problem.path
+          ? `implementation_config${problem.path.replace(/\//g, '.')}`
+          : 'implementation_config';
+        problems.push({ field, message: problem.message });
+      }
+    }
+    if (problems.length > 0 || !normalized.ok) throw DomainError.validation(problems);
+    const builtin = input.implementation_type === 'builtin' ? this.builtins.find(input.name, config) : undefined;
+    return {
+      warnings: normalized.warnings,
+      fields: {
+        name: input.name,
+        description: input.description,
+        category: input.category ?? builtin?.category ?? 'general',
+        functionSchema: normalized.schema,
+        implementationType: input.implementation_type,
+        implementationConfig: config,
+        effect: input.effect ?? builtin?.effect ?? 'mutating',
+        isPublic: input.is_public ?? false,
+        enabled: input.enabled ?? true,
+      },
+    };
+  }
+
+  private canSee(entity: ToolEntity, principal: Principal): boolean {
+    return isAdmin(principal) || entity.isPublic || entity.userId === principal.userId;
+  }
+
+  private assertCanChange(entity: ToolEntity, principal: Principal): void {
+    if (!isAdmin(principal) && entity.userId !== principal.userId) {
+      throw DomainError.forbidden(`Only the owner or an admin may change tool "${entity.name}"`);
+    }
+  }
+
+  toResponse(entity: ToolEntity): ToolResponse {
+    return {
+      id: entity.id,
+      name: entity.name,
+      description: entity.description,
+      category: entity.category,
+      function_schema: entity.functionSchema as unknown as Record<string, unknown>,
+      implementation_type: entity.implementationType,
+      implementation_config: this.executors.mask(entity.implementationType, entity.implementationConfig),
+      effect: entity.effect,
+      is_public: entity.isPublic,
+      enabled: entity.enabled,
+      user_id: entity.userId,
+      use_count: entity.useCount,
+      version: entity.version,
+      created_at: entity.createdAt.toISOString(),
+      updated_at: entity.updatedAt.toISOString(),
+    };
+  }
+}

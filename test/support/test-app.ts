@@ -1,0 +1,85 @@
+import type { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2/promise';
+import request from 'supertest';
+import type { App } from 'supertest/types';
+import { createApp } from '../../src/bootstrap';
+import { type AppConfig, loadConfig } from '../../src/config/app-config';
+
+export const ADMIN_KEY = 'tf_test_admin_key_0123456789abcdef';
+
+export interface TestApp {
+  app: INestApplication;
+  http: App;
+  config: AppConfig;
+  /** `mysql` when DATABASE_URL points at MySQL/MariaDB, else a throwaway SQLite file. */
+  dialect: 'mysql' | 'sqlite';
+  /** An API key with role user (a fresh user id each call). */
+  createUserKey(userId?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A database of its own for one test file: a new MySQL schema on DATABASE_URL's server, or a temp SQLite file. */
+async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (base && /^(mysql|mariadb):\/\//.test(base)) {
+    const url = new URL(base.replace(/^mariadb:/, 'mysql:'));
+    const name = `tf_e2e_${randomBytes(6).toString('hex')}`;
+    url.pathname = '';
+    const admin = await createConnection(url.toString());
+    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await admin.end();
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      drop: async () => {
+        const connection = await createConnection(base);
+        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+        await connection.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'toolflow-e2e-'));
+  return { url: `sqlite:${join(dir, 'e2e.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Boots the real app (same wiring as main.ts) on an ephemeral port-less server for supertest. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await throwawayDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: database.url,
+    ADMIN_API_KEY: ADMIN_KEY,
+    OUTBOUND_ALLOW_PRIVATE: '',
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.init();
+  const http = app.getHttpServer() as App;
+  let counter = 0;
+  return {
+    app,
+    http,
+    config,
+    dialect: config.database.type,
+    async createUserKey(userId?: string) {
+      counter += 1;
+      const response = await request(http)
+        .post('/api/v1/api-keys')
+        .set('Authorization', `Bearer ${ADMIN_KEY}`)
+        .send({ name: `user-${counter}`, role: 'user', ...(userId ? { user_id: userId } : {}) })
+        .expect(201);
+      return (response.body as { key: string }).key;
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
