@@ -1,0 +1,107 @@
+import { isJson, decodeText, truncateText } from '../http/response-text';
+import type { OutboundBody } from '../outbound/outbound-request';
+import { defineBuiltin } from './builtin-tool';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+const SHOWN_HEADERS = [
+  'content-type',
+  'content-length',
+  'location',
+  'retry-after',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'www-authenticate',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
+const MAX_BODY_CHARS = 12_000;
+
+export interface HttpRequestParams {
+  method?: (typeof METHODS)[number];
+  url: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: OutboundBody;
+}
+
+const parseBody = (text: string, contentType: string | undefined): unknown => {
+  if (!isJson(contentType)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+};
+
+/** A raw HTTP request to a public URL; the answer comes back whatever its status. */
+export const httpRequest = defineBuiltin<HttpRequestParams>({
+  name: 'http_request',
+  category: 'web',
+  description:
+    'Send an HTTP request to a public http(s) URL and get back the status, the main response headers and the body (parsed JSON when the response is JSON, otherwise text, truncated when long). Non-2xx statuses are returned, not raised. Private, loopback and cloud-metadata addresses are refused.',
+  effect: 'mutating',
+  timeoutMs: 60_000,
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      method: { type: 'string', enum: [...METHODS], default: 'GET', description: 'HTTP method; defaults to GET.' },
+      url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 4096,
+        description: 'Absolute http:// or https:// URL, e.g. "https://api.example.com/v1/items".',
+      },
+      headers: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Request headers, e.g. {"Accept": "application/json"}. Host and framing headers are ignored.',
+      },
+      query: {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        description: 'Query-string parameters appended to the URL (values are URL-encoded).',
+      },
+      body: {
+        type: ['string', 'object', 'array'],
+        description:
+          'Request body: an object or array is sent as JSON, a string as text/plain unless a Content-Type header says otherwise. Ignored for GET and HEAD.',
+      },
+    },
+  },
+  async execute(params, context, env) {
+    const method = params.method ?? 'GET';
+    const response = await env.outbound.request({
+      method,
+      url: params.url,
+      headers: params.headers,
+      query: params.query,
+      body: method === 'GET' || method === 'HEAD' ? undefined : params.body,
+      signal: context.signal,
+    });
+    const contentType = response.headers['content-type'];
+    const text = decodeText(response.body, contentType);
+    const shown = truncateText(text, MAX_BODY_CHARS);
+    const headers = Object.fromEntries(
+      SHOWN_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => [
+        name,
+        response.headers[name],
+      ]),
+    );
+    const summary = {
+      status: response.status,
+      status_text: response.statusText,
+      final_url: response.finalUrl,
+      headers,
+      body: shown.truncated ? shown.text : parseBody(text, contentType),
+      ...(shown.truncated ? { truncated: true } : {}),
+    };
+    return {
+      response: JSON.stringify(summary),
+      data: { ...summary, body: parseBody(text, contentType) },
+      metadata: { status_code: response.status, response_bytes: response.bytes, final_url: response.finalUrl },
+    };
+  },
+});

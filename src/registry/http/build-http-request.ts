@@ -1,0 +1,92 @@
+import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
+import type { OutboundBody, OutboundRequest } from '../outbound/outbound-request';
+import { ToolExecutionError } from '../tool-definition';
+import { domainRefusal } from './domain-pattern';
+import type { HttpAuthConfig, HttpToolConfig } from './http-tool-config';
+import {
+  exactPlaceholder,
+  placeholdersIn,
+  renderJson,
+  renderString,
+  renderStringMap,
+  renderUrl,
+  urlAuthority,
+  type TemplateParams,
+} from './placeholder-template';
+
+export const DEFAULT_API_KEY_HEADER = 'X-API-Key';
+export const DEFAULT_API_KEY_QUERY = 'api_key';
+
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new ToolExecutionError(`the URL is not valid after filling in the arguments: ${url.slice(0, 200)}`);
+  }
+};
+
+const hasAuth = (auth: HttpAuthConfig | undefined): auth is HttpAuthConfig => !!auth && auth.type !== 'none';
+
+const renderBody = (template: unknown, params: TemplateParams): OutboundBody | undefined => {
+  if (template === undefined) return undefined;
+  if (typeof template === 'string' && exactPlaceholder(template) === null) return renderString(template, params);
+  return renderJson(template, params) as OutboundBody | undefined;
+};
+
+const applyAuth = (auth: HttpAuthConfig, request: OutboundRequest & { headers: Record<string, string> }): void => {
+  switch (auth.type) {
+    case 'none':
+      return;
+    case 'bearer':
+      request.headers.authorization = `Bearer ${auth.token ?? ''}`;
+      return;
+    case 'basic':
+      request.headers.authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
+      return;
+    case 'api_key_header': {
+      const name = (auth.header_name ?? DEFAULT_API_KEY_HEADER).toLowerCase();
+      request.headers[name] = auth.key ?? '';
+      request.sensitiveHeaders = [name];
+      return;
+    }
+    case 'api_key_query':
+      request.query = { ...request.query, [auth.query_name ?? DEFAULT_API_KEY_QUERY]: auth.key ?? '' };
+      return;
+  }
+};
+
+/**
+ * Turns an http tool's config and the model's arguments into one outbound request.
+ * Auth is applied last so templated headers cannot replace it, and with auth the rendered URL
+ * must keep the template's scheme, host and port.
+ */
+export const buildHttpRequest = (
+  config: HttpToolConfig,
+  params: TemplateParams,
+): OutboundRequest & { headers: Record<string, string> } => {
+  const url = renderUrl(config.url, params);
+  const authority = urlAuthority(config.url);
+  if (hasAuth(config.auth) && (placeholdersIn(authority).length > 0 || originOf(url) !== originOf(authority))) {
+    throw new ToolExecutionError('this tool has auth, so its arguments may not change the scheme, host or port');
+  }
+  const headers = Object.fromEntries(
+    Object.entries(renderStringMap(config.headers, params)).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n\0]/.test(value)) throw new ToolExecutionError(`header ${name} may not contain line breaks`);
+  }
+  const method = config.method ?? 'GET';
+  const request: OutboundRequest & { headers: Record<string, string> } = {
+    method,
+    url,
+    headers,
+    query: renderStringMap(config.query, params),
+    body: method === 'GET' || method === 'HEAD' ? undefined : renderBody(config.body, params),
+    checkUrl: (target) => {
+      const refusal = domainRefusal(target.hostname, config.allowed_domains, config.blocked_domains);
+      if (refusal) throw new OutboundBlockedError('domain-policy', refusal);
+    },
+  };
+  if (hasAuth(config.auth)) applyAuth(config.auth, request);
+  return request;
+};

@@ -1,0 +1,55 @@
+import type { OutboundResponse } from '../outbound/outbound-request';
+import { ToolExecutionError, type ToolExecuteResult } from '../tool-definition';
+import { htmlToMarkdown } from './html-to-markdown';
+import type { HttpToolConfig } from './http-tool-config';
+import { pickFields } from './response-fields';
+import { decodeText, excerpt, isHtml, isJson, truncateText } from './response-text';
+
+/** Longest text handed to the model; the full parsed JSON stays in `data`. */
+export const MAX_RESPONSE_CHARS = 16_000;
+const PRETTY_LIMIT = 4_000;
+
+const jsonText = (data: unknown): string => {
+  const pretty = JSON.stringify(data, null, 2) ?? 'null';
+  return pretty.length <= PRETTY_LIMIT ? pretty : JSON.stringify(data);
+};
+
+const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** Error for a non-2xx response: status plus a short excerpt, so the model can react. */
+export const httpStatusError = (response: OutboundResponse, metadata: Record<string, unknown>): ToolExecutionError => {
+  const text = excerpt(decodeText(response.body, response.headers['content-type']));
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  return new ToolExecutionError(text ? `${status}: ${text}` : status, { statusCode: response.status, metadata });
+};
+
+/** Turns a successful response into text for the model (`response`) and structure for callers (`data`). */
+export const formatHttpResponse = (
+  config: Pick<HttpToolConfig, 'parse_mode' | 'response_fields'>,
+  response: OutboundResponse,
+  metadata: Record<string, unknown>,
+): ToolExecuteResult => {
+  const contentType = response.headers['content-type'];
+  const text = decodeText(response.body, contentType);
+  const mode = config.parse_mode ?? (isJson(contentType) ? 'json' : isHtml(contentType) ? 'markdown' : 'raw');
+
+  if (mode === 'json' || (config.response_fields?.length && mode === 'raw')) {
+    const parsed = text.trim() === '' ? { ok: true as const, value: null } : parseJson(text);
+    if (!parsed.ok) {
+      if (mode === 'json') {
+        throw new ToolExecutionError(`expected a JSON response but got: ${excerpt(text, 200)}`, { metadata });
+      }
+    } else {
+      const data = config.response_fields?.length ? pickFields(parsed.value, config.response_fields) : parsed.value;
+      return { response: truncateText(jsonText(data), MAX_RESPONSE_CHARS).text, data, metadata };
+    }
+  }
+  const shown = mode === 'markdown' && isHtml(contentType) ? htmlToMarkdown(text) : text;
+  return { response: truncateText(shown, MAX_RESPONSE_CHARS).text, metadata };
+};

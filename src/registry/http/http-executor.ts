@@ -1,0 +1,120 @@
+import type { OutboundClient } from '../outbound/outbound-client';
+import { OutboundNetworkError } from '../outbound/outbound-network-error';
+import type { OutboundResponse } from '../outbound/outbound-request';
+import type { ToolExecutor } from '../executor';
+import {
+  ToolExecutionError,
+  type ToolDefinition,
+  type ToolEffect,
+  type ToolExecuteContext,
+  type ToolExecuteResult,
+} from '../tool-definition';
+import { buildHttpRequest } from './build-http-request';
+import { formatHttpResponse, httpStatusError } from './format-http-response';
+import {
+  HTTP_SECRET_PATHS,
+  HTTP_TOOL_CONFIG_SCHEMA,
+  MAX_RESPONSE_BYTES,
+  MAX_TIMEOUT_MS,
+  type HttpToolConfig,
+} from './http-tool-config';
+import { backoffDelay, MAX_RETRY_WAIT_MS, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry-policy';
+import { validateHttpConfig } from './validate-http-config';
+
+export interface HttpExecutorDeps {
+  outbound: OutboundClient;
+  /** Retries for read-only and idempotent tools that do not configure their own. */
+  defaultRetry?: { count: number; backoff_ms: number };
+  /** Per-attempt time limit when a tool sets none; the outbound client's default otherwise. */
+  defaultTimeoutMs?: number;
+  /** Injectable for tests: waiting and jitter. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+const RETRYING_EFFECTS: ReadonlySet<ToolEffect> = new Set(['read_only', 'idempotent']);
+const DEFAULT_RETRY = { count: 2, backoff_ms: 250 };
+/** Assumed per-attempt limit for the tool's overall deadline when the outbound client's default applies. */
+const ASSUMED_TIMEOUT_MS = 30_000;
+
+/**
+ * The `http` implementation type: one templated HTTP call per tool call, through the SSRF-guarded
+ * OutboundClient. Only read-only and idempotent tools retry on their own.
+ */
+export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToolConfig> => {
+  const wait = deps.sleep ?? sleep;
+
+  const call = async (config: HttpToolConfig, effect: ToolEffect, context: ToolExecuteContext) => {
+    const retry = config.retry ?? deps.defaultRetry ?? DEFAULT_RETRY;
+    const retries = RETRYING_EFFECTS.has(effect) ? retry.count : 0;
+    const request = buildHttpRequest(config, context.params);
+    const configured = config.timeout_ms ?? deps.defaultTimeoutMs;
+    const attemptTimeout = configured === undefined ? undefined : Math.min(configured, MAX_TIMEOUT_MS);
+    for (let attempt = 1; ; attempt++) {
+      let response: OutboundResponse;
+      try {
+        response = await deps.outbound.request({
+          ...request,
+          timeoutMs: attemptTimeout,
+          maxResponseBytes: Math.min(config.max_response_bytes ?? MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES),
+          signal: context.signal,
+        });
+      } catch (error) {
+        const transient = error instanceof OutboundNetworkError && error.transient;
+        if (!transient || attempt > retries || context.signal.aborted) throw withAttempts(error, attempt);
+        await wait(backoffDelay(attempt, retry.backoff_ms ?? DEFAULT_RETRY.backoff_ms, deps.random), context.signal);
+        continue;
+      }
+      if (RETRYABLE_STATUSES.has(response.status) && attempt <= retries) {
+        const delay =
+          parseRetryAfter(response.headers['retry-after']) ??
+          backoffDelay(attempt, retry.backoff_ms ?? DEFAULT_RETRY.backoff_ms, deps.random);
+        await wait(delay, context.signal);
+        continue;
+      }
+      return { response, attempts: attempt };
+    }
+  };
+
+  const toDefinition: ToolExecutor<HttpToolConfig>['toDefinition'] = (tool) => {
+    const config = tool.implementationConfig;
+    const perAttempt = Math.min(config.timeout_ms ?? deps.defaultTimeoutMs ?? ASSUMED_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    const retries = RETRYING_EFFECTS.has(tool.effect) ? (config.retry ?? deps.defaultRetry ?? DEFAULT_RETRY).count : 0;
+    const definition: ToolDefinition = {
+      id: tool.id,
+      version: tool.version,
+      schema: tool.functionSchema,
+      effect: tool.effect,
+      timeoutMs: perAttempt * (retries + 1) + MAX_RETRY_WAIT_MS * retries,
+      execute: async (context): Promise<ToolExecuteResult> => {
+        const { response, attempts } = await call(config, tool.effect, context);
+        const metadata = {
+          status_code: response.status,
+          response_bytes: response.bytes,
+          attempts,
+          final_url: response.finalUrl,
+        };
+        if (response.status < 200 || response.status > 299) throw httpStatusError(response, metadata);
+        return formatHttpResponse(config, response, metadata);
+      },
+    };
+    return definition;
+  };
+
+  return {
+    type: 'http',
+    configSchema: HTTP_TOOL_CONFIG_SCHEMA,
+    configDescription:
+      'Calls an HTTP API: a URL template with {param} placeholders, optional headers, query, JSON body and auth.',
+    secretPaths: HTTP_SECRET_PATHS,
+    validateConfig: validateHttpConfig,
+    toDefinition,
+  };
+};
+
+const withAttempts = (error: unknown, attempts: number): unknown => {
+  if (error instanceof ToolExecutionError) {
+    error.details.metadata = { ...error.details.metadata, attempts };
+  }
+  return error;
+};

@@ -1,0 +1,29 @@
+import { backoffDelay, MAX_RETRY_WAIT_MS, parseRetryAfter } from './retry-policy';
+
+describe(parseRetryAfter.name, () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+
+  it.each([
+    ['3', 3000],
+    ['Wed, 01 Jan 2025 00:00:05 GMT', 5000],
+    ['Tue, 31 Dec 2024 23:59:00 GMT', 0],
+    ['86400', MAX_RETRY_WAIT_MS],
+  ])('should read %s as %d ms', (header, expected) => {
+    expect(parseRetryAfter(header, now)).toBe(expected);
+  });
+
+  it.each([undefined, '', 'soon'])('should ignore %p', (header) => {
+    expect(parseRetryAfter(header, now)).toBeNull();
+  });
+});
+
+describe(backoffDelay.name, () => {
+  it('should double the ceiling on each retry and draw below it', () => {
+    expect([1, 2, 3].map((retry) => backoffDelay(retry, 100, () => 0.999))).toEqual([99, 199, 399]);
+    expect(backoffDelay(3, 100, () => 0)).toBe(0);
+  });
+
+  it('should never exceed the maximum wait', () => {
+    expect(backoffDelay(20, 10_000, () => 0.999)).toBeLessThan(MAX_RETRY_WAIT_MS);
+  });
+});

@@ -1,0 +1,42 @@
+import type { ConfigProblem, StoredTool } from '../executor';
+import type { HttpToolConfig } from './http-tool-config';
+import { placeholdersIn, placeholdersInJson, urlAuthority } from './placeholder-template';
+
+const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+const parameterNames = (tool: Pick<StoredTool, 'functionSchema'>): Set<string> => {
+  const properties = tool.functionSchema.function.parameters.properties;
+  return new Set(properties && typeof properties === 'object' ? Object.keys(properties) : []);
+};
+
+/** Checks an http tool beyond its JSON Schema: placeholders name real parameters; with auth, the host is fixed. */
+export const validateHttpConfig = (
+  config: HttpToolConfig,
+  tool: Pick<StoredTool, 'name' | 'functionSchema'>,
+): ConfigProblem[] => {
+  const known = parameterNames(tool);
+  const used = [
+    ...placeholdersIn(config.url).map((name) => ({ path: '/url', name })),
+    ...Object.entries(config.headers ?? {}).flatMap(([header, value]) =>
+      placeholdersIn(value).map((name) => ({ path: `/headers/${pointer(header)}`, name })),
+    ),
+    ...Object.entries(config.query ?? {}).flatMap(([key, value]) =>
+      placeholdersIn(value).map((name) => ({ path: `/query/${pointer(key)}`, name })),
+    ),
+    ...placeholdersInJson(config.body, '/body'),
+  ];
+  const problems: ConfigProblem[] = used
+    .filter(({ name }) => !known.has(name))
+    .map(({ path, name }) => ({ path, message: `placeholder {${name}} does not name a parameter of ${tool.name}` }));
+
+  const authority = urlAuthority(config.url);
+  if (!authority) problems.push({ path: '/url', message: 'url must start with http:// or https:// and a host' });
+  if (config.auth && config.auth.type !== 'none' && placeholdersIn(authority).length > 0) {
+    problems.push({
+      path: '/url',
+      message:
+        'when a tool has auth, its host is fixed by the config: placeholders may not change the scheme, host or port, so the model cannot send credentials elsewhere',
+    });
+  }
+  return problems;
+};

@@ -1,0 +1,421 @@
+import type { ServerResponse } from 'node:http';
+import { startHttpTestServer, type HttpTestServer } from '../../../test/support/http-test-server';
+import { ToolExecutionError } from '../tool-definition';
+import { OutboundBlockedError } from './outbound-blocked-error';
+import { OutboundClient } from './outbound-client';
+import type { OutboundClientOptions } from './outbound-request';
+import type { OutboundResolver, ResolvedAddress } from './outbound-resolver';
+
+const notFound = (hostname: string): Error =>
+  Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+
+/** A fake DNS: each name answers with its list, or with the next list of a sequence on every call. */
+const fakeDns = (zone: Record<string, string[] | string[][]>): OutboundResolver => {
+  const calls = new Map<string, number>();
+  return (hostname) => {
+    const entry = zone[hostname];
+    if (!entry) return Promise.reject(notFound(hostname));
+    const call = calls.get(hostname) ?? 0;
+    calls.set(hostname, call + 1);
+    const answer = Array.isArray(entry[0])
+      ? (entry as string[][])[Math.min(call, entry.length - 1)]
+      : (entry as string[]);
+    return Promise.resolve(
+      answer.map((address): ResolvedAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
+  };
+};
+
+const createClient = (options: Partial<OutboundClientOptions> = {}, resolver?: OutboundResolver): OutboundClient =>
+  new OutboundClient(
+    {
+      allowPrivate: [],
+      defaultTimeoutMs: 5000,
+      maxResponseBytes: 1024 * 1024,
+      maxRedirects: 5,
+      userAgent: 'ToolFlow-test',
+      ...options,
+    },
+    resolver,
+  );
+
+const redirectTo = (response: ServerResponse, location: string, status = 302): void => {
+  response.writeHead(status, { location });
+  response.end();
+};
+
+describe(OutboundClient.name, () => {
+  describe('hostile URLs', () => {
+    const sut = createClient(
+      { defaultTimeoutMs: 1000 },
+      fakeDns({
+        '127.0.0.1.nip.io': ['127.0.0.1'],
+        'loopback6.test': ['::1'],
+        'mixed.test': ['93.184.216.34', '10.0.0.1'],
+        'metadata.attacker.test': ['169.254.169.254'],
+        'aws-v6.test': ['fd00:ec2::254'],
+        'mapped.test': ['::ffff:192.168.0.1'],
+        localhost: ['127.0.0.1'],
+      }),
+    );
+
+    it.each([
+      ['http://localhost/', 'localhost'],
+      ['http://LOCALHOST./admin', 'localhost'],
+      ['http://api.localhost/', 'localhost'],
+      ['http://127.0.0.1/', 'loopback'],
+      ['http://127.0.0.1.:80/', 'loopback'],
+      ['http://127.1/', 'loopback'],
+      ['http://2130706433/', 'loopback'],
+      ['http://0x7f000001/', 'loopback'],
+      ['http://017700000001/', 'loopback'],
+      ['http://0177.0.0.1/', 'loopback'],
+      ['http://0x7f.1/', 'loopback'],
+      ['http://127.0.0.1.nip.io/', 'loopback'],
+      ['http://loopback6.test/', 'loopback'],
+      ['http://0/', 'unspecified'],
+      ['http://0.0.0.0:8080/', 'unspecified'],
+      ['http://[::]/', 'unspecified'],
+      ['http://[::1]/', 'loopback'],
+      ['http://[::ffff:127.0.0.1]/', 'loopback'],
+      ['http://[::ffff:7f00:1]/', 'loopback'],
+      ['http://[::127.0.0.1]/', 'loopback'],
+      ['http://[0:0:0:0:0:ffff:a00:1]/', 'private'],
+      ['http://[::ffff:0:a00:1]/', 'private'],
+      ['http://10.1.2.3/', 'private'],
+      ['http://0x0a.0x01.0x02.0x03/', 'private'],
+      ['http://172.16.0.1/', 'private'],
+      ['http://172.31.255.255/', 'private'],
+      ['http://192.168.1.1/', 'private'],
+      ['http://mixed.test/', 'private'],
+      ['http://mapped.test/', 'private'],
+      ['http://169.254.169.254/latest/meta-data', 'cloud-metadata'],
+      ['http://[::ffff:a9fe:a9fe]/', 'cloud-metadata'],
+      ['http://[64:ff9b::a9fe:a9fe]/', 'cloud-metadata'],
+      ['http://[fd00:ec2::254]/', 'cloud-metadata'],
+      ['http://metadata.google.internal/computeMetadata/v1/', 'cloud-metadata'],
+      ['http://metadata/', 'cloud-metadata'],
+      ['http://metadata.attacker.test/', 'cloud-metadata'],
+      ['http://aws-v6.test/', 'cloud-metadata'],
+      ['http://169.254.1.1/', 'link-local'],
+      ['http://[fe80::1]/', 'link-local'],
+      ['http://[fe80::1%25eth0]/', 'invalid-url'],
+      ['http://100.64.0.1/', 'carrier-grade-nat'],
+      ['http://[fd00::1]/', 'unique-local'],
+      ['http://[64:ff9b:1::1]/', 'private'],
+      ['http://224.0.0.1/', 'multicast'],
+      ['http://[ff02::1]/', 'multicast'],
+      ['http://255.255.255.255/', 'broadcast'],
+      ['http://240.0.0.1/', 'reserved'],
+      ['http://192.0.0.170/', 'reserved'],
+      ['http://[100::1]/', 'reserved'],
+      ['http://198.18.0.1/', 'benchmarking'],
+      ['http://192.0.2.1/', 'documentation'],
+      ['http://[2001:db8::1]/', 'documentation'],
+      ['http://[2002:7f00:1::]/', 'loopback'],
+      ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'loopback'],
+      ['file:///etc/passwd', 'scheme'],
+      ['gopher://127.0.0.1:70/_stats', 'scheme'],
+      ['ftp://example.com/', 'scheme'],
+      ['javascript:alert(1)', 'scheme'],
+      ['data:text/plain,hello', 'scheme'],
+      ['http://user:pass@example.com/', 'userinfo'],
+      ['https://token@example.com/', 'userinfo'],
+      ['http://not a url/', 'invalid-url'],
+      ['/relative/path', 'invalid-url'],
+    ])('should refuse %s (%s)', async (url, rule) => {
+      const attempt = sut.request({ url });
+
+      await expect(attempt).rejects.toBeInstanceOf(OutboundBlockedError);
+      await expect(attempt).rejects.toMatchObject({ rule });
+    });
+
+    it('should name the rule and the range in the message', async () => {
+      await expect(sut.request({ url: 'http://10.1.2.3/' })).rejects.toThrow(
+        'blocked: 10.1.2.3 is in private range 10.0.0.0/8; allow it with OUTBOUND_ALLOW_PRIVATE',
+      );
+    });
+  });
+
+  describe('against a local server', () => {
+    let server: HttpTestServer;
+    let handler: (url: string, response: ServerResponse) => void;
+
+    beforeEach(async () => {
+      handler = (_url, response) => response.end('ok');
+      server = await startHttpTestServer((request, response) => handler(request.url, response));
+    });
+
+    afterEach(() => server.close());
+
+    it('should refuse 127.0.0.1 without an allowance and never reach the server', async () => {
+      await expect(createClient().request({ url: `${server.origin}/` })).rejects.toMatchObject({ rule: 'loopback' });
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('should reach 127.0.0.1 when the allowlist names it', async () => {
+      handler = (_url, response) => {
+        response.writeHead(201, { 'X-Custom': 'yes', 'content-type': 'text/plain' });
+        response.end('created');
+      };
+      const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
+
+      const result = await sut.request({
+        url: `${server.origin}/things`,
+        method: 'post',
+        body: { a: 1 },
+        query: { q: 'a b' },
+      });
+
+      expect(result).toMatchObject({
+        status: 201,
+        headers: expect.objectContaining({ 'x-custom': 'yes' }) as unknown,
+        bytes: 7,
+        finalUrl: `${server.origin}/things?q=a+b`,
+        redirects: [],
+        truncated: false,
+      });
+      expect(result.body.toString()).toBe('created');
+      expect(server.requests[0]).toMatchObject({ method: 'POST', body: '{"a":1}' });
+      expect(server.requests[0].headers).toMatchObject({
+        'content-type': 'application/json',
+        'user-agent': 'ToolFlow-test',
+      });
+    });
+
+    it('should ignore a caller-supplied Host header', async () => {
+      const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
+
+      await sut.request({ url: `${server.origin}/`, headers: { Host: 'internal.example' } });
+
+      expect(server.requests[0].headers.host).toBe(`127.0.0.1:${server.port}`);
+    });
+
+    it('should check the address again on every connection (DNS rebinding)', async () => {
+      const sut = createClient(
+        { allowPrivate: ['127.0.0.1/32'] },
+        fakeDns({ 'rebind.test': [['127.0.0.1'], ['169.254.169.254']] }),
+      );
+
+      await expect(sut.request({ url: `http://rebind.test:${server.port}/` })).resolves.toMatchObject({ status: 200 });
+      await expect(sut.request({ url: `http://rebind.test:${server.port}/` })).rejects.toMatchObject({
+        rule: 'cloud-metadata',
+      });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('should refuse a name whose addresses include a blocked one even if another is allowed', async () => {
+      const sut = createClient(
+        { allowPrivate: ['127.0.0.1/32'] },
+        fakeDns({ 'mixed.test': ['127.0.0.1', '10.0.0.1'] }),
+      );
+
+      await expect(sut.request({ url: `http://mixed.test:${server.port}/` })).rejects.toMatchObject({
+        rule: 'private',
+      });
+      expect(server.requests).toHaveLength(0);
+    });
+
+    describe('redirects', () => {
+      const publicDns = (): OutboundResolver =>
+        fakeDns({ 'api.public.test': ['127.0.0.1'], 'internal.test': ['127.0.0.2'] });
+      const sut = (): OutboundClient => createClient({ allowPrivate: ['127.0.0.1/32'] }, publicDns());
+
+      it.each([
+        ['http://169.254.169.254/latest/meta-data', 'cloud-metadata'],
+        ['http://127.0.0.2/', 'loopback'],
+        ['http://[::1]/', 'loopback'],
+        ['http://internal.test/', 'loopback'],
+        ['file:///etc/passwd', 'scheme'],
+        ['http://admin:secret@api.public.test/', 'userinfo'],
+      ])('should refuse a hop to %s (%s)', async (location, rule) => {
+        handler = (_url, response) => redirectTo(response, location);
+
+        await expect(sut().request({ url: `http://api.public.test:${server.port}/start` })).rejects.toMatchObject({
+          rule,
+        });
+        expect(server.requests).toHaveLength(1);
+      });
+
+      it('should re-resolve the host on each hop so a rebinding hop is refused', async () => {
+        const client = createClient(
+          { allowPrivate: ['127.0.0.1/32'] },
+          fakeDns({ 'rebind.test': [['127.0.0.1'], ['10.0.0.1']] }),
+        );
+        handler = (url, response) => (url === '/start' ? redirectTo(response, '/next') : response.end('secret'));
+
+        await expect(client.request({ url: `http://rebind.test:${server.port}/start` })).rejects.toMatchObject({
+          rule: 'private',
+        });
+        expect(server.requests.map((request) => request.url)).toEqual(['/start']);
+      });
+
+      it('should follow allowed hops, record them, and drop credentials when the origin changes', async () => {
+        handler = (url, response) => {
+          if (url === '/a') return redirectTo(response, '/b');
+          if (url === '/b') return redirectTo(response, `http://api.public.test:${server.port}/c`);
+          response.end('done');
+        };
+
+        const result = await sut().request({
+          url: `${server.origin}/a`,
+          headers: { Authorization: 'Bearer t', Cookie: 'c=1', 'X-Api-Key': 'k', 'X-Trace': 'kept' },
+          sensitiveHeaders: ['X-Api-Key'],
+        });
+
+        expect(result.redirects).toEqual([`${server.origin}/b`, `http://api.public.test:${server.port}/c`]);
+        expect(result.finalUrl).toBe(`http://api.public.test:${server.port}/c`);
+        expect(server.requests[1].headers).toMatchObject({
+          authorization: 'Bearer t',
+          cookie: 'c=1',
+          'x-api-key': 'k',
+        });
+        expect(server.requests[2].headers).not.toHaveProperty('authorization');
+        expect(server.requests[2].headers).not.toHaveProperty('cookie');
+        expect(server.requests[2].headers).not.toHaveProperty('x-api-key');
+        expect(server.requests[2].headers).toMatchObject({ 'x-trace': 'kept' });
+      });
+
+      it('should turn a POST into a body-less GET on 303 and keep it on 307', async () => {
+        handler = (url, response) => {
+          if (url === '/see-other') return redirectTo(response, '/done', 303);
+          if (url === '/temporary') return redirectTo(response, '/done', 307);
+          response.end('done');
+        };
+
+        await sut().request({ url: `${server.origin}/see-other`, method: 'POST', body: 'payload' });
+        await sut().request({ url: `${server.origin}/temporary`, method: 'POST', body: 'payload' });
+
+        expect(server.requests.map(({ method, url, body }) => [method, url, body])).toEqual([
+          ['POST', '/see-other', 'payload'],
+          ['GET', '/done', ''],
+          ['POST', '/temporary', 'payload'],
+          ['POST', '/done', 'payload'],
+        ]);
+      });
+
+      it('should fail after the maximum number of hops', async () => {
+        handler = (url, response) => redirectTo(response, `${url}x`);
+
+        await expect(sut().request({ url: `${server.origin}/loop`, maxRedirects: 3 })).rejects.toThrow(
+          'too many redirects (more than 3)',
+        );
+        expect(server.requests).toHaveLength(4);
+      });
+
+      it('should hand back the redirect itself when redirects are disabled', async () => {
+        handler = (_url, response) => redirectTo(response, '/elsewhere');
+
+        const result = await sut().request({ url: `${server.origin}/`, maxRedirects: 0 });
+
+        expect(result).toMatchObject({
+          status: 302,
+          headers: expect.objectContaining({ location: '/elsewhere' }) as unknown,
+        });
+        expect(server.requests).toHaveLength(1);
+      });
+
+      it('should apply the caller URL check to every hop', async () => {
+        handler = (_url, response) => redirectTo(response, `http://api.public.test:${server.port}/`);
+        const checkUrl = (url: URL): void => {
+          if (url.hostname !== '127.0.0.1') throw new ToolExecutionError(`domain ${url.hostname} not allowed`);
+        };
+
+        await expect(sut().request({ url: `${server.origin}/`, checkUrl })).rejects.toThrow(
+          'domain api.public.test not allowed',
+        );
+      });
+    });
+
+    describe('limits and failures', () => {
+      const sut = (options: Partial<OutboundClientOptions> = {}): OutboundClient =>
+        createClient({ allowPrivate: ['127.0.0.1/32'], ...options });
+
+      it('should abort while streaming once the body passes the size limit', async () => {
+        const total = 10 * 1024 * 1024;
+        let written = 0;
+        let closedEarly = false;
+        const closed = new Promise<void>((resolve) => {
+          handler = (_url, response) => {
+            const chunk = Buffer.alloc(64 * 1024, 'a');
+            response.on('close', () => {
+              closedEarly = written < total;
+              resolve();
+            });
+            const pump = (): void => {
+              while (written < total && !response.destroyed) {
+                written += chunk.length;
+                if (!response.write(chunk)) return void response.once('drain', pump);
+              }
+              response.end();
+            };
+            pump();
+          };
+        });
+
+        const attempt = sut().request({ url: `${server.origin}/big`, maxResponseBytes: 1024 });
+
+        await expect(attempt).rejects.toThrow('response exceeded 1024 bytes');
+        const error = (await attempt.catch((caught: unknown) => caught)) as ToolExecutionError;
+        expect(error.details.metadata?.bytes_read).toBeLessThan(256 * 1024);
+        await closed;
+        expect(closedEarly).toBe(true);
+      });
+
+      it('should refuse a declared Content-Length over the limit before reading', async () => {
+        handler = (_url, response) => {
+          response.writeHead(200, { 'content-length': '5000' });
+          response.end('x'.repeat(5000));
+        };
+
+        await expect(sut({ maxResponseBytes: 1024 }).request({ url: `${server.origin}/` })).rejects.toThrow(
+          'response exceeded 1024 bytes',
+        );
+      });
+
+      it('should never allow more than the client ceiling', async () => {
+        handler = (_url, response) => response.end('x'.repeat(2000));
+
+        await expect(
+          sut({ maxResponseBytes: 1024 }).request({ url: `${server.origin}/`, maxResponseBytes: 10_000 }),
+        ).rejects.toThrow('response exceeded 1024 bytes');
+      });
+
+      it('should report a timeout with its limit', async () => {
+        handler = () => undefined;
+
+        await expect(sut().request({ url: `${server.origin}/slow`, timeoutMs: 100 })).rejects.toThrow(
+          `request to 127.0.0.1:${server.port} timed out after 100 ms`,
+        );
+      });
+
+      it('should stop when the caller aborts', async () => {
+        handler = () => undefined;
+        const controller = new AbortController();
+        const attempt = sut().request({ url: `${server.origin}/slow`, signal: controller.signal });
+        setImmediate(() => controller.abort());
+
+        await expect(attempt).rejects.toThrow('was aborted');
+      });
+
+      it('should say the connection was refused', async () => {
+        const port = server.port;
+        await server.close();
+
+        await expect(sut().request({ url: `http://127.0.0.1:${port}/` })).rejects.toThrow(
+          `connection refused by 127.0.0.1:${port}`,
+        );
+        server = await startHttpTestServer(() => undefined);
+      });
+
+      it('should say a host could not be resolved', async () => {
+        const client = createClient({}, fakeDns({}));
+
+        const attempt = client.request({ url: 'http://nowhere.test/' });
+
+        await expect(attempt).rejects.toBeInstanceOf(ToolExecutionError);
+        await expect(attempt).rejects.toThrow('could not resolve host nowhere.test');
+      });
+    });
+  });
+});

@@ -1,0 +1,177 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { Readable } from 'node:stream';
+import { ToolExecutionError } from '../tool-definition';
+import { AddressPolicy } from './address-policy';
+import { createGuardedAgents } from './guarded-agents';
+import { createGuardedLookup } from './guarded-lookup';
+import { toOutboundError } from './outbound-error';
+import type { OutboundBody, OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
+import { systemResolver, type OutboundResolver } from './outbound-resolver';
+import { readCapped, ResponseTooLargeError } from './read-capped';
+import { RequestDeadline } from './request-deadline';
+import { checkOutboundUrl, parseOutboundUrl } from './url-policy';
+
+export type { OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+// Framing and routing headers are the transport's business; a caller (or a model) may not set them.
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-connection',
+  'proxy-authorization',
+]);
+
+interface Hop {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
+const encodeBody = (body: OutboundBody | undefined, headers: Record<string, string>): Buffer | undefined => {
+  if (body === undefined) return undefined;
+  const [type, data] =
+    typeof body === 'string'
+      ? ['text/plain; charset=utf-8', Buffer.from(body)]
+      : Buffer.isBuffer(body)
+        ? ['application/octet-stream', body]
+        : ['application/json', Buffer.from(JSON.stringify(body))];
+  headers['content-type'] ??= type;
+  return data;
+};
+
+const lowerCaseHeaders = (headers: Record<string, string> = {}): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers)
+      .map(([name, value]): [string, string] => [name.toLowerCase(), value])
+      .filter(([name]) => !RESERVED_HEADERS.has(name)),
+  );
+
+const flattenHeaders = (response: AxiosResponse): Record<string, string> => {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers as Record<string, unknown>)) {
+    if (typeof value === 'string' || typeof value === 'number') flat[name.toLowerCase()] = String(value);
+    else if (Array.isArray(value)) {
+      flat[name.toLowerCase()] = value.filter((item): item is string => typeof item === 'string').join(', ');
+    }
+  }
+  return flat;
+};
+
+/**
+ * The only way ToolFlow talks to the outside world over HTTP. Every hop is checked against the
+ * SSRF policy (scheme, credentials, IP literals) and every resolved address is checked again when
+ * the socket connects; bodies are size-capped while streaming; failures become ToolExecutionErrors.
+ */
+export class OutboundClient {
+  private readonly policy: AddressPolicy;
+  private readonly http: AxiosInstance;
+
+  /** @param lookup resolver used at connect time; tests inject one to play DNS. */
+  constructor(
+    private readonly options: OutboundClientOptions,
+    lookup: OutboundResolver = systemResolver,
+  ) {
+    this.policy = new AddressPolicy(options.allowPrivate);
+    const agents = createGuardedAgents(this.policy, createGuardedLookup(lookup, this.policy));
+    this.http = axios.create({
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
+      proxy: false,
+      maxRedirects: 0,
+      responseType: 'stream',
+      decompress: true,
+      validateStatus: () => true,
+      transformRequest: [(data: unknown) => data],
+      maxContentLength: -1,
+      maxBodyLength: -1,
+    });
+  }
+
+  async request(request: OutboundRequest): Promise<OutboundResponse> {
+    const deadline = new RequestDeadline(request.timeoutMs ?? this.options.defaultTimeoutMs, request.signal);
+    const maxBytes = Math.min(request.maxResponseBytes ?? this.options.maxResponseBytes, this.options.maxResponseBytes);
+    const maxRedirects = request.maxRedirects ?? this.options.maxRedirects;
+    const headers = { 'user-agent': this.options.userAgent, ...lowerCaseHeaders(request.headers) };
+    let hop: Hop = {
+      url: parseOutboundUrl(request.url),
+      method: (request.method ?? 'GET').toUpperCase(),
+      headers,
+      body: undefined,
+    };
+    hop.body = encodeBody(request.body, hop.headers);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) hop.url.searchParams.append(name, String(value));
+    }
+    const redirects: string[] = [];
+    try {
+      for (;;) {
+        checkOutboundUrl(hop.url, this.policy);
+        request.checkUrl?.(hop.url);
+        const response = await this.send(hop, deadline);
+        const location: unknown = response.headers.location;
+        if (maxRedirects > 0 && REDIRECT_STATUSES.has(response.status) && typeof location === 'string') {
+          response.data.destroy();
+          if (redirects.length >= maxRedirects) {
+            throw new ToolExecutionError(`too many redirects (more than ${maxRedirects}), last to ${location}`);
+          }
+          hop = this.redirect(hop, response.status, parseOutboundUrl(location, hop.url.href), request.sensitiveHeaders);
+          redirects.push(hop.url.href);
+          continue;
+        }
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          response.data.destroy();
+          throw new ResponseTooLargeError(maxBytes, 0);
+        }
+        const body = await readCapped(response.data, maxBytes, deadline.signal);
+        return {
+          status: response.status,
+          statusText: response.statusText,
+          headers: flattenHeaders(response),
+          body,
+          bytes: body.length,
+          finalUrl: hop.url.href,
+          redirects,
+          truncated: false,
+        };
+      }
+    } catch (error) {
+      throw toOutboundError(error, hop.url, deadline);
+    } finally {
+      deadline.cancel();
+      deadline.dispose();
+    }
+  }
+
+  private send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
+    return this.http.request<Readable>({
+      url: hop.url.href,
+      method: hop.method,
+      headers: hop.headers,
+      data: hop.body,
+      signal: deadline.signal,
+    });
+  }
+
+  private redirect(previous: Hop, status: number, next: URL, sensitive: readonly string[] = []): Hop {
+    const headers = { ...previous.headers };
+    if (next.origin !== previous.url.origin) {
+      for (const name of [...CREDENTIAL_HEADERS, ...sensitive]) delete headers[name.toLowerCase()];
+    }
+    const keepsMethod = status === 307 || status === 308 || (status !== 303 && previous.method !== 'POST');
+    if (keepsMethod || previous.method === 'HEAD')
+      return { url: next, method: previous.method, headers, body: previous.body };
+    delete headers['content-type'];
+    return { url: next, method: 'GET', headers, body: undefined };
+  }
+}
