@@ -45,7 +45,7 @@ export class ExecutorCatalog {
   }
 
   get(type: ImplementationType): ToolExecutor<Record<string, unknown>> {
-    return this.executors[type] as unknown as ToolExecutor<Record<string, unknown>>;
+    return this.executors[type];
   }
 
   describe(): Array<{ type: ImplementationType; description: string; config_schema: Record<string, unknown> }> {

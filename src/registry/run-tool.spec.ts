@@ -1,3 +1,4 @@
+import { OutboundBlockedError } from './outbound/outbound-blocked-error';
 import { ArgumentValidator } from './arguments';
 import { runTool, ToolForbiddenError, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
 import {
@@ -170,14 +171,15 @@ describe(runTool.name, () => {
 
   it.each([
     ['a ToolForbiddenError', new ToolForbiddenError('not yours')],
-    ['a ToolExecutionError marked forbidden', new ToolExecutionError('not yours', { metadata: { forbidden: true } })],
+    ['an SSRF refusal', new OutboundBlockedError('loopback', 'not yours')],
   ])('should classify %s as forbidden', async (_case, error) => {
     const outcome = await run(
       makeTool(() => Promise.reject(error)),
       '{"city":"Paris"}',
     );
 
-    expect(outcome).toMatchObject({ status: 'error', errorKind: 'forbidden', response: 'Error: not yours' });
+    expect(outcome).toMatchObject({ status: 'error', errorKind: 'forbidden' });
+    expect(outcome.response).toMatch(/^Error: (blocked: )?not yours$/);
   });
 
   it.each([

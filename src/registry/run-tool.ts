@@ -12,21 +12,16 @@ import {
   type ToolCall,
   type ToolDefinition,
   ToolExecutionError,
+  ToolForbiddenError,
   type ToolExecuteResult,
   type ToolRunContext,
   toolName,
 } from './tool-definition';
 
 export type ToolRunStatus = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
-export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
+export { ToolForbiddenError } from './tool-definition';
 
-/** Refusal for lack of rights or outside an allowed boundary; reported with `errorKind: 'forbidden'`. */
-export class ToolForbiddenError extends ToolExecutionError {
-  constructor(message: string, details: ToolExecutionError['details'] = {}) {
-    super(message, details);
-    this.name = 'ToolForbiddenError';
-  }
-}
+export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
 
 /** Everything known about one tool call once it is over, on every path. */
 export interface ToolRunOutcome {
@@ -202,7 +197,7 @@ function success(result: ToolExecuteResult): PartialOutcome {
 
 function executionFailure(error: unknown): PartialOutcome {
   if (error instanceof ToolExecutionError) {
-    const forbidden = error instanceof ToolForbiddenError || error.details.metadata?.forbidden === true;
+    const forbidden = error instanceof ToolForbiddenError;
     return {
       status: 'error',
       errorKind: forbidden ? 'forbidden' : 'execution_error',

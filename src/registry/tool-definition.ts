@@ -91,4 +91,12 @@ export class ToolExecutionError extends Error {
   }
 }
 
+/** A refusal: outside an allowed boundary (SSRF guard, file root, read-only database). Reported as `forbidden`. */
+export class ToolForbiddenError extends ToolExecutionError {
+  constructor(message: string, details: ToolExecutionError['details'] = {}) {
+    super(message, details);
+    this.name = 'ToolForbiddenError';
+  }
+}
+
 export const toolName = (tool: ToolDefinition<never> | ToolDefinition): string => tool.schema.function.name;

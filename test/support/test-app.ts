@@ -17,6 +17,8 @@ export interface TestApp {
   config: AppConfig;
   /** `mysql` when DATABASE_URL points at MySQL/MariaDB, else a throwaway SQLite file. */
   dialect: 'mysql' | 'sqlite';
+  /** The database this app runs on; pass it to `startTestApp` to boot a second app on the same data. */
+  databaseUrl: string;
   /** An API key with role user (a fresh user id each call). */
   createUserKey(userId?: string): Promise<string>;
   close(): Promise<void>;
@@ -43,12 +45,22 @@ async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<v
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'toolflow-e2e-'));
-  return { url: `sqlite:${join(dir, 'e2e.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url: `sqlite:${join(dir, 'e2e.sqlite')}`,
+    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
+export interface TestAppOptions {
+  /** Reuse this database (e.g. another TestApp's `databaseUrl`) instead of a throwaway one; it is not dropped on close. */
+  databaseUrl?: string;
 }
 
 /** Boots the real app (same wiring as main.ts) on an ephemeral port-less server for supertest. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await throwawayDatabase();
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: () => Promise.resolve() }
+    : await throwawayDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -66,6 +78,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     http,
     config,
     dialect: config.database.type,
+    databaseUrl: database.url,
     async createUserKey(userId?: string) {
       counter += 1;
       const response = await request(http)

@@ -64,12 +64,8 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const body = exception.getResponse();
-      const message =
-        typeof body === 'string'
-          ? body
-          : Array.isArray((body as { message?: unknown }).message)
-            ? ((body as { message: string[] }).message.join('; ') ?? exception.message)
-            : String((body as { message?: unknown }).message ?? exception.message);
+      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       return this.plain(status, message, status === 404 ? 'not-found' : 'http-error');
     }
     return this.plain(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred', 'internal');

@@ -14,4 +14,4 @@ export const BUILTIN_TOOLS: ReadonlyArray<BuiltinTool<never>> = [
   currentTime,
   calculator,
   databaseQuery,
-] as unknown as ReadonlyArray<BuiltinTool<never>>;
+];

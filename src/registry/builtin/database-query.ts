@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Connection as CallbackConnection } from 'mysql2';
 import { createPool, type FieldPacket, type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
 import { ToolExecutionError } from '../tool-definition';
-import { ToolForbiddenError } from '../run-tool';
+import { ToolForbiddenError } from '../tool-definition';
 import { defineBuiltin } from './builtin-tool';
 
 export interface DatabaseQueryParams {

@@ -1,7 +1,7 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { ToolExecutionError } from '../tool-definition';
-import { ToolForbiddenError } from '../run-tool';
+import { ToolForbiddenError } from '../tool-definition';
 import { defineBuiltin } from './builtin-tool';
 
 export interface FileReadParams {

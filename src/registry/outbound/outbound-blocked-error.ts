@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../tool-definition';
+import { ToolForbiddenError } from '../tool-definition';
 
 /** Which guard rule refused an outbound request. */
 export type OutboundBlockRule =
@@ -24,7 +24,7 @@ export type OutboundBlockRule =
 export const ALLOW_PRIVATE_HINT = 'OUTBOUND_ALLOW_PRIVATE';
 
 /** An outbound request refused by the SSRF guard; `rule` names the check that fired. */
-export class OutboundBlockedError extends ToolExecutionError {
+export class OutboundBlockedError extends ToolForbiddenError {
   constructor(
     readonly rule: OutboundBlockRule,
     message: string,

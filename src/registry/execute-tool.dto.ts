@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined } from 'class-validator';
+
+export class ExecuteToolDto {
+  @ApiProperty({
+    description: 'The arguments, as an object or as the JSON string a model would send',
+    oneOf: [{ type: 'object' }, { type: 'string' }],
+    example: { city: 'Berlin' },
+  })
+  @IsDefined({ message: 'arguments is required (an object, or a JSON string)' })
+  arguments!: unknown;
+}
+
+export class ArgumentErrorDto {
+  @ApiProperty({ example: '/city', description: 'JSON pointer into the arguments' }) path!: string;
+  @ApiProperty({ example: 'must be string' }) message!: string;
+  @ApiProperty({ example: 42 }) value!: unknown;
+}
+
+export class ExecuteToolResponse {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ description: 'The result (structured when the tool returns JSON)', nullable: true }) data!: unknown;
+  @ApiProperty({ nullable: true, type: String, description: 'What the model would be told on failure' })
+  error!: string | null;
+  @ApiProperty({
+    nullable: true,
+    enum: ['invalid_arguments', 'not_found', 'timeout', 'execution_error', 'forbidden'],
+  })
+  error_kind!: string | null;
+  @ApiProperty({
+    example: { duration_ms: 12, status_code: 200, response_bytes: 512 },
+    description: 'duration_ms always; status_code, response_bytes, repaired_arguments, logs where they apply',
+  })
+  metadata!: Record<string, unknown>;
+  @ApiPropertyOptional({ type: [ArgumentErrorDto] }) errors?: ArgumentErrorDto[];
+}

@@ -1,0 +1,147 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../common/auth/principal';
+import { isAdmin } from '../common/auth/principal';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import type { ChatMessage } from '../llm/chat-types';
+import { ToolCallLogsService } from '../runs/tool-call-logs.service';
+import { toStoredTool, ToolsService } from '../tools/tools.service';
+import { ArgumentValidator } from './arguments';
+import type { ExecutorCatalog } from './executor-catalog';
+import { EXECUTOR_CATALOG } from './executors.tokens';
+import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
+import { type ToolCall, type ToolDefinition, type ToolRunContext, toolName } from './tool-definition';
+import type { ExecuteToolResponse } from './execute-tool.dto';
+
+export interface ResolvedTools {
+  definitions: ToolDefinition[];
+  /** Names that do not exist or that the principal may not use. */
+  missing: string[];
+  disabled: string[];
+}
+
+export interface RunCallOptions {
+  call: ToolCall;
+  tools: readonly ToolDefinition[];
+  context: ToolRunContext;
+  nodeId?: string | null;
+  messages?: readonly ChatMessage[];
+  hooks?: ToolRunHooks;
+}
+
+const stringify = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return String(value);
+  }
+};
+
+/** Turns stored tools into executable definitions and runs calls with logging and use counts. */
+@Injectable()
+export class RegistryService {
+  private readonly logger = new Logger(RegistryService.name);
+  private readonly validator = new ArgumentValidator({ cacheSize: 1000 });
+
+  constructor(
+    private readonly tools: ToolsService,
+    private readonly logs: ToolCallLogsService,
+    @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Definitions for the named tools, in the order asked; reports names that are missing or disabled. */
+  async resolve(names: readonly string[], principal: Principal): Promise<ResolvedTools> {
+    const unique = [...new Set(names)];
+    const entities = await this.tools.findUsableByNames(unique, principal);
+    const byName = new Map(entities.map((entity) => [entity.name, entity]));
+    const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
+    for (const name of unique) {
+      const entity = byName.get(name);
+      if (!entity) result.missing.push(name);
+      else if (!entity.enabled) result.disabled.push(name);
+      else result.definitions.push(await this.executors.toDefinition(toStoredTool(entity)));
+    }
+    return result;
+  }
+
+  /** Runs one call through runTool, then writes its log row and bumps the tool's use count. */
+  async runCall(options: RunCallOptions): Promise<ToolRunOutcome> {
+    const outcome = await runTool({
+      call: options.call,
+      tools: options.tools,
+      context: options.context,
+      messages: options.messages,
+      hooks: options.hooks,
+      validator: this.validator,
+      defaultTimeoutMs: this.config.tools.defaultTimeoutMs,
+      logger: { warn: (message, error) => this.logger.warn({ err: error }, message) },
+    });
+    const tool = options.tools.find((candidate) => toolName(candidate) === options.call.name);
+    await this.logs.record({
+      toolId: tool?.id ?? null,
+      toolName: options.call.name.slice(0, 64),
+      toolVersion: tool?.version ?? null,
+      runId: options.context.runId,
+      nodeId: options.nodeId ?? null,
+      callId: options.call.id.slice(0, 128),
+      userId: options.context.userId,
+      input: options.call.arguments,
+      output: outcome.status === 'success' ? outcome.response : null,
+      status: outcome.status,
+      errorMessage: outcome.status === 'success' ? null : outcome.response,
+      durationMs: outcome.metadata.duration_ms,
+      startedAt: outcome.startedAt,
+    });
+    if (tool?.id) await this.tools.incrementUseCount(tool.id);
+    return outcome;
+  }
+
+  /** The debug endpoint: one call outside any workflow. */
+  async executeOnce(idOrName: string, rawArguments: unknown, principal: Principal): Promise<ExecuteToolResponse> {
+    const entity = await this.tools.findVisible(idOrName, principal);
+    const call: ToolCall = {
+      id: `debug_${randomUUID()}`,
+      name: entity.name,
+      arguments: typeof rawArguments === 'string' ? rawArguments : stringify(rawArguments ?? {}),
+    };
+    if (!entity.enabled) {
+      return {
+        success: false,
+        data: null,
+        error: `Tool "${entity.name}" is disabled; enable it to run it`,
+        error_kind: 'forbidden',
+        metadata: { duration_ms: 0 },
+      };
+    }
+    const definition = await this.executors.toDefinition(toStoredTool(entity));
+    const controller = new AbortController();
+    const outcome = await this.runCall({
+      call,
+      tools: [definition],
+      context: {
+        runId: null,
+        userId: principal.userId,
+        isAdmin: isAdmin(principal),
+        signal: controller.signal,
+        depth: 0,
+      },
+    });
+    return toExecuteResponse(outcome);
+  }
+}
+
+export function toExecuteResponse(outcome: ToolRunOutcome): ExecuteToolResponse {
+  const success = outcome.status === 'success';
+  const metadata = { ...outcome.metadata };
+  return {
+    success,
+    data: success ? (outcome.data ?? outcome.response) : (outcome.data ?? null),
+    error: success ? null : outcome.response,
+    error_kind: success ? null : (outcome.errorKind ?? 'execution_error'),
+    metadata,
+    ...(outcome.errors ? { errors: outcome.errors.map(({ path, message, value }) => ({ path, message, value })) } : {}),
+  };
+}

@@ -1,0 +1,55 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, isAdmin, type Principal } from '../common/auth/principal';
+import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { type Page, PageQuery } from '../common/http/pagination';
+import { ToolCallLogPageResponse, type ToolCallLogResponse } from '../runs/tool-call-log.dto';
+import { ToolCallLogsService } from '../runs/tool-call-logs.service';
+import { ToolsService } from '../tools/tools.service';
+import { ExecuteToolDto, ExecuteToolResponse } from './execute-tool.dto';
+import { RegistryService } from './registry.service';
+
+@ApiTags('tools')
+@ApiBearerAuth()
+@ApiProblemResponses(401, 404)
+@Controller('tools')
+export class ToolExecutionController {
+  constructor(
+    private readonly registry: RegistryService,
+    private readonly tools: ToolsService,
+    private readonly logs: ToolCallLogsService,
+  ) {}
+
+  @Post(':id/execute')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run a tool once, outside any workflow (debugging); the call is logged' })
+  @ApiOkResponse({ type: ExecuteToolResponse, description: '`success` tells whether the tool succeeded' })
+  @ApiResponse({ status: 422, type: ExecuteToolResponse, description: 'Invalid arguments; `errors` lists each field' })
+  @ApiProblemResponses(400, 413)
+  async execute(
+    @Param('id') id: string,
+    @Body() body: ExecuteToolDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ExecuteToolResponse> {
+    const result = await this.registry.executeOnce(id, body.arguments, principal);
+    if (result.error_kind === 'invalid_arguments') response.status(422);
+    return result;
+  }
+
+  @Get(':id/logs')
+  @ApiOperation({
+    summary: 'Executions of a tool, newest first (the owner and admins see every caller, others their own calls)',
+  })
+  @ApiOkResponse({ type: ToolCallLogPageResponse })
+  async logsOf(
+    @Param('id') id: string,
+    @Query() query: PageQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<Page<ToolCallLogResponse>> {
+    const tool = await this.tools.findVisible(id, principal);
+    const owner = isAdmin(principal) || tool.userId === principal.userId;
+    return this.logs.listForTool(tool.id, owner ? null : principal.userId, query.page, query.page_size);
+  }
+}

@@ -1,0 +1,27 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ToolCallLogResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ nullable: true, type: String }) tool_id!: string | null;
+  @ApiProperty({ example: 'get_weather' }) tool_name!: string;
+  @ApiProperty({ nullable: true, type: Number }) tool_version!: number | null;
+  @ApiProperty({ nullable: true, type: String }) run_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) node_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) call_id!: string | null;
+  @ApiProperty() user_id!: string;
+  @ApiProperty({ example: '{"city":"Berlin"}' }) input!: string;
+  @ApiProperty({ nullable: true, type: String }) output!: string | null;
+  @ApiProperty({ enum: ['success', 'error', 'timeout', 'invalid_arguments', 'not_found', 'cancelled'] })
+  status!: string;
+  @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
+  @ApiProperty({ example: 12 }) duration_ms!: number;
+  @ApiProperty() started_at!: string;
+  @ApiProperty() created_at!: string;
+}
+
+export class ToolCallLogPageResponse {
+  @ApiProperty({ type: [ToolCallLogResponse] }) items!: ToolCallLogResponse[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import type { Page } from '../common/http/pagination';
+import type { ToolCallLogResponse } from './tool-call-log.dto';
+import { ToolCallLogEntity, type ToolCallStatus } from './tool-call-log.entity';
+
+export interface ToolCallRecord {
+  toolId: string | null;
+  toolName: string;
+  toolVersion: number | null;
+  runId: string | null;
+  nodeId: string | null;
+  callId: string | null;
+  userId: string;
+  input: string;
+  output: string | null;
+  status: ToolCallStatus;
+  errorMessage: string | null;
+  durationMs: number;
+  startedAt: Date;
+}
+
+const truncate = (text: string | null, max: number): string | null =>
+  text === null || text.length <= max ? text : `${text.slice(0, max)}… [truncated ${text.length - max} chars]`;
+
+export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogResponse => ({
+  id: entity.id,
+  tool_id: entity.toolId,
+  tool_name: entity.toolName,
+  tool_version: entity.toolVersion,
+  run_id: entity.runId,
+  node_id: entity.nodeId,
+  call_id: entity.callId,
+  user_id: entity.userId,
+  input: entity.input,
+  output: entity.output,
+  status: entity.status,
+  error_message: entity.errorMessage,
+  duration_ms: entity.durationMs,
+  started_at: entity.startedAt.toISOString(),
+  created_at: entity.createdAt.toISOString(),
+});
+
+/** One row per tool execution, debug or inside a run; inputs and outputs truncated to TOOL_LOG_MAX_CHARS. */
+@Injectable()
+export class ToolCallLogsService {
+  constructor(
+    @InjectRepository(ToolCallLogEntity) private readonly logs: Repository<ToolCallLogEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async record(record: ToolCallRecord): Promise<ToolCallLogEntity> {
+    const max = this.config.tools.logMaxChars;
+    const entity = this.logs.create({
+      ...record,
+      id: randomUUID(),
+      input: truncate(record.input, max) ?? '',
+      output: truncate(record.output, max),
+      errorMessage: truncate(record.errorMessage, 2000),
+      createdAt: new Date(),
+    });
+    await this.logs.insert(entity);
+    return entity;
+  }
+
+  /** `onlyUserId` limits the rows to one caller's: users reading a public tool see only their own calls. */
+  async listForTool(
+    toolId: string,
+    onlyUserId: string | null,
+    page: number,
+    pageSize: number,
+  ): Promise<Page<ToolCallLogResponse>> {
+    const [entities, total] = await this.logs.findAndCount({
+      where: onlyUserId ? { toolId, userId: onlyUserId } : { toolId },
+      order: { createdAt: 'DESC' },
+      skip: (page - 1) * pageSize,
+      take: pageSize,
+    });
+    return { items: entities.map(toToolCallLogResponse), page, page_size: pageSize, total };
+  }
+
+  async listForRun(runId: string): Promise<ToolCallLogEntity[]> {
+    return this.logs.find({ where: { runId }, order: { startedAt: 'ASC' } });
+  }
+}
