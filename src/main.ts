@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Logger } from 'nestjs-pino';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config/app-config';
 
@@ -7,7 +8,7 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   await app.listen(config.port, config.host);
   const address = await app.getUrl();
-  process.stdout.write(`ToolFlow listening on ${address} (docs: ${address}/api/docs)\n`);
+  app.get(Logger).log(`ToolFlow listening on ${address} (docs: ${address}/api/docs)`, 'Bootstrap');
 }
 
 process.on('unhandledRejection', (reason) => {

@@ -7,7 +7,8 @@ import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import { containsPattern, LIKE_ESCAPE } from '../common/like-pattern';
 import type { Page } from '../common/http/pagination';
-import { BUILTIN_CATALOG, EXECUTOR_CATALOG } from '../registry/executors.tokens';
+import { BUILTIN_CATALOG, EXECUTOR_CATALOG, WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
+import type { WorkflowRunnerRef } from '../registry/workflow/workflow-executor';
 import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
 import type { ExecutorCatalog } from '../registry/executor-catalog';
 import type { StoredTool } from '../registry/executor';
@@ -46,6 +47,7 @@ export class ToolsService implements OnApplicationBootstrap {
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
     @Inject(BUILTIN_CATALOG) private readonly builtins: BuiltinCatalog,
+    @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowTools: WorkflowRunnerRef,
   ) {}
 
   /** Seeds every builtin as a public tool; refreshes seeds nobody has edited when the code's schema changes. */
@@ -162,7 +164,7 @@ export class ToolsService implements OnApplicationBootstrap {
   }
 
   async create(input: CreateToolDto, principal: Principal): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
-    const { fields, warnings } = this.buildFields(input, principal, null);
+    const { fields, warnings } = await this.buildFields(input, principal, null);
     const now = new Date();
     const entity = this.tools.create({
       ...fields,
@@ -228,7 +230,7 @@ export class ToolsService implements OnApplicationBootstrap {
     const existing = await this.findVisible(idOrName, principal);
     this.assertCanChange(existing, principal);
     const candidate = merge(existing);
-    const { fields, warnings } = this.buildFields(candidate, principal, existing);
+    const { fields, warnings } = await this.buildFields(candidate, principal, existing);
     const updated = { ...fields, version: existing.version + 1, updatedAt: new Date() };
     let result;
     try {
@@ -243,7 +245,37 @@ export class ToolsService implements OnApplicationBootstrap {
     return { ...this.toResponse(this.tools.merge(existing, updated)), warnings };
   }
 
-  private buildFields(input: CreateToolDto, principal: Principal, existing: ToolEntity | null) {
+  /** A workflow tool without `parameters` takes the workflow's declared inputs as its schema. */
+  private async withWorkflowParameters(input: CreateToolDto, principal: Principal): Promise<CreateToolDto> {
+    const schema = input.function_schema;
+    const fn = (schema.function && typeof schema.function === 'object' ? schema.function : schema) as Record<
+      string,
+      unknown
+    >;
+    const workflowId = input.implementation_config?.workflow_id;
+    if (input.implementation_type !== 'workflow' || fn.parameters !== undefined || typeof workflowId !== 'string') {
+      return input;
+    }
+    const inputs = await this.workflowTools.runner?.inputsSchemaOf(workflowId, {
+      userId: principal.userId,
+      isAdmin: isAdmin(principal),
+    });
+    if (inputs === undefined) return input;
+    if (inputs === null) {
+      throw DomainError.validation([
+        {
+          field: 'implementation_config.workflow_id',
+          message: `no workflow "${workflowId}" that this API key can use`,
+        },
+      ]);
+    }
+    const parameters = structuredClone(inputs);
+    const filled = schema.function ? { ...schema, function: { ...fn, parameters } } : { ...schema, parameters };
+    return { ...input, function_schema: filled };
+  }
+
+  private async buildFields(raw: CreateToolDto, principal: Principal, existing: ToolEntity | null) {
+    const input = await this.withWorkflowParameters(raw, principal);
     const problems: FieldProblem[] = [];
     if (!isAdmin(principal)) {
       if (input.implementation_type === 'builtin' && existing?.implementationType !== 'builtin') {

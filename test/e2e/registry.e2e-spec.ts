@@ -89,7 +89,12 @@ describe('Tool registry (e2e)', () => {
       );
       const response = await execute('echo_code', { text: '你好', n: 3 }).expect(200);
       const body = response.body as ExecuteBody;
-      expect(body).toMatchObject({ success: true, error: null, error_kind: null, data: { echoed: { text: '你好', n: 3 } } });
+      expect(body).toMatchObject({
+        success: true,
+        error: null,
+        error_kind: null,
+        data: { echoed: { text: '你好', n: 3 } },
+      });
       expect(typeof body.metadata.duration_ms).toBe('number');
       const logs = await logsOf('echo_code');
       expect(logs.total).toBe(1);
@@ -249,8 +254,16 @@ describe('Tool registry (e2e)', () => {
     });
 
     it('should report an unknown tool as 404 and a disabled one as forbidden', async () => {
-      await request(sut.http).post('/api/v1/tools/nope/execute').set(bearer(userKey)).send({ arguments: {} }).expect(404);
-      await request(sut.http).patch('/api/v1/tools/echo_code').set(bearer(userKey)).send({ enabled: false }).expect(200);
+      await request(sut.http)
+        .post('/api/v1/tools/nope/execute')
+        .set(bearer(userKey))
+        .send({ arguments: {} })
+        .expect(404);
+      await request(sut.http)
+        .patch('/api/v1/tools/echo_code')
+        .set(bearer(userKey))
+        .send({ enabled: false })
+        .expect(200);
       const response = await execute('echo_code', {}).expect(200);
       expect(response.body).toMatchObject({ success: false, error_kind: 'forbidden' });
       await request(sut.http).patch('/api/v1/tools/echo_code').set(bearer(userKey)).send({ enabled: true }).expect(200);
@@ -297,6 +310,30 @@ describe('Tool registry (e2e)', () => {
       );
       const response = await execute('double_tool', { text: 'hi' }).expect(200);
       expect(response.body).toMatchObject({ success: true, data: { result: 'hi hi' } });
+
+      const derived = await createTool(
+        toolBody({
+          name: 'double_derived',
+          function_schema: { name: 'double_derived', description: 'doubles text' },
+          implementation_type: 'workflow',
+          effect: 'read_only',
+          implementation_config: { workflow_id: 'double_it' },
+        }),
+      );
+      expect(derived.body.function_schema.function.parameters).toEqual(workflow.inputs);
+      const missing = await request(sut.http)
+        .post('/api/v1/tools')
+        .set(bearer(userKey))
+        .send(
+          toolBody({
+            name: 'no_such_workflow_tool',
+            function_schema: { name: 'no_such_workflow_tool', description: 'x' },
+            implementation_type: 'workflow',
+            implementation_config: { workflow_id: 'does_not_exist' },
+          }),
+        )
+        .expect(400);
+      expect(JSON.stringify(missing.body)).toMatch(/implementation_config\.workflow_id/);
 
       await createTool(
         toolBody({

@@ -1,5 +1,5 @@
 import type { ToolExecutor } from '../executor';
-import { ToolExecutionError, type ToolRunContext } from '../tool-definition';
+import { type JsonSchema, ToolExecutionError, type ToolRunContext } from '../tool-definition';
 
 export interface WorkflowToolConfig {
   workflow_id: string;
@@ -13,6 +13,8 @@ export interface WorkflowToolRunner {
     inputs: Record<string, unknown>,
     context: ToolRunContext,
   ): Promise<{ runId: string; outputs: Record<string, unknown> }>;
+  /** The declared inputs schema of a workflow the caller can see, or null when there is none. */
+  inputsSchemaOf(workflowId: string, caller: { userId: string; isAdmin: boolean }): Promise<JsonSchema | null>;
 }
 
 /** Late binding: the workflow module depends on the registry, so it hands its runner over once it exists. */
