@@ -14,4 +14,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+# isolated-vm asks for --no-node-snapshot on Node 20
+CMD ["node", "--no-node-snapshot", "dist/src/main.js"]

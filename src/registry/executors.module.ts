@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BuiltinCatalog } from './builtin/builtin-catalog';
@@ -64,8 +64,13 @@ import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-e
   ],
   exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, WORKFLOW_TOOL_RUNNER],
 })
-export class ExecutorsModule implements OnApplicationShutdown {
+export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox) {}
+
+  /** Starts the sandbox process now so the first code tool call does not pay for it. */
+  async onModuleInit(): Promise<void> {
+    await this.sandbox.warmUp();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     this.sandbox.dispose();

@@ -1,0 +1,81 @@
+import type { ToolExecutor } from '../executor';
+import type { JsonSchema } from '../tool-definition';
+import { wallTimeLimitMs } from './code-run';
+import type { CodeSandbox } from './sandbox';
+import { validateCode } from './validate-code';
+
+/** `implementation_config` of a `code` tool. */
+export interface CodeToolConfig {
+  language: 'javascript';
+  /** Body of an async function that receives `args` and returns JSON. */
+  code: string;
+  timeout_ms?: number;
+  memory_mb?: number;
+}
+
+/** Operator limits (from config/); per-tool values may only lower them. */
+export interface CodeToolLimits {
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  defaultMemoryMb: number;
+  maxMemoryMb: number;
+  maxOutputBytes: number;
+}
+
+export const MAX_CODE_CHARS = 100_000;
+/** isolated-vm refuses isolates below 8 MiB. */
+const MIN_MEMORY_MB = 8;
+
+const configSchema = (limits: CodeToolLimits): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['language', 'code'],
+  properties: {
+    language: { type: 'string', enum: ['javascript'] },
+    code: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_CODE_CHARS,
+      description: 'Body of an async function receiving `args`; `return` a JSON value. No require, timers or I/O.',
+      examples: ['return { sum: args.a + args.b };'],
+    },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: limits.maxTimeoutMs },
+    memory_mb: { type: 'integer', minimum: MIN_MEMORY_MB, maximum: limits.maxMemoryMb },
+  },
+});
+
+/** The `code` implementation type: user JavaScript run in the sandbox with the model's arguments. */
+export const createCodeExecutor = (
+  sandbox: Pick<CodeSandbox, 'run'>,
+  limits: CodeToolLimits,
+): ToolExecutor<CodeToolConfig> => ({
+  type: 'code',
+  configSchema: configSchema(limits),
+  configDescription:
+    'JavaScript function body run in an isolated V8 sandbox with the arguments as `args`; its JSON return value is the result.',
+  secretPaths: [],
+  validateConfig: (config) => validateCode(config.code),
+  toDefinition: (tool) => {
+    const { code } = tool.implementationConfig;
+    const timeoutMs = Math.min(tool.implementationConfig.timeout_ms ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+    const memoryMb = Math.min(tool.implementationConfig.memory_mb ?? limits.defaultMemoryMb, limits.maxMemoryMb);
+    return {
+      id: tool.id,
+      version: tool.version,
+      schema: tool.functionSchema,
+      effect: tool.effect,
+      timeoutMs: wallTimeLimitMs(timeoutMs),
+      execute: async (context) => {
+        const { value, logs, durationMs } = await sandbox.run({
+          code,
+          args: context.params,
+          timeoutMs,
+          memoryMb,
+          maxOutputBytes: limits.maxOutputBytes,
+          signal: context.signal,
+        });
+        return { response: JSON.stringify(value), data: value, metadata: { logs, duration_ms: durationMs } };
+      },
+    };
+  },
+});

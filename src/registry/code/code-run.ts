@@ -1,0 +1,30 @@
+import type { CodeLogEntry } from './sandbox-state';
+
+/** One call of user code. Limits are already resolved against the operator's maxima. */
+export interface CodeRunRequest {
+  /** Body of an async function that receives `args`. */
+  code: string;
+  args: Record<string, unknown>;
+  /** CPU time budget of the user code. */
+  timeoutMs: number;
+  memoryMb: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface CodeRunResult {
+  value: unknown;
+  logs: CodeLogEntry[];
+  /** Time spent in the sandbox, from getting an isolate to having the result. */
+  durationMs: number;
+}
+
+/** What crosses the process boundary: the value stays a JSON string until the host parses it. */
+export interface CodeRunOutput {
+  json: string;
+  logs: CodeLogEntry[];
+  durationMs: number;
+}
+
+/** Wall-clock ceiling for a call whose CPU budget is `timeoutMs` (waiting for a free isolate not included). */
+export const wallTimeLimitMs = (timeoutMs: number): number => timeoutMs * 2 + 1000;

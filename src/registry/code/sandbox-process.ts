@@ -1,0 +1,47 @@
+import { CodeRunError } from './code-run-error';
+import { errorText } from './error-text';
+import { IsolateSandbox, type IsolateSandboxOptions } from './isolate-sandbox';
+import { type ChildMessage, isHostMessage } from './sandbox-protocol';
+
+/** The child side of CodeSandbox: runs requests from the parent in an IsolateSandbox. */
+export const serveSandbox = (options: IsolateSandboxOptions): void => {
+  const sandbox = new IsolateSandbox(options);
+  const running = new Map<number, AbortController>();
+  const reply = (message: ChildMessage): void => {
+    if (process.connected) process.send?.(message);
+  };
+
+  process.on('message', (message: unknown) => {
+    if (!isHostMessage(message)) return;
+    if (message.type === 'cancel') {
+      running.get(message.id)?.abort();
+      return;
+    }
+    const { id, request } = message;
+    const controller = new AbortController();
+    running.set(id, controller);
+    void sandbox
+      .run({ ...request, signal: controller.signal })
+      .then(
+        (output) => reply({ type: 'result', id, output }),
+        (error: unknown) => {
+          const failure =
+            error instanceof CodeRunError
+              ? error
+              : new CodeRunError('unavailable', `code sandbox failed: ${errorText(error).message}`);
+          reply({ type: 'failure', id, reason: failure.reason, message: failure.message, logs: failure.logs });
+        },
+      )
+      .finally(() => running.delete(id));
+  });
+  // The parent went away: nothing is left to answer to.
+  process.on('disconnect', () => {
+    sandbox.dispose();
+    process.exit(0);
+  });
+  reply({ type: 'ready' });
+};
+
+if (require.main === module) {
+  serveSandbox(JSON.parse(process.argv[2] ?? '{}') as IsolateSandboxOptions);
+}
