@@ -114,7 +114,8 @@ export class IsolatePool {
       const onAbort = (): void => {
         const index = this.waiters.indexOf(waiter);
         if (index >= 0) this.waiters.splice(index, 1);
-        reject(signal?.reason ?? new Error('aborted'));
+        const reason: unknown = signal?.reason;
+        reject(reason instanceof Error ? reason : new Error('aborted'));
       };
       const waiter: Waiter = {
         grant: () => {
