@@ -1,0 +1,22 @@
+import { benchArgumentValidation } from './argument-validation.bench';
+import { benchCodeTool } from './code-tool.bench';
+import { benchEngineOverhead } from './engine-overhead.bench';
+
+/** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
+async function main(): Promise<void> {
+  const suites: Array<[string, () => Promise<Record<string, number>>]> = [
+    ['argument validation', benchArgumentValidation],
+    ['code tool', benchCodeTool],
+    ['engine overhead', benchEngineOverhead],
+  ];
+  for (const [name, run] of suites) {
+    const results = await run();
+    console.log(`\n${name}`);
+    console.table(results);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,6 @@
+import { ToolsAndApiKeys1764489600000 } from './1764489600000-tools-and-api-keys';
+import { ToolCallLogs1764489700000 } from './1764489700000-tool-call-logs';
+import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-runs';
+
+/** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
+export const migrations = [ToolsAndApiKeys1764489600000, ToolCallLogs1764489700000, WorkflowsAndRuns1764489800000];

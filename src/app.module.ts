@@ -1,0 +1,42 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { databaseOptions } from './config/database-options';
+import { HealthModule } from './health/health.module';
+import { RegistryModule } from './registry/registry.module';
+import { LlmModule } from './llm/llm.module';
+import { RunsModule } from './runs/runs.module';
+import { ToolsModule } from './tools/tools.module';
+import { WorkflowModule } from './workflow/workflow.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.log.level,
+            transport: config.log.pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            autoLogging: { ignore: (request) => request.url === '/health' },
+            customProps: () => ({ service: 'toolflow' }),
+          },
+        }),
+        TypeOrmModule.forRoot(databaseOptions(config.database, config.migrationsRun)),
+        HealthModule,
+        ApiKeysModule,
+        ToolsModule,
+        RegistryModule,
+        LlmModule,
+        RunsModule,
+        WorkflowModule,
+      ],
+    };
+  }
+}

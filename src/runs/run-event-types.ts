@@ -1,0 +1,21 @@
+/** Event names streamed on GET /runs/:id/events, in the order a run produces them. */
+export const RUN_EVENT_TYPES = [
+  'run.started',
+  'node.started',
+  'llm.delta',
+  'llm.reasoning',
+  'llm.retry',
+  'tool.call',
+  'tool.args.delta',
+  'tool.result',
+  'node.finished',
+  'run.finished',
+] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+export interface RunEvent {
+  seq: number;
+  type: RunEventType;
+  data: Record<string, unknown>;
+  at: string;
+}

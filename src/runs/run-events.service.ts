@@ -1,0 +1,132 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { MoreThan, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { RunEventEntity } from './run-event.entity';
+import type { RunEvent, RunEventType } from './run-event-types';
+
+type Listener = (event: RunEvent) => void;
+
+interface LiveRun {
+  events: RunEvent[];
+  listeners: Set<Listener>;
+  unsaved: RunEvent[];
+  writing: Promise<void>;
+  timer: NodeJS.Timeout | null;
+}
+
+/** How long a finished run's events stay in memory for late subscribers before only the database serves them. */
+const RETAIN_FINISHED_MS = 30_000;
+const FLUSH_DELAY_MS = 50;
+
+/**
+ * The event log of each run: numbered in order, pushed to live subscribers at once, and written to
+ * `run_events` in small batches (a token stream would otherwise be one INSERT per token).
+ */
+@Injectable()
+export class RunEventsService implements OnApplicationShutdown {
+  private readonly logger = new Logger(RunEventsService.name);
+  private readonly live = new Map<string, LiveRun>();
+
+  constructor(@InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>) {}
+
+  /** Whether this process holds the run's log (running here, or finished moments ago). */
+  isLive(runId: string): boolean {
+    return this.live.has(runId);
+  }
+
+  open(runId: string): void {
+    if (!this.live.has(runId)) {
+      this.live.set(runId, { events: [], listeners: new Set(), unsaved: [], writing: Promise.resolve(), timer: null });
+    }
+  }
+
+  emit(runId: string, type: RunEventType, data: Record<string, unknown>): RunEvent {
+    this.open(runId);
+    const run = this.live.get(runId) as LiveRun;
+    const event: RunEvent = { seq: run.events.length + 1, type, data, at: new Date().toISOString() };
+    run.events.push(event);
+    run.unsaved.push(event);
+    for (const listener of run.listeners) listener(event);
+    const urgent = type !== 'llm.delta' && type !== 'tool.args.delta' && type !== 'llm.reasoning';
+    // flush() never rejects: write() logs its own failures.
+    if (urgent) void this.flush(runId);
+    else run.timer ??= setTimeout(() => void this.flush(runId), FLUSH_DELAY_MS);
+    return event;
+  }
+
+  /** Writes what is pending; resolves when every event emitted so far is stored. */
+  async flush(runId: string): Promise<void> {
+    const run = this.live.get(runId);
+    if (!run) return;
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = null;
+    const batch = run.unsaved.splice(0);
+    if (batch.length > 0) {
+      run.writing = run.writing.then(() => this.write(runId, batch));
+    }
+    await run.writing;
+  }
+
+  /** Stores the rest and keeps the log in memory a little longer for clients that join late. */
+  async close(runId: string): Promise<void> {
+    await this.flush(runId);
+    const timer = setTimeout(() => this.live.delete(runId), RETAIN_FINISHED_MS);
+    timer.unref();
+  }
+
+  /**
+   * Events after `afterSeq`: the past ones first (from memory or the database), then live ones until the
+   * run finishes. `onEvent` returning false, or `stop()`, ends the subscription.
+   */
+  async subscribe(runId: string, afterSeq: number, onEvent: Listener): Promise<() => void> {
+    const run = this.live.get(runId);
+    if (run) {
+      let last = afterSeq;
+      const deliver = (event: RunEvent) => {
+        if (event.seq <= last) return;
+        last = event.seq;
+        onEvent(event);
+      };
+      for (const event of run.events) deliver(event);
+      run.listeners.add(deliver);
+      return () => run.listeners.delete(deliver);
+    }
+    const stored = await this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
+    for (const entity of stored) {
+      onEvent({
+        seq: entity.seq,
+        type: entity.type as RunEventType,
+        data: entity.data,
+        at: entity.createdAt.toISOString(),
+      });
+    }
+    return () => undefined;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((runId) => this.flush(runId)));
+  }
+
+  private async write(runId: string, batch: RunEvent[]): Promise<void> {
+    try {
+      await this.events.insert(
+        batch.map(
+          (event) =>
+            ({
+              id: randomUUID(),
+              runId,
+              seq: event.seq,
+              type: event.type,
+              data: event.data,
+              createdAt: new Date(event.at),
+            }) as QueryDeepPartialEntity<RunEventEntity>,
+        ),
+      );
+    } catch (error) {
+      // Losing a few stored events must not fail the run; live subscribers already have them.
+      this.logger.error({ err: error, runId }, 'could not store run events');
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { PageQuery } from '../common/http/pagination';
+
+export class ListRunsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'] })
+  @IsOptional()
+  @IsIn(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'])
+  status?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs of this workflow (id)' })
+  @IsOptional()
+  @IsString()
+  workflow_id?: string;
+}
+
+export class WaitQuery {
+  @ApiPropertyOptional({ type: Boolean, description: 'Block until the run ends (up to RUN_WAIT_TIMEOUT_MS)' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => value === 'true' || value === '1' || value === true)
+  wait?: boolean;
+}
+
+export class UsageDto {
+  @ApiProperty({ example: 120 }) prompt_tokens!: number;
+  @ApiProperty({ example: 40 }) completion_tokens!: number;
+  @ApiProperty({ example: 160 }) total_tokens!: number;
+  @ApiProperty({ example: 2 }) model_calls!: number;
+}
+
+export class NodeRunToolCallDto {
+  @ApiProperty() call_id!: string | null;
+  @ApiProperty() tool_name!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty() input!: string;
+  @ApiProperty({ nullable: true, type: String }) output!: string | null;
+  @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
+  @ApiProperty() duration_ms!: number;
+  @ApiProperty() started_at!: string;
+}
+
+export class NodeRunDto {
+  @ApiProperty({ example: 'llm-1' }) node_id!: string;
+  @ApiProperty({ example: 'llm' }) node_type!: string;
+  @ApiProperty({ enum: ['running', 'succeeded', 'failed', 'skipped', 'cancelled'] }) status!: string;
+  @ApiProperty({ nullable: true }) output!: unknown;
+  @ApiProperty({ nullable: true, type: String }) error!: string | null;
+  @ApiProperty() started_at!: string;
+  @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;
+  @ApiProperty({ nullable: true, type: Number }) duration_ms!: number | null;
+  @ApiProperty({ type: [NodeRunToolCallDto] }) tool_calls!: NodeRunToolCallDto[];
+}
+
+export class RunResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ nullable: true, type: String }) workflow_id!: string | null;
+  @ApiProperty({ nullable: true, type: Number }) workflow_version!: number | null;
+  @ApiProperty({ nullable: true, type: String }) parent_run_id!: string | null;
+  @ApiProperty({ enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'] }) status!: string;
+  @ApiProperty({ example: { city: 'Berlin' } }) inputs!: Record<string, unknown>;
+  @ApiProperty({ nullable: true, example: { answer: 'It is 21 °C and sunny in Berlin.' } })
+  outputs!: Record<string, unknown> | null;
+  @ApiProperty({ nullable: true, type: String, example: null }) error!: string | null;
+  @ApiProperty({ type: UsageDto }) usage!: UsageDto;
+  @ApiProperty() user_id!: string;
+  @ApiProperty() created_at!: string;
+  @ApiProperty({ nullable: true, type: String }) started_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;
+  @ApiProperty({ nullable: true, type: Number }) duration_ms!: number | null;
+  @ApiPropertyOptional({ type: [NodeRunDto], description: 'On GET /runs/:id and ?wait=true' })
+  nodes?: NodeRunDto[];
+}
+
+export class RunPageResponse {
+  @ApiProperty({ type: [RunResponse] }) items!: RunResponse[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}

@@ -1,0 +1,63 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { WorkflowDefinition } from '../workflow/definition.types';
+
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
+export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+export interface UsageTotals {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  model_calls: number;
+}
+
+@Entity('runs')
+@Index('idx_runs_user_created', ['userId', 'createdAt'])
+@Index('idx_runs_status', ['status'])
+@Index('idx_runs_workflow', ['workflowId'])
+export class RunEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ name: 'workflow_id', type: 'varchar', length: 36, nullable: true })
+  workflowId!: string | null;
+
+  @Column({ name: 'workflow_version', type: 'int', nullable: true })
+  workflowVersion!: number | null;
+
+  @Column({ name: 'parent_run_id', type: 'varchar', length: 36, nullable: true })
+  parentRunId!: string | null;
+
+  @Column({ type: 'int' })
+  depth!: number;
+
+  @Column({ type: 'json' })
+  definition!: WorkflowDefinition;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: RunStatus;
+
+  @Column({ type: 'json' })
+  inputs!: Record<string, unknown>;
+
+  @Column({ type: 'json', nullable: true })
+  outputs!: Record<string, unknown> | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ type: 'json' })
+  usage!: UsageTotals;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 64 })
+  userId!: string;
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ name: 'started_at', type: 'datetime', precision: 3, nullable: true })
+  startedAt!: Date | null;
+
+  @Column({ name: 'finished_at', type: 'datetime', precision: 3, nullable: true })
+  finishedAt!: Date | null;
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { NodeRunEntity } from './node-run.entity';
+import { RunEventEntity } from './run-event.entity';
+import { RunEntity } from './run.entity';
+import { RunEventsService } from './run-events.service';
+import { RunsController } from './runs.controller';
+import { RunsService } from './runs.service';
+import { ToolCallLogsModule } from './tool-call-logs.module';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]), ToolCallLogsModule],
+  controllers: [RunsController],
+  providers: [RunsService, RunEventsService],
+  exports: [RunsService, RunEventsService],
+})
+export class RunsModule {}

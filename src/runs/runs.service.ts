@@ -1,0 +1,252 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { In, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isAdmin, type Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import type { Page } from '../common/http/pagination';
+import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.types';
+import { NodeRunEntity } from './node-run.entity';
+import type { ListRunsQuery, NodeRunDto, RunResponse } from './run.dto';
+import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { ToolCallLogsService } from './tool-call-logs.service';
+
+export interface NewRun {
+  definition: WorkflowDefinition;
+  inputs: Record<string, unknown>;
+  userId: string;
+  workflowId?: string | null;
+  workflowVersion?: number | null;
+  parentRunId?: string | null;
+  depth?: number;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const CANCEL_WAIT_MS = 10_000;
+const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
+const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+const duration = (start: Date | null, end: Date | null) => (start && end ? end.getTime() - start.getTime() : null);
+
+/** Run records: create, status transitions, node runs, reads; and the handles of runs executing in this process. */
+@Injectable()
+export class RunsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(RunsService.name);
+  private readonly active = new Map<string, ActiveRun>();
+
+  constructor(
+    @InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>,
+    @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
+    private readonly toolCalls: ToolCallLogsService,
+  ) {}
+
+  /** Runs left running or queued by a process that died are failed with reason `interrupted`. */
+  async onApplicationBootstrap(): Promise<void> {
+    const result = await this.runs.update(
+      { status: In(['running', 'queued']) },
+      { status: 'failed', error: 'interrupted', finishedAt: new Date() },
+    );
+    await this.nodeRuns.update(
+      { status: 'running' },
+      { status: 'failed', error: 'interrupted', finishedAt: new Date() },
+    );
+    if (result.affected) this.logger.warn(`Marked ${result.affected} interrupted run(s) as failed`);
+  }
+
+  async create(input: NewRun): Promise<RunEntity> {
+    const entity = this.runs.create({
+      id: randomUUID(),
+      workflowId: input.workflowId ?? null,
+      workflowVersion: input.workflowVersion ?? null,
+      parentRunId: input.parentRunId ?? null,
+      depth: input.depth ?? 0,
+      definition: input.definition,
+      status: 'queued',
+      inputs: input.inputs,
+      outputs: null,
+      error: null,
+      usage: EMPTY_USAGE,
+      userId: input.userId,
+      createdAt: new Date(),
+      startedAt: null,
+      finishedAt: null,
+    });
+    await this.runs.insert(asRow<RunEntity>(entity));
+    return entity;
+  }
+
+  /** Registers a run executing here so it can be cancelled and waited for. */
+  track(runId: string, controller: AbortController, done: Promise<void>): void {
+    this.active.set(runId, { controller, done });
+    void done.finally(() => this.active.delete(runId));
+  }
+
+  async markRunning(runId: string): Promise<void> {
+    await this.runs.update({ id: runId }, { status: 'running', startedAt: new Date() });
+  }
+
+  async finish(
+    runId: string,
+    result: { status: RunStatus; outputs?: Record<string, unknown> | null; error?: string | null; usage?: UsageTotals },
+  ): Promise<void> {
+    await this.runs.update(
+      { id: runId },
+      asRow<RunEntity>({
+        status: result.status,
+        outputs: result.outputs ?? null,
+        error: result.error ?? null,
+        usage: result.usage ?? EMPTY_USAGE,
+        finishedAt: new Date(),
+      }),
+    );
+  }
+
+  async nodeStarted(runId: string, node: WorkflowNode): Promise<string> {
+    const id = randomUUID();
+    await this.nodeRuns.insert(
+      asRow<NodeRunEntity>({
+        id,
+        runId,
+        nodeId: node.id,
+        nodeType: node.type,
+        status: 'running',
+        output: null,
+        error: null,
+        startedAt: new Date(),
+        finishedAt: null,
+      }),
+    );
+    return id;
+  }
+
+  async nodeFinished(
+    nodeRunId: string,
+    result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
+  ): Promise<void> {
+    await this.nodeRuns.update(
+      { id: nodeRunId },
+      asRow<NodeRunEntity>({
+        status: result.status,
+        output: result.output ?? null,
+        error: result.error ?? null,
+        finishedAt: new Date(),
+      }),
+    );
+  }
+
+  /** Resolves when the run ends or after `timeoutMs`, whichever is first; true if it ended. */
+  async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
+    const active = this.active.get(runId);
+    if (!active) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([active.done.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async cancel(runId: string, principal: Principal): Promise<RunResponse> {
+    const run = await this.findVisible(runId, principal);
+    // A run executing here is stopped even when its row already says otherwise (another process marked it interrupted).
+    const active = this.active.get(runId);
+    if (active) {
+      active.controller.abort(new Error('cancelled by the client'));
+      await this.waitForEnd(runId, CANCEL_WAIT_MS);
+    } else if (FINISHED_STATUSES.includes(run.status)) {
+      throw DomainError.conflict(`Run ${runId} has already ended (${run.status})`);
+    } else {
+      await this.finish(runId, { status: 'cancelled', error: 'cancelled by the client' });
+    }
+    return this.get(runId, principal);
+  }
+
+  async get(runId: string, principal: Principal): Promise<RunResponse> {
+    const run = await this.findVisible(runId, principal);
+    const [nodes, calls] = await Promise.all([
+      this.nodeRuns.find({ where: { runId }, order: { startedAt: 'ASC' } }),
+      this.toolCalls.listForRun(runId),
+    ]);
+    // Timestamps have millisecond precision; nodes started within the same one keep their definition order.
+    const position = new Map(run.definition.nodes.map((node, index) => [node.id, index]));
+    nodes.sort(
+      (a, b) =>
+        a.startedAt.getTime() - b.startedAt.getTime() || (position.get(a.nodeId) ?? 0) - (position.get(b.nodeId) ?? 0),
+    );
+    const nodeDtos: NodeRunDto[] = nodes.map((node) => ({
+      node_id: node.nodeId,
+      node_type: node.nodeType,
+      status: node.status,
+      output: node.output,
+      error: node.error,
+      started_at: node.startedAt.toISOString(),
+      finished_at: iso(node.finishedAt),
+      duration_ms: duration(node.startedAt, node.finishedAt),
+      tool_calls: calls
+        .filter((call) => call.nodeId === node.nodeId)
+        .map((call) => ({
+          call_id: call.callId,
+          tool_name: call.toolName,
+          status: call.status,
+          input: call.input,
+          output: call.output,
+          error_message: call.errorMessage,
+          duration_ms: call.durationMs,
+          started_at: call.startedAt.toISOString(),
+        })),
+    }));
+    return { ...this.toResponse(run), nodes: nodeDtos };
+  }
+
+  async list(query: ListRunsQuery, principal: Principal): Promise<Page<RunResponse>> {
+    const where: Record<string, unknown> = {};
+    if (!isAdmin(principal)) where.userId = principal.userId;
+    if (query.status) where.status = query.status;
+    if (query.workflow_id) where.workflowId = query.workflow_id;
+    const [entities, total] = await this.runs.findAndCount({
+      where,
+      order: { createdAt: 'DESC' },
+      skip: (query.page - 1) * query.page_size,
+      take: query.page_size,
+    });
+    return {
+      items: entities.map((entity) => this.toResponse(entity)),
+      page: query.page,
+      page_size: query.page_size,
+      total,
+    };
+  }
+
+  async findVisible(runId: string, principal: Principal): Promise<RunEntity> {
+    const run = await this.runs.findOneBy({ id: runId });
+    if (!run || (!isAdmin(principal) && run.userId !== principal.userId)) throw DomainError.notFound('Run', runId);
+    return run;
+  }
+
+  private toResponse(run: RunEntity): RunResponse {
+    return {
+      id: run.id,
+      workflow_id: run.workflowId,
+      workflow_version: run.workflowVersion,
+      parent_run_id: run.parentRunId,
+      status: run.status,
+      inputs: run.inputs,
+      outputs: run.outputs,
+      error: run.error,
+      usage: run.usage,
+      user_id: run.userId,
+      created_at: run.createdAt.toISOString(),
+      started_at: iso(run.startedAt),
+      finished_at: iso(run.finishedAt),
+      duration_ms: duration(run.startedAt, run.finishedAt),
+    };
+  }
+}

@@ -1,0 +1,110 @@
+import type { UsageTotals } from '../runs/run.entity';
+import type { NodeType, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.types';
+import type { NodeHandler } from './nodes/node-handler';
+import type { Scope } from './references';
+import { type RunContext, WorkflowRunError } from './run-context';
+
+export type NodeHandlers = { [K in NodeType]: NodeHandler };
+
+/** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
+export interface NodeRecorder {
+  nodeStarted(runId: string, node: WorkflowNode): Promise<string>;
+  nodeFinished(
+    nodeRunId: string,
+    result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
+  ): Promise<void>;
+}
+
+export interface EngineResult {
+  outputs: Record<string, unknown>;
+  usage: UsageTotals;
+}
+
+const branchOf = (edge: WorkflowEdge): boolean | undefined =>
+  edge.condition === undefined ? undefined : edge.condition === true || edge.condition === 'true';
+
+const addUsage = (total: UsageTotals, output: Record<string, unknown>): void => {
+  const usage = output.usage as Partial<UsageTotals> | undefined;
+  if (!usage) return;
+  total.prompt_tokens += usage.prompt_tokens ?? 0;
+  total.completion_tokens += usage.completion_tokens ?? 0;
+  total.total_tokens += usage.total_tokens ?? 0;
+  total.model_calls += usage.model_calls ?? 0;
+};
+
+/**
+ * Walks a validated definition from its start node in topological order. A node runs when at least
+ * one edge into it is active; a condition node activates only the edges of its branch; the first end
+ * node reached gives the outputs. Throws WorkflowRunError when a node fails; aborts on `run.signal`.
+ */
+export class WorkflowEngine {
+  constructor(
+    private readonly handlers: NodeHandlers,
+    private readonly recorder: NodeRecorder,
+  ) {}
+
+  async run(definition: WorkflowDefinition, order: string[], inputs: Record<string, unknown>, run: RunContext) {
+    const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
+    const scope: Scope = { inputs };
+    const activeEdges = new Set<WorkflowEdge>();
+    const usage: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
+
+    for (const id of order) {
+      const node = nodes.get(id) as WorkflowNode;
+      const activated =
+        node.type === 'start' || definition.edges.some((edge) => edge.target === id && activeEdges.has(edge));
+      if (!activated) continue;
+      if (run.signal.aborted) throw run.signal.reason ?? new Error('cancelled');
+
+      const output = await this.runNode(node, scope, run, definition);
+      scope[id] = output;
+      addUsage(usage, output);
+      if (node.type === 'end') return { outputs: output.outputs as Record<string, unknown>, usage };
+      for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
+        const branch = branchOf(edge);
+        if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
+      }
+    }
+    throw new WorkflowRunError('the run ended without reaching an end node (every branch to an end was skipped)');
+  }
+
+  private async runNode(
+    node: WorkflowNode,
+    scope: Scope,
+    run: RunContext,
+    definition: WorkflowDefinition,
+  ): Promise<Record<string, unknown>> {
+    const nodeRunId = await this.recorder.nodeStarted(run.runId, node);
+    const startedAt = Date.now();
+    run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
+    try {
+      const output = await this.handlers[node.type].run(node, scope, run, definition);
+      await this.recorder.nodeFinished(nodeRunId, { status: 'succeeded', output });
+      run.emit('node.finished', {
+        node_id: node.id,
+        status: 'succeeded',
+        duration_ms: Date.now() - startedAt,
+        output: summarize(output),
+      });
+      return output;
+    } catch (error) {
+      const cancelled = run.signal.aborted;
+      const message = error instanceof Error ? error.message : String(error);
+      await this.recorder.nodeFinished(nodeRunId, { status: cancelled ? 'cancelled' : 'failed', error: message });
+      run.emit('node.finished', {
+        node_id: node.id,
+        status: cancelled ? 'cancelled' : 'failed',
+        duration_ms: Date.now() - startedAt,
+        error: message,
+      });
+      if (cancelled) throw run.signal.reason ?? error;
+      throw new WorkflowRunError(`node "${node.id}" (${node.type}) failed: ${message}`, node.id);
+    }
+  }
+}
+
+/** Node outputs can be large (tool results); events carry a bounded preview, node runs the whole. */
+function summarize(output: Record<string, unknown>): Record<string, unknown> {
+  const text = JSON.stringify(output);
+  return text.length <= 2000 ? output : { preview: `${text.slice(0, 2000)}…`, truncated: true };
+}

@@ -1,0 +1,55 @@
+import { analyzeDefinition } from './validate-definition';
+
+const definition = (changes: Record<string, unknown> = {}) => ({
+  name: 'demo',
+  nodes: <Array<{ id: string; type: string; data: Record<string, unknown> }>>[
+    { id: 'start', type: 'start', data: {} },
+    { id: 'llm-1', type: 'llm', data: { prompt: '{{inputs.question}}', tools: ['search'] } },
+    { id: 'end', type: 'end', data: { outputs: { answer: '{{llm-1.output}}' } } },
+  ],
+  edges: [
+    { source: 'start', target: 'llm-1' },
+    { source: 'llm-1', target: 'end' },
+  ],
+  ...changes,
+});
+
+const messages = (input: unknown) =>
+  analyzeDefinition(input).problems.map((problem) => `${problem.field}: ${problem.message}`);
+
+describe(analyzeDefinition.name, () => {
+  it('should accept a valid definition and list its order and tools', () => {
+    const sut = analyzeDefinition(definition());
+    expect(sut.problems).toEqual([]);
+    expect(sut.order).toEqual(['start', 'llm-1', 'end']);
+    expect(sut.toolsByNode).toEqual(new Map([['llm-1', ['search']]]));
+  });
+
+  it('should name the node whose type is unknown', () => {
+    const input = definition();
+    input.nodes[1].type = 'loop';
+    expect(messages(input)).toEqual([expect.stringMatching(/^definition\.nodes\[1\]\(llm-1\)\.type: .*"llm"/)]);
+  });
+
+  it('should name the node of a misspelled LLM field', () => {
+    const input = definition();
+    input.nodes[1].data.max_iteration = 3;
+    expect(messages(input)).toEqual([
+      'definition.nodes[1](llm-1).data: must NOT have additional properties "max_iteration"',
+    ]);
+  });
+
+  it('should refuse a reference to a node that runs later', () => {
+    const input = definition();
+    input.nodes[1].data = { prompt: '{{end.outputs}}' };
+    expect(messages(input)).toEqual([
+      'nodes[1](llm-1).data: {{end.outputs}} refers to node "end", which does not run before this node',
+    ]);
+  });
+
+  it('should refuse a field an LLM node does not produce', () => {
+    const input = definition();
+    input.nodes[2].data = { outputs: { thoughts: '{{llm-1.reasoning}}' } };
+    expect(messages(input)).toEqual([expect.stringMatching(/a llm node has no "reasoning"/)]);
+  });
+});

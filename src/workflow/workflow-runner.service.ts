@@ -1,0 +1,188 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import { Semaphore } from '../common/semaphore';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
+import { ToolExecutionError, type ToolRunContext } from '../registry/tool-definition';
+import type { WorkflowRunnerRef, WorkflowToolRunner } from '../registry/workflow/workflow-executor';
+import type { RunResponse } from '../runs/run.dto';
+import type { RunEntity, UsageTotals } from '../runs/run.entity';
+import { RunEventsService } from '../runs/run-events.service';
+import { RunsService } from '../runs/runs.service';
+import { WorkflowEngine } from './engine';
+import { WorkflowRunError } from './run-context';
+import { type CheckedDefinition, WorkflowsService } from './workflows.service';
+
+export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
+
+export interface StartOptions {
+  principal: Principal;
+  inputs: unknown;
+  wait: boolean;
+}
+
+export interface StartResult {
+  finished: boolean;
+  run: RunResponse;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Who a workflow tool runs as: the caller of the tool, with the caller's rights. */
+const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal => ({
+  userId: caller.userId,
+  role: caller.isAdmin ? 'admin' : 'user',
+  keyId: 'workflow-tool',
+});
+
+/** Starts runs (stored, inline, or as a tool), executes them with the engine, and records how they end. */
+@Injectable()
+export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
+  private readonly logger = new Logger(WorkflowRunner.name);
+  private readonly slots: Semaphore;
+
+  constructor(
+    private readonly runs: RunsService,
+    private readonly events: RunEventsService,
+    private readonly workflows: WorkflowsService,
+    @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
+    @Inject(WORKFLOW_TOOL_RUNNER) private readonly toolRunnerRef: WorkflowRunnerRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.slots = new Semaphore(config.workflows.maxConcurrentRuns);
+  }
+
+  onModuleInit(): void {
+    this.toolRunnerRef.runner = this;
+  }
+
+  async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
+    const workflow = await this.workflows.findVisible(idOrName, options.principal);
+    const checked = await this.workflows.check(workflow.definition, options.principal);
+    const inputs = this.workflows.checkInputs(checked.definition, options.inputs, `${workflow.id}@${workflow.version}`);
+    const run = await this.runs.create({
+      definition: checked.definition,
+      inputs,
+      userId: options.principal.userId,
+      workflowId: workflow.id,
+      workflowVersion: workflow.version,
+    });
+    return this.launch(run, checked, options);
+  }
+
+  async startInline(definition: unknown, options: StartOptions): Promise<StartResult> {
+    const checked = await this.workflows.check(definition, options.principal);
+    const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
+    const run = await this.runs.create({ definition: checked.definition, inputs, userId: options.principal.userId });
+    return this.launch(run, checked, options);
+  }
+
+  /** WorkflowToolRunner: the inputs schema a workflow tool offers as its parameters; null when not visible. */
+  async inputsSchemaOf(workflowId: string, caller: { userId: string; isAdmin: boolean }) {
+    try {
+      const workflow = await this.workflows.findVisible(workflowId, toolPrincipal(caller));
+      return workflow.definition.inputs ?? { type: 'object', properties: {} };
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  /** WorkflowToolRunner: a child run executed inline; its failure is the tool's failure. */
+  async runAsTool(workflowId: string, inputs: Record<string, unknown>, context: ToolRunContext) {
+    const principal = toolPrincipal(context);
+    let checked: CheckedDefinition;
+    let run: RunEntity;
+    try {
+      const workflow = await this.workflows.findVisible(workflowId, principal);
+      checked = await this.workflows.check(workflow.definition, principal);
+      const validInputs = this.workflows.checkInputs(checked.definition, inputs, `${workflow.id}@${workflow.version}`);
+      run = await this.runs.create({
+        definition: checked.definition,
+        inputs: validInputs,
+        userId: principal.userId,
+        workflowId: workflow.id,
+        workflowVersion: workflow.version,
+        parentRunId: context.runId,
+        depth: context.depth,
+      });
+    } catch (error) {
+      throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorText(error)}`);
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const result = await this.execute(run, checked, principal, controller, context.depth);
+      if (result.status !== 'succeeded') {
+        throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
+      }
+      return { runId: run.id, outputs: result.outputs ?? {} };
+    } finally {
+      context.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async launch(run: RunEntity, checked: CheckedDefinition, options: StartOptions): Promise<StartResult> {
+    const controller = new AbortController();
+    this.events.open(run.id);
+    const done = this.slots
+      .run(() => this.execute(run, checked, options.principal, controller, 0))
+      .then(
+        () => undefined,
+        (error: unknown) => this.logger.error({ err: error, runId: run.id }, 'run execution failed unexpectedly'),
+      );
+    this.runs.track(run.id, controller, done);
+    const finished = options.wait ? await this.runs.waitForEnd(run.id, this.config.workflows.waitTimeoutMs) : false;
+    return { finished, run: await this.runs.get(run.id, options.principal) };
+  }
+
+  private async execute(
+    run: RunEntity,
+    checked: CheckedDefinition,
+    principal: Principal,
+    controller: AbortController,
+    depth: number,
+  ): Promise<{ status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string }> {
+    const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
+      this.events.emit(run.id, type, data);
+    let usage: UsageTotals | undefined;
+    let result: { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string };
+    try {
+      if (controller.signal.aborted) throw controller.signal.reason;
+      await this.runs.markRunning(run.id);
+      emit('run.started', { run_id: run.id, workflow_id: run.workflowId, inputs: run.inputs, depth });
+      const engineResult = await this.engine.run(checked.definition, checked.order, run.inputs, {
+        runId: run.id,
+        principal,
+        depth,
+        signal: controller.signal,
+        emit,
+      });
+      usage = engineResult.usage;
+      result = { status: 'succeeded', outputs: engineResult.outputs };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        result = { status: 'cancelled', error: errorText(controller.signal.reason ?? error) };
+      } else {
+        if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');
+        result = { status: 'failed', error: errorText(error) };
+      }
+    }
+    try {
+      await this.runs.finish(run.id, { ...result, usage });
+    } finally {
+      emit('run.finished', {
+        run_id: run.id,
+        status: result.status,
+        outputs: result.outputs ?? null,
+        error: result.error ?? null,
+        usage: usage ?? null,
+      });
+      await this.events.close(run.id);
+    }
+    return result;
+  }
+}

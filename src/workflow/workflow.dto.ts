@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageQuery } from '../common/http/pagination';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import weatherExample from '../../examples/weather.json';
+
+/** The Swagger example is the shipped example file, so the two cannot drift apart. */
+export const WEATHER_EXAMPLE: Record<string, unknown> = weatherExample;
+
+export class ListWorkflowsQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'Search in name and description' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+}
+
+export class WorkflowResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ example: 'weather' }) name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ example: WEATHER_EXAMPLE }) definition!: Record<string, unknown>;
+  @ApiProperty() is_public!: boolean;
+  @ApiProperty() user_id!: string;
+  @ApiProperty({ example: 1 }) version!: number;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+}
+
+export class WorkflowPageResponse {
+  @ApiProperty({ type: [WorkflowResponse] }) items!: WorkflowResponse[];
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty() total!: number;
+}
+
+export const WORKFLOW_BODY_SCHEMA = {
+  description:
+    'The workflow definition itself (as in examples/*.json), optionally with `is_public`; or `{definition, is_public}`',
+  example: WEATHER_EXAMPLE,
+};
+
+export const RUN_BODY_SCHEMA = {
+  schema: { type: 'object', properties: { inputs: { type: 'object', example: { question: 'Weather in Berlin?' } } } },
+};
+
+export const INLINE_RUN_BODY_SCHEMA = {
+  schema: {
+    type: 'object',
+    required: ['definition'],
+    properties: {
+      definition: { type: 'object', example: WEATHER_EXAMPLE },
+      inputs: { type: 'object', example: { question: 'Weather in Berlin?' } },
+    },
+  },
+};

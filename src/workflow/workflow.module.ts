@@ -1,0 +1,47 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ProviderRegistry } from '../llm/provider-registry';
+import { ExecutorsModule } from '../registry/executors.module';
+import { RegistryModule } from '../registry/registry.module';
+import { RegistryService } from '../registry/registry.service';
+import { RunsModule } from '../runs/runs.module';
+import { RunsService } from '../runs/runs.service';
+import { WorkflowEngine } from './engine';
+import { conditionNode } from './nodes/condition-node';
+import { endNode } from './nodes/end-node';
+import { createLlmNode } from './nodes/llm-node';
+import { startNode } from './nodes/start-node';
+import { templateNode } from './nodes/template-node';
+import { createToolNode } from './nodes/tool-node';
+import { WorkflowEntity } from './workflow.entity';
+import { WORKFLOW_ENGINE, WorkflowRunner } from './workflow-runner.service';
+import { WorkflowsController } from './workflows.controller';
+import { WorkflowsService } from './workflows.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([WorkflowEntity]), RegistryModule, ExecutorsModule, RunsModule],
+  controllers: [WorkflowsController],
+  providers: [
+    WorkflowsService,
+    WorkflowRunner,
+    {
+      provide: WORKFLOW_ENGINE,
+      inject: [RegistryService, ProviderRegistry, RunsService, APP_CONFIG],
+      useFactory: (registry: RegistryService, providers: ProviderRegistry, runs: RunsService, config: AppConfig) =>
+        new WorkflowEngine(
+          {
+            start: startNode,
+            llm: createLlmNode({ providers, registry, defaultProvider: config.defaultProvider }),
+            template: templateNode,
+            condition: conditionNode,
+            tool: createToolNode(registry),
+            end: endNode,
+          },
+          runs,
+        ),
+    },
+  ],
+})
+export class WorkflowModule {}

@@ -1,0 +1,141 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, type Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import type { Page } from '../common/http/pagination';
+import { RunResponse, WaitQuery } from '../runs/run.dto';
+import { WORKFLOW_DEFINITION_SCHEMA } from './definition.schema';
+import {
+  INLINE_RUN_BODY_SCHEMA,
+  ListWorkflowsQuery,
+  RUN_BODY_SCHEMA,
+  WORKFLOW_BODY_SCHEMA,
+  WorkflowPageResponse,
+  WorkflowResponse,
+} from './workflow.dto';
+import { type StartResult, WorkflowRunner } from './workflow-runner.service';
+import { WorkflowsService } from './workflows.service';
+
+const inputsOf = (body: unknown): unknown => {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw DomainError.validation([{ field: 'body', message: 'must be an object like {"inputs": {…}}' }]);
+  }
+  const unknownKeys = Object.keys(body).filter((key) => key !== 'inputs' && key !== 'definition');
+  if (unknownKeys.length > 0) {
+    throw DomainError.validation(unknownKeys.map((field) => ({ field, message: 'property should not exist' })));
+  }
+  return (body as { inputs?: unknown }).inputs;
+};
+
+const respond = (result: StartResult, response: Response): RunResponse => {
+  response.status(result.finished ? 200 : 202);
+  response.setHeader('Location', `/api/v1/runs/${result.run.id}`);
+  return result.run;
+};
+
+@ApiTags('workflows')
+@ApiBearerAuth()
+@ApiProblemResponses(401)
+@Controller()
+export class WorkflowsController {
+  constructor(
+    private readonly workflows: WorkflowsService,
+    private readonly runner: WorkflowRunner,
+  ) {}
+
+  @Get('workflows/schema')
+  @ApiOperation({ summary: 'The JSON Schema of a workflow definition' })
+  @ApiOkResponse({ description: 'JSON Schema (draft-07)' })
+  schema(): typeof WORKFLOW_DEFINITION_SCHEMA {
+    return WORKFLOW_DEFINITION_SCHEMA;
+  }
+
+  @Get('workflows')
+  @ApiOperation({ summary: 'Workflows this key can see' })
+  @ApiOkResponse({ type: WorkflowPageResponse })
+  list(@Query() query: ListWorkflowsQuery, @CurrentPrincipal() principal: Principal): Promise<Page<WorkflowResponse>> {
+    return this.workflows.list(query, principal);
+  }
+
+  @Get('workflows/:id')
+  @ApiOperation({ summary: 'One workflow, by id or name' })
+  @ApiOkResponse({ type: WorkflowResponse })
+  @ApiProblemResponses(404)
+  get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<WorkflowResponse> {
+    return this.workflows.get(id, principal);
+  }
+
+  @Post('workflows')
+  @ApiOperation({ summary: 'Save a workflow (validated: structure, references, tools, providers)' })
+  @ApiBody(WORKFLOW_BODY_SCHEMA)
+  @ApiCreatedResponse({ type: WorkflowResponse })
+  @ApiProblemResponses(400, 403, 409, 413)
+  create(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<WorkflowResponse> {
+    return this.workflows.create(body, principal);
+  }
+
+  @Put('workflows/:id')
+  @ApiOperation({ summary: 'Replace a workflow definition (version bumped)' })
+  @ApiBody(WORKFLOW_BODY_SCHEMA)
+  @ApiOkResponse({ type: WorkflowResponse })
+  @ApiProblemResponses(400, 403, 404, 409, 413)
+  replace(@Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() principal: Principal) {
+    return this.workflows.replace(id, body, principal);
+  }
+
+  @Delete('workflows/:id')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  @ApiProblemResponses(403, 404)
+  remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.workflows.remove(id, principal);
+  }
+
+  @Post('workflows/:id/runs')
+  @ApiOperation({ summary: 'Run a stored workflow: 202 with the run, or with ?wait=true 200 once it ends' })
+  @ApiBody(RUN_BODY_SCHEMA)
+  @ApiAcceptedResponse({ type: RunResponse, description: 'Started; follow /api/v1/runs/{id}/events' })
+  @ApiOkResponse({ type: RunResponse, description: 'With ?wait=true: the finished run' })
+  @ApiProblemResponses(400, 404, 413)
+  async run(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Query() query: WaitQuery,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RunResponse> {
+    const result = await this.runner.startStored(id, { principal, inputs: inputsOf(body), wait: query.wait === true });
+    return respond(result, response);
+  }
+
+  @Post('workflow-runs')
+  @ApiOperation({ summary: 'Run an inline definition (not stored)' })
+  @ApiBody(INLINE_RUN_BODY_SCHEMA)
+  @ApiAcceptedResponse({ type: RunResponse })
+  @ApiOkResponse({ type: RunResponse, description: 'With ?wait=true: the finished run' })
+  @ApiProblemResponses(400, 413)
+  async runInline(
+    @Body() body: unknown,
+    @Query() query: WaitQuery,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RunResponse> {
+    const inputs = inputsOf(body);
+    const definition = (body as { definition?: unknown } | null)?.definition;
+    if (definition === undefined) throw DomainError.validation([{ field: 'definition', message: 'is required' }]);
+    const result = await this.runner.startInline(definition, { principal, inputs, wait: query.wait === true });
+    return respond(result, response);
+  }
+}

@@ -1,0 +1,254 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { randomUUID } from 'node:crypto';
+import { Brackets, QueryFailedError, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isAdmin, type Principal } from '../common/auth/principal';
+import { DomainError, type FieldProblem } from '../common/errors/domain-error';
+import type { Page } from '../common/http/pagination';
+import { containsPattern, LIKE_ESCAPE } from '../common/like-pattern';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ProviderRegistry } from '../llm/provider-registry';
+import { RegistryService } from '../registry/registry.service';
+import type { LlmNodeData, WorkflowDefinition } from './definition.types';
+import { toolsEnabled } from './nodes/llm-node';
+import { analyzeDefinition } from './validate-definition';
+import type { ListWorkflowsQuery, WorkflowResponse } from './workflow.dto';
+import { WorkflowEntity } from './workflow.entity';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CheckedDefinition {
+  definition: WorkflowDefinition;
+  order: string[];
+}
+
+const isDuplicateKey = (error: unknown): boolean =>
+  error instanceof QueryFailedError &&
+  ['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE'].includes((error.driverError as { code?: string }).code ?? '');
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Stored workflows and the checks every definition passes on save and on run. */
+@Injectable()
+export class WorkflowsService {
+  private readonly ajv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+  private readonly inputValidators = new Map<string, ValidateFunction>();
+
+  constructor(
+    @InjectRepository(WorkflowEntity) private readonly workflows: Repository<WorkflowEntity>,
+    private readonly registry: RegistryService,
+    private readonly providers: ProviderRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Everything that makes a definition runnable for this caller: structure, references, tools that
+   * exist and that the caller may use, providers and models that are configured. 400 on any problem.
+   */
+  async check(input: unknown, principal: Principal, field = 'definition'): Promise<CheckedDefinition> {
+    const analysis = analyzeDefinition(input);
+    const problems: FieldProblem[] = analysis.problems.map((problem) => ({
+      ...problem,
+      field: problem.field.startsWith('definition')
+        ? problem.field.replace(/^definition/, field)
+        : `${field}.${problem.field}`,
+    }));
+    if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
+    const definition = input as WorkflowDefinition;
+    for (const [index, node] of definition.nodes.entries()) {
+      const at = `${field}.nodes[${index}](${node.id})`;
+      const names = analysis.toolsByNode.get(node.id) ?? [];
+      if (names.length > 0 && (node.type === 'tool' || toolsEnabled(node.data as unknown as LlmNodeData))) {
+        const resolved = await this.registry.resolve(names, principal);
+        const toolsField = `${at}.data.${node.type === 'tool' ? 'tool' : 'tools'}`;
+        for (const name of resolved.missing) {
+          problems.push({
+            field: toolsField,
+            message: `tool "${name}" does not exist or this API key may not use it`,
+          });
+        }
+        for (const name of resolved.disabled) {
+          problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
+        }
+      }
+      if (node.type === 'llm') {
+        const data = node.data as unknown as LlmNodeData;
+        const provider = data.provider ?? this.config.defaultProvider;
+        if (!this.providers.has(provider)) {
+          problems.push({
+            field: `${at}.data.provider`,
+            message: `unknown provider "${provider}"; configured: ${this.providers.names.join(', ')}`,
+          });
+        } else {
+          try {
+            this.providers.resolveModel(provider, data.model);
+          } catch (error) {
+            problems.push({ field: `${at}.data.model`, message: (error as Error).message });
+          }
+        }
+      }
+    }
+    if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
+    return { definition, order: analysis.order };
+  }
+
+  /** Run inputs against the definition's `inputs` schema (defaults filled in). */
+  checkInputs(definition: WorkflowDefinition, inputs: unknown, key: string): Record<string, unknown> {
+    if (inputs !== undefined && !isObject(inputs)) {
+      throw DomainError.validation([{ field: 'inputs', message: 'must be an object' }]);
+    }
+    const value = structuredClone(inputs ?? {});
+    if (!definition.inputs) return value;
+    const cacheKey = `${key}:${JSON.stringify(definition.inputs)}`;
+    let validate = this.inputValidators.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile(definition.inputs);
+      if (this.inputValidators.size > 500) this.inputValidators.clear();
+      this.inputValidators.set(cacheKey, validate);
+    }
+    if (!validate(value)) {
+      throw DomainError.validation(
+        (validate.errors ?? []).map((error) => {
+          const missing = (error.params as { missingProperty?: string }).missingProperty;
+          const path = `${error.instancePath.replace(/\//g, '.')}${missing ? `.${missing}` : ''}`;
+          return { field: `inputs${path}`, message: error.message ?? 'is invalid' };
+        }),
+        'The run inputs do not match the workflow inputs schema',
+      );
+    }
+    return value;
+  }
+
+  async list(query: ListWorkflowsQuery, principal: Principal): Promise<Page<WorkflowResponse>> {
+    const builder = this.workflows.createQueryBuilder('workflow');
+    if (!isAdmin(principal)) {
+      builder.where(
+        new Brackets((visible) =>
+          visible.where('workflow.isPublic = 1').orWhere('workflow.userId = :userId', { userId: principal.userId }),
+        ),
+      );
+    }
+    if (query.q) {
+      const pattern = containsPattern(query.q);
+      builder.andWhere(
+        new Brackets((search) =>
+          search
+            .where(`LOWER(workflow.name) LIKE :pattern ${LIKE_ESCAPE}`, { pattern })
+            .orWhere(`LOWER(workflow.description) LIKE :pattern ${LIKE_ESCAPE}`, { pattern }),
+        ),
+      );
+    }
+    const [entities, total] = await builder
+      .orderBy('workflow.name', 'ASC')
+      .skip((query.page - 1) * query.page_size)
+      .take(query.page_size)
+      .getManyAndCount();
+    return { items: entities.map(toWorkflowResponse), page: query.page, page_size: query.page_size, total };
+  }
+
+  async get(idOrName: string, principal: Principal): Promise<WorkflowResponse> {
+    return toWorkflowResponse(await this.findVisible(idOrName, principal));
+  }
+
+  async findVisible(idOrName: string, principal: Principal): Promise<WorkflowEntity> {
+    const entity = await this.workflows.findOneBy(UUID.test(idOrName) ? { id: idOrName } : { name: idOrName });
+    if (!entity || !(isAdmin(principal) || entity.isPublic || entity.userId === principal.userId)) {
+      throw DomainError.notFound('Workflow', idOrName);
+    }
+    return entity;
+  }
+
+  async create(body: unknown, principal: Principal): Promise<WorkflowResponse> {
+    const { definition, isPublic } = await this.readBody(body, principal);
+    const now = new Date();
+    const entity = this.workflows.create({
+      id: randomUUID(),
+      name: definition.name,
+      description: definition.description ?? '',
+      definition,
+      isPublic,
+      userId: principal.userId,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      await this.workflows.insert(entity as QueryDeepPartialEntity<WorkflowEntity>);
+    } catch (error) {
+      if (isDuplicateKey(error))
+        throw DomainError.conflict(`A workflow named "${definition.name}" already exists`, 'name');
+      throw error;
+    }
+    return toWorkflowResponse(entity);
+  }
+
+  async replace(idOrName: string, body: unknown, principal: Principal): Promise<WorkflowResponse> {
+    const existing = await this.findVisible(idOrName, principal);
+    this.assertCanChange(existing, principal);
+    const { definition, isPublic } = await this.readBody(body, principal, existing.isPublic);
+    const changes = {
+      name: definition.name,
+      description: definition.description ?? '',
+      definition,
+      isPublic,
+      version: existing.version + 1,
+      updatedAt: new Date(),
+    };
+    try {
+      const result = await this.workflows.update(
+        { id: existing.id, version: existing.version },
+        changes as QueryDeepPartialEntity<WorkflowEntity>,
+      );
+      if (result.affected === 0) throw DomainError.conflict('The workflow was changed by another request; retry');
+    } catch (error) {
+      if (isDuplicateKey(error))
+        throw DomainError.conflict(`A workflow named "${definition.name}" already exists`, 'name');
+      throw error;
+    }
+    return toWorkflowResponse(this.workflows.merge(existing, changes));
+  }
+
+  async remove(idOrName: string, principal: Principal): Promise<void> {
+    const existing = await this.findVisible(idOrName, principal);
+    this.assertCanChange(existing, principal);
+    await this.workflows.delete({ id: existing.id });
+  }
+
+  private async readBody(body: unknown, principal: Principal, wasPublic = false) {
+    if (!isObject(body))
+      throw DomainError.validation([{ field: 'body', message: 'must be a workflow definition object' }]);
+    const wrapped = 'definition' in body && !('nodes' in body);
+    const { is_public: isPublicRaw, ...rest } = body;
+    const raw = wrapped ? rest.definition : rest;
+    if (isPublicRaw !== undefined && typeof isPublicRaw !== 'boolean') {
+      throw DomainError.validation([{ field: 'is_public', message: 'must be a boolean' }]);
+    }
+    const isPublic = isPublicRaw ?? wasPublic;
+    if (isPublic && !wasPublic && !isAdmin(principal)) throw DomainError.forbidden('Only admins make workflows public');
+    const { definition } = await this.check(raw, principal, wrapped ? 'definition' : 'body');
+    return { definition, isPublic };
+  }
+
+  private assertCanChange(entity: WorkflowEntity, principal: Principal): void {
+    if (!isAdmin(principal) && entity.userId !== principal.userId) {
+      throw DomainError.forbidden(`Only the owner or an admin may change workflow "${entity.name}"`);
+    }
+  }
+}
+
+export const toWorkflowResponse = (entity: WorkflowEntity): WorkflowResponse => ({
+  id: entity.id,
+  name: entity.name,
+  description: entity.description,
+  definition: entity.definition as unknown as Record<string, unknown>,
+  is_public: entity.isPublic,
+  user_id: entity.userId,
+  version: entity.version,
+  created_at: entity.createdAt.toISOString(),
+  updated_at: entity.updatedAt.toISOString(),
+});
