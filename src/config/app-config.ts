@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ProviderConfig } from '../llm/provider-registry';
 
 export type DatabaseConfig =
   { type: 'sqlite'; database: string; url: string } | { type: 'mysql'; url: string; database: string };
-
-export interface ProviderConfig {
-  base_url: string;
-  api_key?: string;
-  default_model?: string;
-  timeout_ms?: number;
-  max_retries?: number;
-}
 
 /** Every setting of the service, read from the environment once at boot. Only this folder reads process.env. */
 export interface AppConfig {

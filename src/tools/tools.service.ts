@@ -1,11 +1,18 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
-import { containsPattern, LIKE_ESCAPE } from '../common/like-pattern';
+import {
+  assertCanChange,
+  byIdOrName,
+  isDuplicateKey,
+  isVisibleTo,
+  whereNameOrDescriptionContains,
+  whereVisibleTo,
+} from '../common/owned-queries';
 import type { Page } from '../common/http/pagination';
 import { BUILTIN_CATALOG, EXECUTOR_CATALOG, WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
 import type { WorkflowRunnerRef } from '../registry/workflow/workflow-executor';
@@ -15,14 +22,6 @@ import type { StoredTool } from '../registry/executor';
 import { normalizeFunctionSchema, type SchemaWarning } from './function-schema';
 import type { BuiltinToolResponse, CreateToolDto, ListToolsQuery, ToolResponse, UpdateToolDto } from './tool.dto';
 import { ToolEntity } from './tool.entity';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function isDuplicateKey(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const driverError = error.driverError as { code?: string; errno?: number };
-  return driverError.code === 'ER_DUP_ENTRY' || driverError.code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
 
 // TypeORM's deep-partial type cannot follow JSON columns typed as open records.
 const asRow = (row: Partial<ToolEntity>) => row as QueryDeepPartialEntity<ToolEntity>;
@@ -97,30 +96,12 @@ export class ToolsService implements OnApplicationBootstrap {
 
   async list(query: ListToolsQuery, principal: Principal): Promise<Page<ToolResponse>> {
     const builder = this.tools.createQueryBuilder('tool');
-    if (!isAdmin(principal)) {
-      // Booleans are bound as 1/0: better-sqlite3 cannot bind JS booleans.
-      builder.where(
-        new Brackets((visible) =>
-          visible.where('tool.isPublic = :public', { public: 1 }).orWhere('tool.userId = :userId', {
-            userId: principal.userId,
-          }),
-        ),
-      );
-    }
+    whereVisibleTo(builder, principal);
     if (query.category) builder.andWhere('tool.category = :category', { category: query.category });
     if (query.implementation_type)
       builder.andWhere('tool.implementationType = :type', { type: query.implementation_type });
     if (query.enabled !== undefined) builder.andWhere('tool.enabled = :enabled', { enabled: query.enabled ? 1 : 0 });
-    if (query.q) {
-      const pattern = containsPattern(query.q);
-      builder.andWhere(
-        new Brackets((search) =>
-          search
-            .where(`LOWER(tool.name) LIKE :pattern ${LIKE_ESCAPE}`, { pattern })
-            .orWhere(`LOWER(tool.description) LIKE :pattern ${LIKE_ESCAPE}`, { pattern }),
-        ),
-      );
-    }
+    whereNameOrDescriptionContains(builder, query.q);
     const [entities, total] = await builder
       .orderBy('tool.name', 'ASC')
       .skip((query.page - 1) * query.page_size)
@@ -151,8 +132,8 @@ export class ToolsService implements OnApplicationBootstrap {
 
   /** A tool the principal may see, by id or name; invisible tools are reported as missing. */
   async findVisible(idOrName: string, principal: Principal): Promise<ToolEntity> {
-    const entity = await this.tools.findOneBy(UUID.test(idOrName) ? { id: idOrName } : { name: idOrName });
-    if (!entity || !this.canSee(entity, principal)) throw DomainError.notFound('Tool', idOrName);
+    const entity = await this.tools.findOneBy(byIdOrName(idOrName));
+    if (!entity || !isVisibleTo(entity, principal)) throw DomainError.notFound('Tool', idOrName);
     return entity;
   }
 
@@ -160,7 +141,7 @@ export class ToolsService implements OnApplicationBootstrap {
   async findUsableByNames(names: readonly string[], principal: Principal): Promise<ToolEntity[]> {
     if (names.length === 0) return [];
     const entities = await this.tools.createQueryBuilder('tool').where('tool.name IN (:...names)', { names }).getMany();
-    return entities.filter((entity) => this.canSee(entity, principal));
+    return entities.filter((entity) => isVisibleTo(entity, principal));
   }
 
   async create(input: CreateToolDto, principal: Principal): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
@@ -214,7 +195,7 @@ export class ToolsService implements OnApplicationBootstrap {
 
   async remove(idOrName: string, principal: Principal): Promise<void> {
     const entity = await this.findVisible(idOrName, principal);
-    this.assertCanChange(entity, principal);
+    assertCanChange(entity, principal, 'tool');
     await this.tools.delete({ id: entity.id });
   }
 
@@ -228,7 +209,7 @@ export class ToolsService implements OnApplicationBootstrap {
     merge: (existing: ToolEntity) => CreateToolDto,
   ): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
     const existing = await this.findVisible(idOrName, principal);
-    this.assertCanChange(existing, principal);
+    assertCanChange(existing, principal, 'tool');
     const candidate = merge(existing);
     const { fields, warnings } = await this.buildFields(candidate, principal, existing);
     const updated = { ...fields, version: existing.version + 1, updatedAt: new Date() };
@@ -320,16 +301,6 @@ export class ToolsService implements OnApplicationBootstrap {
         enabled: input.enabled ?? true,
       },
     };
-  }
-
-  private canSee(entity: ToolEntity, principal: Principal): boolean {
-    return isAdmin(principal) || entity.isPublic || entity.userId === principal.userId;
-  }
-
-  private assertCanChange(entity: ToolEntity, principal: Principal): void {
-    if (!isAdmin(principal) && entity.userId !== principal.userId) {
-      throw DomainError.forbidden(`Only the owner or an admin may change tool "${entity.name}"`);
-    }
   }
 
   toResponse(entity: ToolEntity): ToolResponse {

@@ -3,12 +3,19 @@ import { InjectRepository } from '@nestjs/typeorm';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
-import { Brackets, QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
-import { containsPattern, LIKE_ESCAPE } from '../common/like-pattern';
+import {
+  assertCanChange,
+  byIdOrName,
+  isDuplicateKey,
+  isVisibleTo,
+  whereNameOrDescriptionContains,
+  whereVisibleTo,
+} from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ProviderRegistry } from '../llm/provider-registry';
@@ -19,16 +26,10 @@ import { analyzeDefinition } from './validate-definition';
 import type { ListWorkflowsQuery, WorkflowResponse } from './workflow.dto';
 import { WorkflowEntity } from './workflow.entity';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export interface CheckedDefinition {
   definition: WorkflowDefinition;
   order: string[];
 }
-
-const isDuplicateKey = (error: unknown): boolean =>
-  error instanceof QueryFailedError &&
-  ['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE'].includes((error.driverError as { code?: string }).code ?? '');
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -126,23 +127,8 @@ export class WorkflowsService {
 
   async list(query: ListWorkflowsQuery, principal: Principal): Promise<Page<WorkflowResponse>> {
     const builder = this.workflows.createQueryBuilder('workflow');
-    if (!isAdmin(principal)) {
-      builder.where(
-        new Brackets((visible) =>
-          visible.where('workflow.isPublic = 1').orWhere('workflow.userId = :userId', { userId: principal.userId }),
-        ),
-      );
-    }
-    if (query.q) {
-      const pattern = containsPattern(query.q);
-      builder.andWhere(
-        new Brackets((search) =>
-          search
-            .where(`LOWER(workflow.name) LIKE :pattern ${LIKE_ESCAPE}`, { pattern })
-            .orWhere(`LOWER(workflow.description) LIKE :pattern ${LIKE_ESCAPE}`, { pattern }),
-        ),
-      );
-    }
+    whereVisibleTo(builder, principal);
+    whereNameOrDescriptionContains(builder, query.q);
     const [entities, total] = await builder
       .orderBy('workflow.name', 'ASC')
       .skip((query.page - 1) * query.page_size)
@@ -156,8 +142,8 @@ export class WorkflowsService {
   }
 
   async findVisible(idOrName: string, principal: Principal): Promise<WorkflowEntity> {
-    const entity = await this.workflows.findOneBy(UUID.test(idOrName) ? { id: idOrName } : { name: idOrName });
-    if (!entity || !(isAdmin(principal) || entity.isPublic || entity.userId === principal.userId)) {
+    const entity = await this.workflows.findOneBy(byIdOrName(idOrName));
+    if (!entity || !isVisibleTo(entity, principal)) {
       throw DomainError.notFound('Workflow', idOrName);
     }
     return entity;
@@ -189,7 +175,7 @@ export class WorkflowsService {
 
   async replace(idOrName: string, body: unknown, principal: Principal): Promise<WorkflowResponse> {
     const existing = await this.findVisible(idOrName, principal);
-    this.assertCanChange(existing, principal);
+    assertCanChange(existing, principal, 'workflow');
     const { definition, isPublic } = await this.readBody(body, principal, existing.isPublic);
     const changes = {
       name: definition.name,
@@ -215,7 +201,7 @@ export class WorkflowsService {
 
   async remove(idOrName: string, principal: Principal): Promise<void> {
     const existing = await this.findVisible(idOrName, principal);
-    this.assertCanChange(existing, principal);
+    assertCanChange(existing, principal, 'workflow');
     await this.workflows.delete({ id: existing.id });
   }
 
@@ -232,12 +218,6 @@ export class WorkflowsService {
     if (isPublic && !wasPublic && !isAdmin(principal)) throw DomainError.forbidden('Only admins make workflows public');
     const { definition } = await this.check(raw, principal, wrapped ? 'definition' : 'body');
     return { definition, isPublic };
-  }
-
-  private assertCanChange(entity: WorkflowEntity, principal: Principal): void {
-    if (!isAdmin(principal) && entity.userId !== principal.userId) {
-      throw DomainError.forbidden(`Only the owner or an admin may change workflow "${entity.name}"`);
-    }
   }
 }
 
