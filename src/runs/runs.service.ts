@@ -10,6 +10,7 @@ import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.ty
 import { NodeRunEntity } from './node-run.entity';
 import type { ListRunsQuery, NodeRunDto, RunResponse } from './run.dto';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import type { ToolCallLogEntity } from './tool-call-log.entity';
 import { ToolCallLogsService } from './tool-call-logs.service';
 
 export interface NewRun {
@@ -32,6 +33,18 @@ const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total
 const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const duration = (start: Date | null, end: Date | null) => (start && end ? end.getTime() - start.getTime() : null);
+
+/**
+ * Parallel calls of one node can start in the same millisecond; an LLM node's output lists its
+ * calls in the order the model made them, so that order wins over the timestamps.
+ */
+function inCallOrder(calls: ToolCallLogEntity[], output: unknown): ToolCallLogEntity[] {
+  const recorded = (output as { tool_calls?: Array<{ id?: string }> } | null)?.tool_calls;
+  if (!Array.isArray(recorded)) return calls;
+  const position = new Map(recorded.map((call, index) => [call.id, index]));
+  const rank = (call: ToolCallLogEntity) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
+  return [...calls].sort((a, b) => rank(a) - rank(b));
+}
 
 /** Run records: create, status transitions, node runs, reads; and the handles of runs executing in this process. */
 @Injectable()
@@ -190,18 +203,19 @@ export class RunsService implements OnApplicationBootstrap {
       started_at: node.startedAt.toISOString(),
       finished_at: iso(node.finishedAt),
       duration_ms: duration(node.startedAt, node.finishedAt),
-      tool_calls: calls
-        .filter((call) => call.nodeId === node.nodeId)
-        .map((call) => ({
-          call_id: call.callId,
-          tool_name: call.toolName,
-          status: call.status,
-          input: call.input,
-          output: call.output,
-          error_message: call.errorMessage,
-          duration_ms: call.durationMs,
-          started_at: call.startedAt.toISOString(),
-        })),
+      tool_calls: inCallOrder(
+        calls.filter((call) => call.nodeId === node.nodeId),
+        node.output,
+      ).map((call) => ({
+        call_id: call.callId,
+        tool_name: call.toolName,
+        status: call.status,
+        input: call.input,
+        output: call.output,
+        error_message: call.errorMessage,
+        duration_ms: call.durationMs,
+        started_at: call.startedAt.toISOString(),
+      })),
     }));
     return { ...this.toResponse(run), nodes: nodeDtos };
   }

@@ -121,6 +121,8 @@ describe('Workflow agent loop (e2e)', () => {
       expect(latestStart).toBeLessThan(earliestEnd);
       expect(backend.hits.map((hit) => hit.params.id)).toEqual(['c', 'b', 'a']);
       expect(toolMessages(bodies()[1]).map((message) => message.tool_call_id)).toEqual(['call_a', 'call_b', 'call_c']);
+      const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
+      expect(node?.tool_calls.map((call) => call.call_id)).toEqual(['call_a', 'call_b', 'call_c']);
     });
 
     it('should run calls of tools with side effects one at a time in call order', async () => {
