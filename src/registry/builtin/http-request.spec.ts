@@ -1,31 +1,10 @@
 import { sendJson, startHttpTestServer, type HttpTestServer } from '../../../test/support/http-test-server';
-import { OutboundClient } from '../outbound/outbound-client';
-import type { ToolExecuteContext } from '../tool-definition';
+import { builtinEnvironment, runBuiltin } from '../../../test/factories/builtin.factory';
 import type { BuiltinEnvironment } from './builtin-tool';
 import { httpRequest, type HttpRequestParams } from './http-request';
 
-const environment = (allowPrivate: string[]): BuiltinEnvironment => ({
-  outbound: new OutboundClient({
-    allowPrivate,
-    defaultTimeoutMs: 5000,
-    maxResponseBytes: 1024 * 1024,
-    maxRedirects: 5,
-    userAgent: 'ToolFlow-test',
-  }),
-  files: { root: null, maxBytes: 0 },
-  queryDatabase: null,
-});
-
-const run = (params: HttpRequestParams, env: BuiltinEnvironment) => {
-  const context: ToolExecuteContext<HttpRequestParams> = {
-    call: { id: 'call-1', name: httpRequest.name, arguments: JSON.stringify(params) },
-    params,
-    messages: [],
-    run: { runId: null, userId: 'u1', isAdmin: false, signal: new AbortController().signal, depth: 0 },
-    signal: new AbortController().signal,
-  };
-  return httpRequest.execute(params, context, env);
-};
+const run = (params: HttpRequestParams, env: BuiltinEnvironment) => runBuiltin(httpRequest, params, env);
+const environment = (allowPrivate: string[]) => builtinEnvironment(allowPrivate);
 
 describe('httpRequest', () => {
   let server: HttpTestServer;

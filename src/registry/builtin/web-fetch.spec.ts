@@ -1,6 +1,5 @@
 import { startHttpTestServer, type HttpTestServer } from '../../../test/support/http-test-server';
-import { OutboundClient } from '../outbound/outbound-client';
-import type { ToolExecuteContext } from '../tool-definition';
+import { builtinEnvironment, runBuiltin } from '../../../test/factories/builtin.factory';
 import type { BuiltinEnvironment } from './builtin-tool';
 import { webFetch, type WebFetchParams } from './web-fetch';
 
@@ -8,28 +7,8 @@ const PAGE = `<!doctype html><html><head><title>Weather  today</title><style>bod
 <script>window.secret = 1</script></head><body><h1>Oslo</h1><p>It is <em>sunny</em>.</p>
 <ul><li>High 21</li><li>Low 12</li></ul><a href="/more">More</a><noscript>enable js</noscript></body></html>`;
 
-const environment = (allowPrivate: string[]): BuiltinEnvironment => ({
-  outbound: new OutboundClient({
-    allowPrivate,
-    defaultTimeoutMs: 5000,
-    maxResponseBytes: 1024 * 1024,
-    maxRedirects: 5,
-    userAgent: 'ToolFlow-test',
-  }),
-  files: { root: null, maxBytes: 0 },
-  queryDatabase: null,
-});
-
-const run = (params: WebFetchParams, env: BuiltinEnvironment) => {
-  const context: ToolExecuteContext<WebFetchParams> = {
-    call: { id: 'call-1', name: webFetch.name, arguments: JSON.stringify(params) },
-    params,
-    messages: [],
-    run: { runId: null, userId: 'u1', isAdmin: false, signal: new AbortController().signal, depth: 0 },
-    signal: new AbortController().signal,
-  };
-  return webFetch.execute(params, context, env);
-};
+const run = (params: WebFetchParams, env: BuiltinEnvironment) => runBuiltin(webFetch, params, env);
+const environment = (allowPrivate: string[]) => builtinEnvironment(allowPrivate);
 
 describe('webFetch', () => {
   let server: HttpTestServer;
