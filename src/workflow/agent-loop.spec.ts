@@ -1,3 +1,4 @@
+import { chatResponse } from '../../test/factories/chat-response.factory';
 import type { ChatMessage } from '../llm/chat-types';
 import {
   ProviderError,
@@ -13,16 +14,7 @@ import { AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
 
 type ScriptStep = Partial<ChatResponse> | ((request: ChatRequest, options?: ChatCallOptions) => Promise<ChatResponse>);
 
-const response = (overrides: Partial<ChatResponse> = {}): ChatResponse => ({
-  content: '',
-  reasoning: '',
-  toolCalls: [],
-  malformedToolCalls: [],
-  repairs: [],
-  finishReason: 'stop',
-  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
-  ...overrides,
-});
+const response = chatResponse;
 
 /** Answers from a script and keeps a copy of every request it received. */
 class ScriptedChatProvider implements ChatProvider {

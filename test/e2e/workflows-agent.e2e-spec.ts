@@ -1,13 +1,15 @@
-import { OpenAITestServer, reply } from '../support/openai-test-server';
-import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
-import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { type OpenAITestServer, reply } from '../support/openai-test-server';
+import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { type ToolBackend } from '../support/tool-backend';
+import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 type Message = { role: string; tool_call_id?: string; content?: string | null; tool_calls?: Array<{ id: string }> };
 type Body = { messages: Message[]; tools?: Array<{ function: { name: string } }>; tool_choice?: unknown };
 
 describe('Workflow agent loop (e2e)', () => {
+  let stack: WorkflowStack | undefined;
   let app: TestApp;
   let llm: OpenAITestServer;
   let backend: ToolBackend;
@@ -18,9 +20,8 @@ describe('Workflow agent loop (e2e)', () => {
   const toolMessages = (body: Body) => body.messages.filter((message) => message.role === 'tool');
 
   beforeAll(async () => {
-    llm = await OpenAITestServer.start();
-    backend = await startToolBackend();
-    app = await startTestApp(llmEnv(llm));
+    stack = await startWorkflowStack();
+    ({ app, llm, backend } = stack);
     api = new WorkflowApi(app.http, ADMIN_KEY);
   });
 
@@ -30,9 +31,7 @@ describe('Workflow agent loop (e2e)', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await llm?.close();
-    await backend?.close();
+    await stack?.close();
   });
 
   it('should answer the weather question with http_request against a local server', async () => {

@@ -1,9 +1,10 @@
-import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { type OpenAITestServer, reply } from '../support/openai-test-server';
 import { readRunEvents, type SseMessage } from '../support/sse';
-import { ADMIN_KEY, startTestApp, type TestApp } from '../support/test-app';
-import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { type ToolBackend } from '../support/tool-backend';
+import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 const deltas = (events: SseMessage[], type: string) =>
   events
@@ -20,15 +21,15 @@ const outline = (events: SseMessage[]) =>
     .filter((name, index, names) => name !== names[index - 1]);
 
 describe('Run events over SSE (e2e)', () => {
+  let stack: WorkflowStack | undefined;
   let app: TestApp;
   let llm: OpenAITestServer;
   let backend: ToolBackend;
   let api: WorkflowApi;
 
   beforeAll(async () => {
-    llm = await OpenAITestServer.start();
-    backend = await startToolBackend();
-    app = await startTestApp(llmEnv(llm));
+    stack = await startWorkflowStack();
+    ({ app, llm, backend } = stack);
     api = new WorkflowApi(app.http, ADMIN_KEY);
     await api.createTool(httpToolBody('lookup', `${backend.origin}/lookup?id={id}`));
   });
@@ -36,9 +37,7 @@ describe('Run events over SSE (e2e)', () => {
   afterEach(() => llm.reset());
 
   afterAll(async () => {
-    await app?.close();
-    await llm?.close();
-    await backend?.close();
+    await stack?.close();
   });
 
   const toolRound = () => [

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OpenAITestServer, reply } from '../support/openai-test-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { type OpenAITestServer, reply } from '../support/openai-test-server';
+import { type TestApp } from '../support/test-app';
+import { type ToolBackend } from '../support/tool-backend';
+import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { type RunBody, WorkflowApi } from '../support/workflow-api';
-import { llmEnv } from '../support/workflow-fixtures';
 
 const example = (path: string) =>
   JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', path), 'utf8')) as Record<string, unknown>;
@@ -12,22 +12,20 @@ const example = (path: string) =>
 type Message = { role: string; content: string | null; tool_call_id?: string };
 
 describe('examples/ (e2e)', () => {
+  let stack: WorkflowStack | undefined;
   let app: TestApp;
   let llm: OpenAITestServer;
   let backend: ToolBackend;
   let api: WorkflowApi;
 
   beforeAll(async () => {
-    llm = await OpenAITestServer.start();
-    backend = await startToolBackend();
-    app = await startTestApp(llmEnv(llm));
+    stack = await startWorkflowStack();
+    ({ app, llm, backend } = stack);
     api = new WorkflowApi(app.http, await app.createUserKey('example-user'));
   });
 
   afterAll(async () => {
-    await app?.close();
-    await llm?.close();
-    await backend?.close();
+    await stack?.close();
   });
 
   const weatherTurns = (city: string) => [

@@ -1,16 +1,7 @@
-import type { ChatResponse } from '../../llm/provider';
+import { chatResponse } from '../../../test/factories/chat-response.factory';
 import { toAssistantMessage } from './assistant-message';
 
-const response = (overrides: Partial<ChatResponse>): ChatResponse => ({
-  content: '',
-  reasoning: '',
-  toolCalls: [],
-  malformedToolCalls: [],
-  repairs: [],
-  finishReason: 'stop',
-  usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-  ...overrides,
-});
+const response = chatResponse;
 
 describe(toAssistantMessage.name, () => {
   it('should keep the text next to the tool calls in call order', () => {

@@ -1,18 +1,10 @@
+import { chatResponse } from '../../../test/factories/chat-response.factory';
 import type { ChatMessage } from '../../llm/chat-types';
 import type { ChatRequest, ChatResponse } from '../../llm/provider';
 import type { FunctionTool } from '../../registry/tool-definition';
 import { fallbackAnswer, finalAnswerInstruction, requestFinalAnswer } from './final-answer';
 
-const response = (overrides: Partial<ChatResponse> = {}): ChatResponse => ({
-  content: '',
-  reasoning: '',
-  toolCalls: [],
-  malformedToolCalls: [],
-  repairs: [],
-  finishReason: 'stop',
-  usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
-  ...overrides,
-});
+const response = chatResponse;
 
 const tools: FunctionTool[] = [{ type: 'function', function: { name: 'search', parameters: { type: 'object' } } }];
 const history: ChatMessage[] = [{ role: 'user', content: 'Find it' }];

@@ -1,0 +1,28 @@
+import { OpenAITestServer } from './openai-test-server';
+import { startTestApp, type TestApp } from './test-app';
+import { startToolBackend, type ToolBackend } from './tool-backend';
+import { llmEnv } from './workflow-fixtures';
+
+/** The app wired to a scripted model server, plus a local HTTP backend for tools. */
+export interface WorkflowStack {
+  app: TestApp;
+  llm: OpenAITestServer;
+  backend: ToolBackend;
+  close(): Promise<void>;
+}
+
+export async function startWorkflowStack(): Promise<WorkflowStack> {
+  const llm = await OpenAITestServer.start();
+  const backend = await startToolBackend();
+  const app = await startTestApp(llmEnv(llm));
+  return {
+    app,
+    llm,
+    backend,
+    async close() {
+      await app.close();
+      await llm.close();
+      await backend.close();
+    },
+  };
+}
