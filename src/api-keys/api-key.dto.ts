@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
-import type { Role } from './api-key.entity';
+import type { Role } from '../shared/role';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'billing-service', description: 'What the key is for' })

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-export type Role = 'admin' | 'user';
+import type { Role } from '../shared/role';
 
 @Entity('api_keys')
 export class ApiKeyEntity {

@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
 import type { Principal } from '../common/auth/principal';
-import { ApiKeyEntity, type Role } from './api-key.entity';
+import { ApiKeyEntity } from './api-key.entity';
+import { type Role } from '../shared/role';
 import type { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.dto';
 
 const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');

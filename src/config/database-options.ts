@@ -6,7 +6,7 @@ import { ApiKeyEntity } from '../api-keys/api-key.entity';
 import { NodeRunEntity } from '../runs/node-run.entity';
 import { RunEventEntity } from '../runs/run-event.entity';
 import { RunEntity } from '../runs/run.entity';
-import { ToolCallLogEntity } from '../runs/tool-call-log.entity';
+import { ToolCallLogEntity } from '../registry/tool-call-log.entity';
 import { WorkflowEntity } from '../workflow/workflow.entity';
 import { ToolEntity } from '../tools/tool.entity';
 import type { DatabaseConfig } from './app-config';

@@ -1,4 +1,4 @@
-import type { FunctionTool } from '../registry/tool-definition';
+import type { FunctionTool } from '../shared/tool-types';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
 import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';

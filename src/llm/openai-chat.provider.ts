@@ -5,7 +5,7 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { Stream } from 'openai/streaming';
-import type { ChatMessage } from './chat-types';
+import type { ChatMessage } from '../shared/chat-types';
 import { toProviderError } from './openai-error';
 import type { ChatCallOptions, ChatProvider, ChatRequest, ChatResponse, ToolChoice } from './provider';
 import { repairToolCalls } from './repair';

@@ -1,5 +1,5 @@
-import type { FunctionTool, ToolCall } from '../registry/tool-definition';
-import type { ChatMessage, TokenUsage } from './chat-types';
+import type { FunctionTool, ToolCall } from '../shared/tool-types';
+import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../registry/tool-definition';
+import type { ToolCall } from '../shared/tool-types';
 import { repairToolCalls, type RepairInput } from './repair';
 
 describe(repairToolCalls.name, () => {

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../registry/tool-definition';
+import type { ToolCall } from '../shared/tool-types';
 import { extractTextToolCalls } from './text-tool-calls';
 
 export interface RepairInput {

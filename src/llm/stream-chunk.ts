@@ -1,4 +1,4 @@
-import type { TokenUsage } from './chat-types';
+import type { TokenUsage } from '../shared/chat-types';
 import type { ToolCallDelta } from './tool-call-stream';
 
 /** What one `chat.completion.chunk` contributes, read defensively: compatible servers omit or null any field. */

@@ -1,4 +1,4 @@
-import type { TokenUsage } from './chat-types';
+import type { TokenUsage } from '../shared/chat-types';
 import type { ChatResponse, ChatStreamEvent } from './provider';
 import type { StreamChunk } from './stream-chunk';
 import { ToolCallStream } from './tool-call-stream';

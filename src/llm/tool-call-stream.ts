@@ -1,4 +1,4 @@
-import type { ToolCall } from '../registry/tool-definition';
+import type { ToolCall } from '../shared/tool-types';
 import type { ChatStreamEvent, MalformedToolCall } from './provider';
 
 /** One entry of `delta.tool_calls` as providers really send it: every field may be missing. */

@@ -1,12 +1,12 @@
 import { jsonrepair } from 'jsonrepair';
 
-export type { ArgumentError } from './json-schema/argument-error';
-export { ArgumentValidator } from './json-schema/argument-validator';
-export type { ArgumentValidationResult, ArgumentValidatorOptions } from './json-schema/argument-validator';
-export { checkParametersSchema } from './json-schema/check-parameters-schema';
-export type { SchemaCheckResult, SchemaProblem, SchemaWarning } from './json-schema/check-parameters-schema';
-export { formatArgumentErrors } from './json-schema/format-argument-errors';
-export { ParametersSchemaError } from './json-schema/parameters-schema-error';
+export type { ArgumentError } from '../json-schema/argument-error';
+export { ArgumentValidator } from '../json-schema/argument-validator';
+export type { ArgumentValidationResult, ArgumentValidatorOptions } from '../json-schema/argument-validator';
+export { checkParametersSchema } from '../json-schema/check-parameters-schema';
+export type { SchemaCheckResult, SchemaProblem, SchemaWarning } from '../json-schema/check-parameters-schema';
+export { formatArgumentErrors } from '../json-schema/format-argument-errors';
+export { ParametersSchemaError } from '../json-schema/parameters-schema-error';
 
 export type ParsedArguments =
   { ok: true; value: Record<string, unknown>; repaired: boolean; repairNote?: string } | { ok: false; message: string };

@@ -1,7 +1,8 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ConfigProblem, StoredTool, ToolExecutor } from './executor';
-import { IMPLEMENTATION_TYPES, type ImplementationType, type ToolDefinition } from './tool-definition';
+import { type ToolDefinition } from './tool-definition';
+import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';
 
 export const SECRET_MASK = '********';
 

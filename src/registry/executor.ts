@@ -1,4 +1,5 @@
-import type { ImplementationType, JsonSchema, ToolDefinition, ToolEffect, FunctionTool } from './tool-definition';
+import type { ToolDefinition } from './tool-definition';
+import type { ImplementationType, JsonSchema, ToolEffect, FunctionTool } from '../shared/tool-types';
 
 /** A stored tool as the registry sees it (already mapped out of the entity). */
 export interface StoredTool {

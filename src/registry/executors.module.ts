@@ -16,7 +16,7 @@ import {
   WORKFLOW_TOOL_RUNNER,
 } from './executors.tokens';
 import { createHttpExecutor } from './http/http-executor';
-import { OutboundClient } from './outbound/outbound-client';
+import { OutboundClient } from '../outbound/outbound-client';
 import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-executor';
 
 /** Builds the executors once from config; tools/ validates configs with them, registry/ runs them. */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ToolCallLogsModule } from '../runs/tool-call-logs.module';
+import { ToolCallLogsModule } from './tool-call-logs.module';
 import { ToolsModule } from '../tools/tools.module';
 import { ExecutorsModule } from './executors.module';
 import { RegistryService } from './registry.service';

@@ -4,14 +4,15 @@ import type { Principal } from '../common/auth/principal';
 import { isAdmin } from '../common/auth/principal';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import type { ChatMessage } from '../llm/chat-types';
-import { ToolCallLogsService } from '../runs/tool-call-logs.service';
+import type { ChatMessage } from '../shared/chat-types';
+import { ToolCallLogsService } from './tool-call-logs.service';
 import { toStoredTool, ToolsService } from '../tools/tools.service';
 import { ArgumentValidator } from './arguments';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
 import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
-import { type ToolCall, type ToolDefinition, type ToolRunContext, toolName } from './tool-definition';
+import { type ToolDefinition, type ToolRunContext, toolName } from './tool-definition';
+import { type ToolCall } from '../shared/tool-types';
 import type { ExecuteToolResponse } from './execute-tool.dto';
 
 export interface ResolvedTools {

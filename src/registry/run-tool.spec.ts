@@ -1,4 +1,4 @@
-import { OutboundBlockedError } from './outbound/outbound-blocked-error';
+import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
 import { ArgumentValidator } from './arguments';
 import { runTool, ToolForbiddenError, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
 import {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatMessage } from '../llm/chat-types';
+import type { ChatMessage } from '../shared/chat-types';
 import {
   type ArgumentError,
   type ArgumentValidator,
@@ -8,8 +8,6 @@ import {
   parseToolArguments,
 } from './arguments';
 import {
-  type JsonSchema,
-  type ToolCall,
   type ToolDefinition,
   ToolExecutionError,
   ToolForbiddenError,
@@ -17,6 +15,7 @@ import {
   type ToolRunContext,
   toolName,
 } from './tool-definition';
+import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 
 export type ToolRunStatus = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
 export { ToolForbiddenError } from './tool-definition';

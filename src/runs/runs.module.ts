@@ -6,7 +6,7 @@ import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
-import { ToolCallLogsModule } from './tool-call-logs.module';
+import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]), ToolCallLogsModule],

@@ -10,8 +10,8 @@ import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.ty
 import { NodeRunEntity } from './node-run.entity';
 import type { ListRunsQuery, NodeRunDto, RunResponse } from './run.dto';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
-import type { ToolCallLogEntity } from './tool-call-log.entity';
-import { ToolCallLogsService } from './tool-call-logs.service';
+import type { ToolCallLogEntity } from '../registry/tool-call-log.entity';
+import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 
 export interface NewRun {
   definition: WorkflowDefinition;

@@ -1,6 +1,6 @@
 import type { FieldProblem } from '../common/errors/domain-error';
 import { checkParametersSchema } from '../registry/arguments';
-import type { FunctionTool } from '../registry/tool-definition';
+import type { FunctionTool } from '../shared/tool-types';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 

@@ -2,12 +2,7 @@ import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/http/pagination';
-import {
-  IMPLEMENTATION_TYPES,
-  type ImplementationType,
-  TOOL_EFFECTS,
-  type ToolEffect,
-} from '../registry/tool-definition';
+import { IMPLEMENTATION_TYPES, type ImplementationType, TOOL_EFFECTS, type ToolEffect } from '../shared/tool-types';
 
 const WEATHER_SCHEMA = {
   type: 'function',

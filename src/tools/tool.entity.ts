@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { FunctionTool, ImplementationType, ToolEffect } from '../registry/tool-definition';
+import type { FunctionTool, ImplementationType, ToolEffect } from '../shared/tool-types';
 
 @Entity('tools')
 @Index('idx_tools_category', ['category'])

@@ -1,5 +1,5 @@
 import { chatResponse } from '../../test/factories/chat-response.factory';
-import type { ChatMessage } from '../llm/chat-types';
+import type { ChatMessage } from '../shared/chat-types';
 import {
   ProviderError,
   type ChatCallOptions,
@@ -7,7 +7,8 @@ import {
   type ChatRequest,
   type ChatResponse,
 } from '../llm/provider';
-import type { ToolCall, ToolDefinition, ToolEffect } from '../registry/tool-definition';
+import type { ToolDefinition } from '../registry/tool-definition';
+import type { ToolCall, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
 import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
 import { AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';

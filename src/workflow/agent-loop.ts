@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../llm/chat-types';
+import type { ChatMessage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../llm/provider';
-import type { FunctionTool, ToolCall, ToolEffect } from '../registry/tool-definition';
+import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope, LoopAbortedError } from './agent/abort-scope';
 import { AgentLoopError } from './agent/agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent/agent-loop-options';

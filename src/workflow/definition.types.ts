@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../registry/tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 
 export const NODE_TYPES = ['start', 'llm', 'template', 'condition', 'tool', 'end'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];

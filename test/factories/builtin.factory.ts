@@ -1,5 +1,5 @@
 import type { BuiltinEnvironment, BuiltinTool } from '../../src/registry/builtin/builtin-tool';
-import { OutboundClient } from '../../src/registry/outbound/outbound-client';
+import { OutboundClient } from '../../src/outbound/outbound-client';
 import type { ToolExecuteContext, ToolExecuteResult } from '../../src/registry/tool-definition';
 
 /** A BuiltinEnvironment with a real OutboundClient; `allowPrivate` opens loopback for local test servers. */

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Role } from '../../api-keys/api-key.entity';
+import type { Role } from '../../shared/role';
 
 /** Who is calling: resolved from the API key by AuthGuard. */
 export interface Principal {

@@ -1,4 +1,4 @@
-import type { FunctionTool } from '../tool-definition';
+import type { FunctionTool } from '../../shared/tool-types';
 import type { BuiltinTool } from './builtin-tool';
 
 /** The builtin tools this build offers, by name. */

@@ -1,9 +1,10 @@
-import type { JsonSchema, ToolEffect, ToolExecuteContext, ToolExecuteResult } from '../tool-definition';
+import type { ToolExecuteContext, ToolExecuteResult } from '../tool-definition';
+import type { JsonSchema, ToolEffect } from '../../shared/tool-types';
 
 /** Everything builtins need from the outside, passed in by the registry (builtins never read process.env). */
 export interface BuiltinEnvironment {
   /** SSRF-guarded outbound HTTP (see ../outbound). */
-  outbound: import('../outbound/outbound-client').OutboundClient;
+  outbound: import('../../outbound/outbound-client').OutboundClient;
   files: { root: string | null; maxBytes: number };
   /** Read-only query target for database_query; null when not configured. */
   queryDatabase: { url: string; rowLimit: number; timeoutMs: number } | null;

@@ -1,5 +1,5 @@
 import { isJson, decodeText, truncateText } from '../http/response-text';
-import type { OutboundBody } from '../outbound/outbound-request';
+import type { OutboundBody } from '../../outbound/outbound-request';
 import { defineBuiltin } from './builtin-tool';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;

@@ -1,5 +1,5 @@
 import type { ToolExecutor } from '../executor';
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../../shared/tool-types';
 import { wallTimeLimitMs } from './code-run';
 import type { CodeSandbox } from './sandbox';
 import { validateCode } from './validate-code';

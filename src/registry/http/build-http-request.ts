@@ -1,5 +1,5 @@
-import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
-import type { OutboundBody, OutboundRequest } from '../outbound/outbound-request';
+import { OutboundBlockedError } from '../../outbound/outbound-blocked-error';
+import type { OutboundBody, OutboundRequest } from '../../outbound/outbound-request';
 import { ToolExecutionError } from '../tool-definition';
 import { domainRefusal } from './domain-pattern';
 import type { HttpAuthConfig, HttpToolConfig } from './http-tool-config';

@@ -1,4 +1,4 @@
-import type { OutboundResponse } from '../outbound/outbound-request';
+import type { OutboundResponse } from '../../outbound/outbound-request';
 import { ToolExecutionError, type ToolExecuteResult } from '../tool-definition';
 import { htmlToMarkdown } from './html-to-markdown';
 import type { HttpToolConfig } from './http-tool-config';

@@ -6,8 +6,9 @@ import {
   type RecordedRequest,
 } from '../../../test/support/http-test-server';
 import type { StoredTool } from '../executor';
-import { OutboundClient } from '../outbound/outbound-client';
-import type { ToolDefinition, ToolEffect, ToolExecuteResult } from '../tool-definition';
+import { OutboundClient } from '../../outbound/outbound-client';
+import type { ToolDefinition, ToolExecuteResult } from '../tool-definition';
+import type { ToolEffect } from '../../shared/tool-types';
 import { createHttpExecutor, type HttpExecutorDeps } from './http-executor';
 import type { HttpToolConfig } from './http-tool-config';
 

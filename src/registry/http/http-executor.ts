@@ -1,14 +1,14 @@
-import type { OutboundClient } from '../outbound/outbound-client';
-import { OutboundNetworkError } from '../outbound/outbound-network-error';
-import type { OutboundResponse } from '../outbound/outbound-request';
+import type { OutboundClient } from '../../outbound/outbound-client';
+import { OutboundNetworkError } from '../../outbound/outbound-network-error';
+import type { OutboundResponse } from '../../outbound/outbound-request';
 import type { ToolExecutor } from '../executor';
 import {
   ToolExecutionError,
   type ToolDefinition,
-  type ToolEffect,
   type ToolExecuteContext,
   type ToolExecuteResult,
 } from '../tool-definition';
+import { type ToolEffect } from '../../shared/tool-types';
 import { buildHttpRequest } from './build-http-request';
 import { formatHttpResponse, httpStatusError } from './format-http-response';
 import {

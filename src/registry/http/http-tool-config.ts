@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../../shared/tool-types';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 export const AUTH_TYPES = ['none', 'bearer', 'basic', 'api_key_header', 'api_key_query'] as const;

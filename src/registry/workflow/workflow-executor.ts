@@ -1,5 +1,6 @@
 import type { ToolExecutor } from '../executor';
-import { type JsonSchema, ToolExecutionError, type ToolRunContext } from '../tool-definition';
+import { ToolExecutionError, type ToolRunContext } from '../tool-definition';
+import { type JsonSchema } from '../../shared/tool-types';
 
 export interface WorkflowToolConfig {
   workflow_id: string;

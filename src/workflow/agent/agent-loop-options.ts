@@ -1,6 +1,7 @@
-import type { ChatMessage, TokenUsage } from '../../llm/chat-types';
+import type { ChatMessage, TokenUsage } from '../../shared/chat-types';
 import type { ChatProvider, ToolChoice } from '../../llm/provider';
-import type { ToolCall, ToolDefinition } from '../../registry/tool-definition';
+import type { ToolDefinition } from '../../registry/tool-definition';
+import type { ToolCall } from '../../shared/tool-types';
 
 export type ToolRunStatusLike = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
 

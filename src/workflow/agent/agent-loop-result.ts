@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenUsage } from '../../llm/chat-types';
+import type { ChatMessage, TokenUsage } from '../../shared/chat-types';
 import type { ToolRunStatusLike } from './agent-loop-options';
 import type { AgentStopReason } from './stop-reason';
 

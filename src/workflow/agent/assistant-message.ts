@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../llm/chat-types';
+import type { ChatMessage } from '../../shared/chat-types';
 import type { ChatResponse } from '../../llm/provider';
 
 /**

@@ -1,7 +1,7 @@
 import { chatResponse } from '../../../test/factories/chat-response.factory';
-import type { ChatMessage } from '../../llm/chat-types';
+import type { ChatMessage } from '../../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../../llm/provider';
-import type { FunctionTool } from '../../registry/tool-definition';
+import type { FunctionTool } from '../../shared/tool-types';
 import { fallbackAnswer, finalAnswerInstruction, requestFinalAnswer } from './final-answer';
 
 const response = chatResponse;

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../llm/chat-types';
+import type { ChatMessage } from '../../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../../llm/provider';
-import type { FunctionTool } from '../../registry/tool-definition';
+import type { FunctionTool } from '../../shared/tool-types';
 import { describeLimit, type LimitStopReason } from './stop-reason';
 
 export const finalAnswerInstruction = (reason: LimitStopReason): string =>

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../registry/tool-definition';
+import type { ToolCall } from '../../shared/tool-types';
 import { canonicalArguments } from './canonical-json';
 
 /** `warn`: tell the model it is repeating itself; `stop`: it kept going, end the tool phase. */

@@ -1,4 +1,4 @@
-import type { FunctionTool } from '../../registry/tool-definition';
+import type { FunctionTool } from '../../shared/tool-types';
 import { satisfiesToolChoice, selectToolOffer } from './tool-offer';
 
 const schema = (name: string): FunctionTool => ({

@@ -1,5 +1,5 @@
 import type { ToolChoice } from '../../llm/provider';
-import type { FunctionTool } from '../../registry/tool-definition';
+import type { FunctionTool } from '../../shared/tool-types';
 
 export interface ToolOffer {
   tools?: FunctionTool[];

@@ -1,5 +1,5 @@
 import { isAdmin } from '../../common/auth/principal';
-import type { ChatMessage } from '../../llm/chat-types';
+import type { ChatMessage } from '../../shared/chat-types';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
 import type { ToolRunOutcome } from '../../registry/run-tool';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { describeSchema } from './describe-schema';
 

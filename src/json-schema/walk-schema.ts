@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 import { appendPointer } from './json-pointer';
 import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SCHEMA_VALUED_KEYWORDS } from './schema-keywords';
 

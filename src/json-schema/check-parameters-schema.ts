@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type AjvCore from 'ajv/dist/core';
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 import { createAjv } from './create-ajv';
 import { closestMatch } from './edit-distance';
 import { appendPointer } from './json-pointer';

@@ -1,4 +1,4 @@
-import { ToolForbiddenError } from '../tool-definition';
+import { ToolForbiddenError } from '../registry/tool-definition';
 
 /** Which guard rule refused an outbound request. */
 export type OutboundBlockRule =

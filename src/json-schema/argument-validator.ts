@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type AjvCore from 'ajv/dist/core';
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { createAjv } from './create-ajv';
 import { LruCache } from './lru-cache';

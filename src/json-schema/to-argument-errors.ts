@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { describeSchema } from './describe-schema';
 import { appendPointer } from './json-pointer';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 
 const isObject = (value: unknown): value is JsonSchema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Readable } from 'node:stream';
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../registry/tool-definition';
 import { AddressPolicy } from './address-policy';
 import { createGuardedAgents } from './guarded-agents';
 import { createGuardedLookup } from './guarded-lookup';

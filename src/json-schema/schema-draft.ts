@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool-definition';
+import type { JsonSchema } from '../shared/tool-types';
 
 export type SchemaDraft = 'draft-07' | '2020-12';
 
