@@ -1,6 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { ConfigProblem, StoredTool, ToolExecutor } from './executor';
+import type { ConfigProblem, ImplementationTypeDescription, StoredTool, ToolExecutor } from './executor';
 import { type ToolDefinition } from './tool-definition';
 import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';
 
@@ -49,12 +49,17 @@ export class ExecutorCatalog {
     return this.executors[type];
   }
 
-  describe(): Array<{ type: ImplementationType; description: string; config_schema: Record<string, unknown> }> {
-    return IMPLEMENTATION_TYPES.map((type) => ({
-      type,
-      description: this.executors[type].configDescription,
-      config_schema: this.executors[type].configSchema,
-    }));
+  describe(): ImplementationTypeDescription[] {
+    return IMPLEMENTATION_TYPES.map((type) => {
+      const executor = this.executors[type];
+      const variants = executor.variants?.();
+      return {
+        type,
+        description: executor.configDescription,
+        config_schema: executor.configSchema,
+        ...(variants ? { builtins: variants } : {}),
+      };
+    });
   }
 
   /** Validates (and fills defaults into) a config; problems carry JSON pointers inside the config. */

@@ -28,6 +28,26 @@ export interface ToolExecutor<C = Record<string, unknown>> {
   /** Extra checks beyond the JSON Schema; return problems as `{path, message}`. */
   validateConfig?(config: C, tool: Pick<StoredTool, 'name' | 'functionSchema'>): ConfigProblem[];
   toDefinition(tool: StoredTool & { implementationConfig: C }): ToolDefinition | Promise<ToolDefinition>;
+  /** The named tools this type ships (the builtins), and whether configuration leaves each usable. */
+  variants?(): ExecutorVariant[];
+}
+
+export interface ExecutorVariant {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  effect: ToolEffect;
+  available: boolean;
+  /** Why it is unavailable; only when `available` is false. */
+  reason?: string;
+}
+
+/** One implementation type as GET /tools/implementation-types describes it. */
+export interface ImplementationTypeDescription {
+  type: ImplementationType;
+  description: string;
+  config_schema: JsonSchema;
+  builtins?: ExecutorVariant[];
 }
 
 export interface ConfigProblem {

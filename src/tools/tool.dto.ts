@@ -148,3 +148,27 @@ export class BuiltinToolResponse extends OmitType(ToolResponse, [
   'created_at',
   'updated_at',
 ] as const) {}
+
+export class BuiltinAvailabilityDto {
+  @ApiProperty({ example: 'file_read' }) name!: string;
+  @ApiProperty({ example: 'Read a file below the configured root directory' }) description!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON Schema of its arguments' })
+  parameters!: Record<string, unknown>;
+  @ApiProperty({ enum: TOOL_EFFECTS }) effect!: ToolEffect;
+  @ApiProperty({ description: 'False when the configuration leaves it unusable' }) available!: boolean;
+  @ApiPropertyOptional({ example: 'file_read is disabled: set FILE_READ_ROOT', description: 'Why it is unavailable' })
+  reason?: string;
+}
+
+export class ImplementationTypeResponse {
+  @ApiProperty({ enum: IMPLEMENTATION_TYPES, example: 'http' }) type!: ImplementationType;
+  @ApiProperty({ example: 'Calls an HTTP API' }) description!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'JSON Schema of `implementation_config` for this type',
+  })
+  config_schema!: Record<string, unknown>;
+  @ApiPropertyOptional({ type: [BuiltinAvailabilityDto], description: 'On the builtin type: every builtin' })
+  builtins?: BuiltinAvailabilityDto[];
+}

@@ -13,6 +13,7 @@ import type { Page } from '../common/http/pagination';
 import {
   BuiltinToolResponse,
   CreateToolDto,
+  ImplementationTypeResponse,
   ListToolsQuery,
   ToolPageResponse,
   ToolResponse,
@@ -41,6 +42,16 @@ export class ToolsController {
   @ApiOkResponse({ type: [BuiltinToolResponse] })
   listBuiltins(): BuiltinToolResponse[] {
     return this.tools.listBuiltins();
+  }
+
+  // Declared before ':id' so Express does not read "implementation-types" as a tool name.
+  @Get('implementation-types')
+  @ApiOperation({
+    summary: 'Every implementation type with its config schema; builtins with their parameters and availability',
+  })
+  @ApiOkResponse({ type: [ImplementationTypeResponse] })
+  listImplementationTypes(): ImplementationTypeResponse[] {
+    return this.tools.implementationTypes();
   }
 
   @Get(':id')

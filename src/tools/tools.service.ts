@@ -20,7 +20,14 @@ import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
 import type { ExecutorCatalog } from '../registry/executor-catalog';
 import type { StoredTool } from '../registry/executor';
 import { normalizeFunctionSchema, type SchemaWarning } from './function-schema';
-import type { BuiltinToolResponse, CreateToolDto, ListToolsQuery, ToolResponse, UpdateToolDto } from './tool.dto';
+import type {
+  BuiltinToolResponse,
+  CreateToolDto,
+  ImplementationTypeResponse,
+  ListToolsQuery,
+  ToolResponse,
+  UpdateToolDto,
+} from './tool.dto';
 import { ToolEntity } from './tool.entity';
 
 // TypeORM's deep-partial type cannot follow JSON columns typed as open records.
@@ -124,6 +131,10 @@ export class ToolsService implements OnApplicationBootstrap {
       implementation_type: 'builtin' as const,
       function_schema: this.builtins.schemaOf(builtin) as unknown as Record<string, unknown>,
     }));
+  }
+
+  implementationTypes(): ImplementationTypeResponse[] {
+    return this.executors.describe();
   }
 
   async get(idOrName: string, principal: Principal): Promise<ToolResponse> {

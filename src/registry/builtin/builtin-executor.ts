@@ -35,6 +35,18 @@ export function createBuiltinExecutor(
             },
           ];
     },
+    variants: () =>
+      catalog.list().map((builtin) => {
+        const reason = builtin.unavailableReason?.(env) ?? null;
+        return {
+          name: builtin.name,
+          description: builtin.description,
+          parameters: builtin.parameters,
+          effect: builtin.effect,
+          available: reason === null,
+          ...(reason === null ? {} : { reason }),
+        };
+      }),
     toDefinition(tool): ToolDefinition {
       const builtin = catalog.find(tool.name, tool.implementationConfig);
       if (!builtin) throw new Error(`Tool ${tool.name} points at a builtin that does not exist`);

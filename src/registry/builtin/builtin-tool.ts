@@ -18,6 +18,8 @@ export interface BuiltinTool<P = Record<string, unknown>> {
   parameters: JsonSchema;
   effect: ToolEffect;
   timeoutMs?: number;
+  /** Why configuration leaves this builtin unusable (e.g. a missing root directory), or null when it is usable. */
+  unavailableReason?(env: BuiltinEnvironment): string | null;
   execute(params: P, context: ToolExecuteContext<P>, env: BuiltinEnvironment): Promise<ToolExecuteResult>;
 }
 

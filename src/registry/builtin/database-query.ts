@@ -358,6 +358,8 @@ export const databaseQuery = defineBuiltin<DatabaseQueryParams>({
     required: ['sql'],
     additionalProperties: false,
   },
+  unavailableReason: (env) =>
+    env.queryDatabase === null ? 'database_query is disabled: set QUERY_DATABASE_URL' : null,
   execute: async ({ sql, params = [] }, context, env) => {
     const config = env.queryDatabase;
     if (config === null) throw new ToolExecutionError('database_query is disabled: no query database is configured');

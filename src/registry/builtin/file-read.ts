@@ -104,6 +104,7 @@ export const fileRead = defineBuiltin<FileReadParams>({
     required: ['path'],
     additionalProperties: false,
   },
+  unavailableReason: (env) => (env.files.root === null ? 'file_read is disabled: set FILE_READ_ROOT' : null),
   execute: async ({ path, offset = 0, max_bytes, encoding = 'utf8' }, context, env) => {
     const { root, maxBytes } = env.files;
     if (root === null) throw new ToolExecutionError('file_read is disabled: set FILE_READ_ROOT');
