@@ -26,6 +26,25 @@ export default tseslint.config(
     },
   },
   {
+    // Every ajv instance comes from createAjv (RE2 patterns): a native-RegExp ajv lets a stored pattern stall the event loop.
+    files: ['src/**/*.ts'],
+    ignores: ['src/json-schema/**', '**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['ajv', 'ajv/*', 'ajv-formats', 'ajv-formats/*'],
+              allowTypeImports: true,
+              message: 'Build validators with createAjv from src/json-schema (RE2 patterns).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

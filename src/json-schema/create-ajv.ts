@@ -5,14 +5,21 @@ import addFormats from 'ajv-formats';
 import { safeRegExpEngine } from './safe-regexp';
 import type { SchemaDraft } from './schema-draft';
 
+export interface CreateAjvOptions {
+  /** Fill `default` values into the validated data (run inputs, executor configs). */
+  useDefaults?: boolean;
+}
+
 /**
- * One ajv instance for a draft. `strict: false` tolerates annotations such as `example` or `x-*`
- * and makes unknown formats pass instead of failing compilation; `addUsedSchema: false` keeps two
- * tools declaring the same `$id` from colliding inside a shared instance.
+ * One ajv instance for a draft: the only way the code base builds one, so every `pattern` runs on
+ * RE2 (a lint rule keeps `ajv` imports inside json-schema/). `strict: false` tolerates annotations
+ * such as `example` or `x-*` and makes unknown formats pass instead of failing compilation;
+ * `addUsedSchema: false` keeps two tools declaring the same `$id` from colliding inside a shared instance.
  */
-export function createAjv(draft: SchemaDraft): AjvCore {
+export function createAjv(draft: SchemaDraft, { useDefaults = false }: CreateAjvOptions = {}): AjvCore {
   const options = {
     strict: false,
+    useDefaults,
     allErrors: true,
     verbose: true,
     addUsedSchema: false,

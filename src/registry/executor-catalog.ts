@@ -1,5 +1,5 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../json-schema/create-ajv';
 import type { ConfigProblem, ImplementationTypeDescription, StoredTool, ToolExecutor } from './executor';
 import { type ToolDefinition } from './tool-definition';
 import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';
@@ -35,11 +35,10 @@ function pointerSet(target: Record<string, unknown>, pointer: string, value: unk
  * so adding a type means writing its executor and listing it here — nowhere else.
  */
 export class ExecutorCatalog {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  private readonly ajv = createAjv('draft-07', { useDefaults: true });
   private readonly validators = new Map<ImplementationType, ValidateFunction>();
 
   constructor(private readonly executors: ExecutorMap) {
-    addFormats(this.ajv);
     for (const type of IMPLEMENTATION_TYPES) {
       this.validators.set(type, this.ajv.compile(executors[type].configSchema));
     }

@@ -1,10 +1,10 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { FieldProblem } from '../common/errors/domain-error';
+import { createAjv } from '../json-schema/create-ajv';
 import { WORKFLOW_DEFINITION_SCHEMA } from './definition.schema';
 import type { WorkflowDefinition } from './definition.types';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateShape = ajv.compile<WorkflowDefinition>(WORKFLOW_DEFINITION_SCHEMA);
+const validateShape = createAjv('draft-07').compile<WorkflowDefinition>(WORKFLOW_DEFINITION_SCHEMA);
 
 const nodeIdAt = (input: unknown, index: number): string | null => {
   const nodes = (input as { nodes?: unknown }).nodes;

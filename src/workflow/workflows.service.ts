@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import type AjvCore from 'ajv/dist/core';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -18,6 +18,8 @@ import {
 } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { createAjv } from '../json-schema/create-ajv';
+import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { LlmNodeData, WorkflowDefinition } from './definition.types';
@@ -37,7 +39,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** Stored workflows and the checks every definition passes on save and on run. */
 @Injectable()
 export class WorkflowsService {
-  private readonly ajv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+  private readonly ajvByDraft: Record<SchemaDraft, AjvCore> = {
+    'draft-07': createAjv('draft-07', { useDefaults: true }),
+    '2020-12': createAjv('2020-12', { useDefaults: true }),
+  };
   private readonly inputValidators = new Map<string, ValidateFunction>();
 
   constructor(
@@ -108,7 +113,10 @@ export class WorkflowsService {
     const cacheKey = `${key}:${JSON.stringify(definition.inputs)}`;
     let validate = this.inputValidators.get(cacheKey);
     if (!validate) {
-      validate = this.ajv.compile(definition.inputs);
+      // The save-time check refused an unsupported `$schema`, so a stored definition always has a draft.
+      const detected = detectSchemaDraft(definition.inputs);
+      const draft: SchemaDraft = detected.ok ? detected.draft : '2020-12';
+      validate = this.ajvByDraft[draft].compile(definition.inputs);
       if (this.inputValidators.size > 500) this.inputValidators.clear();
       this.inputValidators.set(cacheKey, validate);
     }
