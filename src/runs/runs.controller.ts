@@ -1,4 +1,16 @@
-import { Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
@@ -7,6 +19,7 @@ import type { Page } from '../common/http/pagination';
 import { ListRunsQuery, RunPageResponse, RunResponse } from './run.dto';
 import { FINISHED_STATUSES } from './run.entity';
 import { RunEventsService } from './run-events.service';
+import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 const HEARTBEAT_MS = 15_000;
@@ -19,6 +32,7 @@ export class RunsController {
   constructor(
     private readonly runs: RunsService,
     private readonly events: RunEventsService,
+    @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
   ) {}
 
   @Get()
@@ -43,7 +57,7 @@ export class RunsController {
   @ApiOkResponse({ type: RunResponse })
   @ApiProblemResponses(404, 409)
   cancel(@Param('id', ParseUUIDPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<RunResponse> {
-    return this.runs.cancel(id, principal);
+    return this.supervisor.cancel(id, principal);
   }
 
   @Get(':id/events')

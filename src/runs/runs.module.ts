@@ -6,12 +6,14 @@ import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
+import { InProcessRunSupervisor } from './in-process-run-supervisor';
+import { RUN_SUPERVISOR } from './run-supervisor';
 import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]), ToolCallLogsModule],
   controllers: [RunsController],
-  providers: [RunsService, RunEventsService],
-  exports: [RunsService, RunEventsService],
+  providers: [RunsService, RunEventsService, { provide: RUN_SUPERVISOR, useClass: InProcessRunSupervisor }],
+  exports: [RunsService, RunEventsService, RUN_SUPERVISOR],
 })
 export class RunsModule {}

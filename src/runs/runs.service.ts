@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, Repository } from 'typeorm';
@@ -9,7 +9,7 @@ import type { Page } from '../common/http/pagination';
 import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.types';
 import { NodeRunEntity } from './node-run.entity';
 import type { ListRunsQuery, NodeRunDto, RunResponse } from './run.dto';
-import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import type { ToolCallLogEntity } from '../registry/tool-call-log.entity';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 
@@ -23,12 +23,6 @@ export interface NewRun {
   depth?: number;
 }
 
-interface ActiveRun {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
-const CANCEL_WAIT_MS = 10_000;
 const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
 const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -46,29 +40,28 @@ function inCallOrder(calls: ToolCallLogEntity[], output: unknown): ToolCallLogEn
   return [...calls].sort((a, b) => rank(a) - rank(b));
 }
 
-/** Run records: create, status transitions, node runs, reads; and the handles of runs executing in this process. */
+/** Run records: create, status transitions, node runs, and the read model the API serves. */
 @Injectable()
-export class RunsService implements OnApplicationBootstrap {
-  private readonly logger = new Logger(RunsService.name);
-  private readonly active = new Map<string, ActiveRun>();
-
+export class RunsService {
   constructor(
     @InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>,
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
     private readonly toolCalls: ToolCallLogsService,
   ) {}
 
-  /** Runs left running or queued by a process that died are failed with reason `interrupted`. */
-  async onApplicationBootstrap(): Promise<void> {
-    const result = await this.runs.update(
-      { status: In(['running', 'queued']) },
-      { status: 'failed', error: 'interrupted', finishedAt: new Date() },
-    );
-    await this.nodeRuns.update(
-      { status: 'running' },
-      { status: 'failed', error: 'interrupted', finishedAt: new Date() },
-    );
-    if (result.affected) this.logger.warn(`Marked ${result.affected} interrupted run(s) as failed`);
+  /** Fails every run (and node run) still queued or running with `reason`; returns the ids of the runs. */
+  async failUnfinished(reason: string): Promise<string[]> {
+    const unfinished = await this.runs.find({ select: { id: true }, where: { status: In(['running', 'queued']) } });
+    const ids = unfinished.map((run) => run.id);
+    const finishedAt = new Date();
+    if (ids.length > 0) {
+      await this.runs.update({ id: In(ids) }, { status: 'failed', error: reason, finishedAt });
+      await this.nodeRuns.update(
+        { runId: In(ids), status: 'running' },
+        { status: 'failed', error: reason, finishedAt },
+      );
+    }
+    return ids;
   }
 
   async create(input: NewRun): Promise<RunEntity> {
@@ -91,12 +84,6 @@ export class RunsService implements OnApplicationBootstrap {
     });
     await this.runs.insert(asRow<RunEntity>(entity));
     return entity;
-  }
-
-  /** Registers a run executing here so it can be cancelled and waited for. */
-  track(runId: string, controller: AbortController, done: Promise<void>): void {
-    this.active.set(runId, { controller, done });
-    void done.finally(() => this.active.delete(runId));
   }
 
   async markRunning(runId: string): Promise<void> {
@@ -150,36 +137,6 @@ export class RunsService implements OnApplicationBootstrap {
         finishedAt: new Date(),
       }),
     );
-  }
-
-  /** Resolves when the run ends or after `timeoutMs`, whichever is first; true if it ended. */
-  async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
-    const active = this.active.get(runId);
-    if (!active) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    try {
-      return await Promise.race([active.done.then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async cancel(runId: string, principal: Principal): Promise<RunResponse> {
-    const run = await this.findVisible(runId, principal);
-    // A run executing here is stopped even when its row already says otherwise (another process marked it interrupted).
-    const active = this.active.get(runId);
-    if (active) {
-      active.controller.abort(new Error('cancelled by the client'));
-      await this.waitForEnd(runId, CANCEL_WAIT_MS);
-    } else if (FINISHED_STATUSES.includes(run.status)) {
-      throw DomainError.conflict(`Run ${runId} has already ended (${run.status})`);
-    } else {
-      await this.finish(runId, { status: 'cancelled', error: 'cancelled by the client' });
-    }
-    return this.get(runId, principal);
   }
 
   async get(runId: string, principal: Principal): Promise<RunResponse> {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
-import { Semaphore } from '../common/semaphore';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
@@ -10,6 +9,7 @@ import type { WorkflowRunnerRef, WorkflowToolRunner } from '../registry/workflow
 import type { RunResponse } from '../runs/run.dto';
 import type { RunEntity, UsageTotals } from '../runs/run.entity';
 import { RunEventsService } from '../runs/run-events.service';
+import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
@@ -41,7 +41,6 @@ const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal 
 @Injectable()
 export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
   private readonly logger = new Logger(WorkflowRunner.name);
-  private readonly slots: Semaphore;
 
   constructor(
     private readonly runs: RunsService,
@@ -49,10 +48,9 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     private readonly workflows: WorkflowsService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     @Inject(WORKFLOW_TOOL_RUNNER) private readonly toolRunnerRef: WorkflowRunnerRef,
+    @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.slots = new Semaphore(config.workflows.maxConcurrentRuns);
-  }
+  ) {}
 
   onModuleInit(): void {
     this.toolRunnerRef.runner = this;
@@ -111,31 +109,21 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     } catch (error) {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorText(error)}`);
     }
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(context.signal.reason);
-    context.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const result = await this.execute(run, checked, principal, controller, context.depth);
-      if (result.status !== 'succeeded') {
-        throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
-      }
-      return { runId: run.id, outputs: result.outputs ?? {} };
-    } finally {
-      context.signal.removeEventListener('abort', onAbort);
+    const result = await this.execute(run, checked, principal, context.signal, context.depth);
+    if (result.status !== 'succeeded') {
+      throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
     }
+    return { runId: run.id, outputs: result.outputs ?? {} };
   }
 
   private async launch(run: RunEntity, checked: CheckedDefinition, options: StartOptions): Promise<StartResult> {
-    const controller = new AbortController();
     this.events.open(run.id);
-    const done = this.slots
-      .run(() => this.execute(run, checked, options.principal, controller, 0))
-      .then(
-        () => undefined,
-        (error: unknown) => this.logger.error({ err: error, runId: run.id }, 'run execution failed unexpectedly'),
-      );
-    this.runs.track(run.id, controller, done);
-    const finished = options.wait ? await this.runs.waitForEnd(run.id, this.config.workflows.waitTimeoutMs) : false;
+    this.supervisor.submit(run.id, async (signal) => {
+      await this.execute(run, checked, options.principal, signal, 0);
+    });
+    const finished = options.wait
+      ? await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs)
+      : false;
     return { finished, run: await this.runs.get(run.id, options.principal) };
   }
 
@@ -143,7 +131,7 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     run: RunEntity,
     checked: CheckedDefinition,
     principal: Principal,
-    controller: AbortController,
+    signal: AbortSignal,
     depth: number,
   ): Promise<{ status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string }> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
@@ -151,21 +139,21 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     let usage: UsageTotals | undefined;
     let result: { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string };
     try {
-      if (controller.signal.aborted) throw controller.signal.reason;
+      if (signal.aborted) throw signal.reason;
       await this.runs.markRunning(run.id);
       emit('run.started', { run_id: run.id, workflow_id: run.workflowId, inputs: run.inputs, depth });
       const engineResult = await this.engine.run(checked.definition, checked.order, run.inputs, {
         runId: run.id,
         principal,
         depth,
-        signal: controller.signal,
+        signal,
         emit,
       });
       usage = engineResult.usage;
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {
-      if (controller.signal.aborted) {
-        result = { status: 'cancelled', error: errorText(controller.signal.reason ?? error) };
+      if (signal.aborted) {
+        result = { status: 'cancelled', error: errorText(signal.reason ?? error) };
       } else {
         if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');
         result = { status: 'failed', error: errorText(error) };

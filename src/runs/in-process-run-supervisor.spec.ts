@@ -1,0 +1,106 @@
+import type { TestingModule } from '@nestjs/testing';
+import { adminPrincipal, newRun } from '../../test/factories/run.factory';
+import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { InProcessRunSupervisor } from './in-process-run-supervisor';
+import { RunsService } from './runs.service';
+
+/** A run execution the test ends by hand; it records how it ended like the workflow runner does. */
+class ControlledExecution {
+  started = false;
+  startedAborted = false;
+  private release: () => void = () => undefined;
+  private readonly released = new Promise<void>((resolve) => (this.release = resolve));
+
+  constructor(
+    private readonly runs: RunsService,
+    private readonly runId: string,
+  ) {}
+
+  readonly execute = async (signal: AbortSignal): Promise<void> => {
+    this.started = true;
+    this.startedAborted = signal.aborted;
+    if (!signal.aborted) {
+      await this.runs.markRunning(this.runId);
+      await Promise.race([this.released, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
+    }
+    await this.runs.finish(this.runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
+  };
+
+  finish(): void {
+    this.release();
+  }
+}
+
+describe(InProcessRunSupervisor.name, () => {
+  let moduleRef: TestingModule;
+  let runs: RunsService;
+  let sut: InProcessRunSupervisor;
+
+  const submitted = async () => {
+    const run = await runs.create(newRun());
+    const execution = new ControlledExecution(runs, run.id);
+    sut.submit(run.id, execution.execute);
+    return { id: run.id, execution };
+  };
+
+  beforeEach(async () => {
+    moduleRef = await runsTestingModule([RunsService, InProcessRunSupervisor], { MAX_CONCURRENT_RUNS: '2' });
+    runs = moduleRef.get(RunsService);
+    sut = moduleRef.get(InProcessRunSupervisor);
+  });
+
+  afterEach(() => moduleRef.close());
+
+  it('should run at most MAX_CONCURRENT_RUNS at once and start the queued ones in arrival order', async () => {
+    const [first, second, third, fourth] = [await submitted(), await submitted(), await submitted(), await submitted()];
+
+    expect([first, second, third, fourth].map((run) => run.execution.started)).toEqual([true, true, false, false]);
+    second.execution.finish();
+    await expect(sut.waitForEnd(second.id, 5_000)).resolves.toBe(true);
+    expect([third, fourth].map((run) => run.execution.started)).toEqual([true, false]);
+
+    for (const run of [first, third, fourth]) run.execution.finish();
+    await Promise.all([first, third, fourth].map((run) => sut.waitForEnd(run.id, 5_000)));
+    expect(fourth.execution.started).toBe(true);
+  });
+
+  it('should cancel a queued run at once, without waiting for a slot', async () => {
+    const running = [await submitted(), await submitted()];
+    const queued = await submitted();
+
+    const run = await sut.cancel(queued.id, adminPrincipal());
+
+    expect(run.status).toBe('cancelled');
+    expect(queued.execution.startedAborted).toBe(true);
+    for (const other of running) other.execution.finish();
+  });
+
+  it('should abort a running run on cancel and answer with its final state', async () => {
+    const { id, execution } = await submitted();
+
+    const run = await sut.cancel(id, adminPrincipal());
+
+    expect(run.status).toBe('cancelled');
+    expect(execution.startedAborted).toBe(false);
+  });
+
+  it('should refuse to cancel a run that has ended', async () => {
+    const { id, execution } = await submitted();
+    execution.finish();
+    await sut.waitForEnd(id, 5_000);
+
+    await expect(sut.cancel(id, adminPrincipal())).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('should fail runs a dead process left unfinished when the application starts', async () => {
+    const left = await runs.create(newRun());
+    await runs.markRunning(left.id);
+
+    await sut.onApplicationBootstrap();
+
+    await expect(runs.get(left.id, adminPrincipal())).resolves.toMatchObject({
+      status: 'failed',
+      error: 'interrupted',
+    });
+  });
+});

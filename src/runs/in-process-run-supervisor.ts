@@ -1,0 +1,114 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import type { RunResponse } from './run.dto';
+import { FINISHED_STATUSES } from './run.entity';
+import { INTERRUPTED, type RunExecution, type RunSupervisor } from './run-supervisor';
+import { RunsService } from './runs.service';
+
+interface ActiveRun {
+  runId: string;
+  execute: RunExecution;
+  controller: AbortController;
+  started: boolean;
+  done: Promise<void>;
+  end: () => void;
+}
+
+const CANCEL_WAIT_MS = 10_000;
+
+/**
+ * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots. At boot,
+ * runs a dead process left queued or running are failed as interrupted.
+ */
+@Injectable()
+export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBootstrap {
+  private readonly logger = new Logger(InProcessRunSupervisor.name);
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly waiting: ActiveRun[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly runs: RunsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const ids = await this.runs.failUnfinished(INTERRUPTED);
+    if (ids.length > 0) this.logger.warn(`Marked ${ids.length} interrupted run(s) as failed`);
+  }
+
+  assertAccepting(): void {}
+
+  submit(runId: string, execute: RunExecution): void {
+    let end: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (end = resolve));
+    const entry: ActiveRun = { runId, execute, controller: new AbortController(), started: false, done, end };
+    this.active.set(runId, entry);
+    this.waiting.push(entry);
+    this.pump();
+  }
+
+  async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
+    const active = this.active.get(runId);
+    if (!active) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([active.done.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async cancel(runId: string, principal: Principal): Promise<RunResponse> {
+    const run = await this.runs.findVisible(runId, principal);
+    // A run executing here is stopped even when its row already says otherwise (another process marked it interrupted).
+    const active = this.active.get(runId);
+    if (active) {
+      this.abort(active, new Error('cancelled by the client'));
+      await this.waitForEnd(runId, CANCEL_WAIT_MS);
+    } else if (FINISHED_STATUSES.includes(run.status)) {
+      throw DomainError.conflict(`Run ${runId} has already ended (${run.status})`);
+    } else {
+      await this.runs.finish(runId, { status: 'cancelled', error: 'cancelled by the client' });
+    }
+    return this.runs.get(runId, principal);
+  }
+
+  /** Aborts a run; a queued one starts at once so that its execution records how it ended. */
+  private abort(entry: ActiveRun, reason: Error): void {
+    entry.controller.abort(reason);
+    const position = this.waiting.indexOf(entry);
+    if (position >= 0) {
+      this.waiting.splice(position, 1);
+      this.start(entry, false);
+    }
+  }
+
+  private pump(): void {
+    while (this.running < this.config.workflows.maxConcurrentRuns && this.waiting.length > 0) {
+      this.start(this.waiting.shift() as ActiveRun, true);
+    }
+  }
+
+  private start(entry: ActiveRun, holdsSlot: boolean): void {
+    entry.started = true;
+    if (holdsSlot) this.running += 1;
+    entry
+      .execute(entry.controller.signal)
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, runId: entry.runId }, 'run execution failed unexpectedly'),
+      )
+      .finally(() => {
+        if (holdsSlot) this.running -= 1;
+        this.active.delete(entry.runId);
+        entry.end();
+        this.pump();
+      });
+  }
+}

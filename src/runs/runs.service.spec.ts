@@ -1,0 +1,85 @@
+import type { TestingModule } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.factory';
+import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { DomainError } from '../common/errors/domain-error';
+import type { WorkflowNode } from '../workflow/definition.types';
+import { RunEntity } from './run.entity';
+import { RunsService } from './runs.service';
+
+const node = (id: string, type = 'template'): WorkflowNode => ({ id, type, data: {} }) as unknown as WorkflowNode;
+
+describe(RunsService.name, () => {
+  let moduleRef: TestingModule;
+  let sut: RunsService;
+  let runs: Repository<RunEntity>;
+
+  beforeEach(async () => {
+    moduleRef = await runsTestingModule([RunsService]);
+    sut = moduleRef.get(RunsService);
+    runs = moduleRef.get(getRepositoryToken(RunEntity));
+  });
+
+  afterEach(() => moduleRef.close());
+
+  it('should store a new run as queued with empty usage', async () => {
+    const created = await sut.create(newRun({ inputs: { question: 'Hi?' } }));
+
+    const run = await sut.get(created.id, userPrincipal());
+    expect(run).toMatchObject({
+      id: created.id,
+      status: 'queued',
+      inputs: { question: 'Hi?' },
+      outputs: null,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 },
+      started_at: null,
+      finished_at: null,
+      nodes: [],
+    });
+  });
+
+  it('should record the status transitions and node runs of a run', async () => {
+    const created = await sut.create(newRun());
+    await sut.markRunning(created.id);
+    const nodeRunId = await sut.nodeStarted(created.id, node('start', 'start'));
+    await sut.nodeFinished(nodeRunId, { status: 'succeeded', output: { inputs: {} } });
+    await sut.finish(created.id, { status: 'succeeded', outputs: { answer: 42 } });
+
+    const run = await sut.get(created.id, adminPrincipal());
+    expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 42 }, error: null });
+    expect(run.started_at).not.toBeNull();
+    expect(run.nodes).toEqual([
+      expect.objectContaining({ node_id: 'start', node_type: 'start', status: 'succeeded', output: { inputs: {} } }),
+    ]);
+  });
+
+  it('should hide a run from other users but not from admins', async () => {
+    const created = await sut.create(newRun({ userId: 'owner' }));
+
+    await expect(sut.get(created.id, userPrincipal('someone-else'))).rejects.toThrow(DomainError);
+    await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ id: created.id });
+    const page = await sut.list({ page: 1, page_size: 10 }, userPrincipal('someone-else'));
+    expect(page.total).toBe(0);
+  });
+
+  it('should fail queued and running runs with the reason and leave finished ones alone', async () => {
+    const queued = await sut.create(newRun());
+    const running = await sut.create(newRun());
+    await sut.markRunning(running.id);
+    const nodeRunId = await sut.nodeStarted(running.id, node('llm-1', 'llm'));
+    const done = await sut.create(newRun());
+    await sut.finish(done.id, { status: 'succeeded', outputs: {} });
+
+    const ids = await sut.failUnfinished('interrupted');
+
+    expect(ids.sort()).toEqual([queued.id, running.id].sort());
+    for (const id of ids) {
+      await expect(sut.get(id, adminPrincipal())).resolves.toMatchObject({ status: 'failed', error: 'interrupted' });
+    }
+    const interrupted = await sut.get(running.id, adminPrincipal());
+    expect(interrupted.nodes?.[0]).toMatchObject({ status: 'failed', error: 'interrupted' });
+    expect(nodeRunId).toEqual(expect.any(String));
+    await expect(runs.findOneByOrFail({ id: done.id })).resolves.toMatchObject({ status: 'succeeded', error: null });
+  });
+});

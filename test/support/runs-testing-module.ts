@@ -1,0 +1,29 @@
+import { Test, type TestingModule } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Provider } from '@nestjs/common';
+import { loadConfig } from '../../src/config/app-config';
+import { ConfigModule } from '../../src/config/config.module';
+import { databaseOptions } from '../../src/config/database-options';
+import { ToolCallLogsModule } from '../../src/registry/tool-call-logs.module';
+import { NodeRunEntity } from '../../src/runs/node-run.entity';
+import { RunEventEntity } from '../../src/runs/run-event.entity';
+import { RunEntity } from '../../src/runs/run.entity';
+
+/** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
+export async function runsTestingModule(
+  providers: Provider[],
+  env: Record<string, string> = {},
+): Promise<TestingModule> {
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', ...env });
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      ConfigModule.forRoot(config),
+      TypeOrmModule.forRoot(databaseOptions(config.database, true)),
+      TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]),
+      ToolCallLogsModule,
+    ],
+    providers,
+  }).compile();
+  await moduleRef.init();
+  return moduleRef;
+}
