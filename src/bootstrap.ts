@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { ProblemFilter } from './common/errors/problem.filter';
+import { limitBodyDepth } from './common/http/body-depth';
 import { bodyParserErrors } from './common/http/body-errors';
 import { createValidationPipe } from './common/http/validation.pipe';
 
@@ -18,6 +19,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: config.bodyLimitBytes });
   app.use(bodyParserErrors);
+  app.use(limitBodyDepth);
   app.set('x-powered-by', false);
   app.setGlobalPrefix('api/v1', { exclude: [{ path: 'health', method: RequestMethod.GET }] });
   app.useGlobalPipes(createValidationPipe());

@@ -53,7 +53,12 @@ export function checkParametersSchema(parameters: unknown): SchemaCheckResult {
   if (!draftResult.ok) return { problems: [{ path: '/$schema', message: draftResult.message }], warnings: [] };
 
   const ajv = ajvFor(draftResult.draft);
-  const problems = [...rootTypeProblems(schema), ...metaSchemaProblems(ajv, schema), ...patternProblems(schema)];
+  const problems = [
+    ...rootTypeProblems(schema),
+    ...metaSchemaProblems(ajv, schema),
+    ...patternProblems(schema),
+    ...protoNameProblems(schema),
+  ];
   if (problems.length === 0) problems.push(...compileProblems(ajv, schema));
   return { problems, warnings: keywordWarnings(schema, Object.keys(ajv.formats)) };
 }
@@ -98,6 +103,22 @@ function patternProblems(schema: JsonSchema): SchemaProblem[] {
           });
         }
       }
+    }
+  });
+  return problems;
+}
+
+/** Ajv skips a property named `__proto__`, so its value would never be checked: refused rather than ignored. */
+function protoNameProblems(schema: JsonSchema): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  walkSchema(schema, (subschema, pointer) => {
+    const properties = subschema.properties;
+    if (typeof properties === 'object' && properties !== null && Object.hasOwn(properties, '__proto__')) {
+      problems.push({
+        path: appendPointer(appendPointer(pointer, 'properties'), '__proto__'),
+        message:
+          'a parameter may not be named "__proto__": JSON Schema validators skip that name, so its value would never be checked',
+      });
     }
   });
   return problems;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined } from 'class-validator';
+import { RawJson } from '../common/http/raw-json';
 
 export class ExecuteToolDto {
   @ApiProperty({
@@ -8,6 +9,7 @@ export class ExecuteToolDto {
     example: { city: 'Berlin' },
   })
   @IsDefined({ message: 'arguments is required (an object, or a JSON string)' })
+  @RawJson()
   arguments!: unknown;
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/http/pagination';
+import { RawJson } from '../common/http/raw-json';
 import { IMPLEMENTATION_TYPES, type ImplementationType, TOOL_EFFECTS, type ToolEffect } from '../shared/tool-types';
 
 const WEATHER_SCHEMA = {
@@ -41,6 +42,7 @@ export class CreateToolDto {
     example: WEATHER_SCHEMA,
   })
   @IsObject()
+  @RawJson()
   function_schema!: Record<string, unknown>;
 
   @ApiProperty({ enum: IMPLEMENTATION_TYPES, example: 'http' })
@@ -53,6 +55,7 @@ export class CreateToolDto {
   })
   @IsOptional()
   @IsObject()
+  @RawJson()
   implementation_config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ enum: TOOL_EFFECTS, default: 'mutating' })
