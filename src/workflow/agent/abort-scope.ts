@@ -1,4 +1,6 @@
-export type AbortCause = 'cancelled' | 'timeout';
+import { Deadline, type DeadlineCause } from '../../common/deadline';
+
+export type AbortCause = DeadlineCause;
 
 /** Thrown by `AbortScope.race` once the scope is aborted. */
 export class LoopAbortedError extends Error {
@@ -13,38 +15,28 @@ export class LoopAbortedError extends Error {
  * `timeoutMs` passes (`timeout`); the first cause wins. Call `dispose` when the loop ends.
  */
 export class AbortScope {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout | undefined;
-  private abortCause: AbortCause | null = null;
-  private readonly onParentAbort = (): void => this.abort('cancelled');
+  private readonly deadline: Deadline;
 
-  constructor(
-    private readonly parent: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-  ) {
-    if (parent?.aborted) this.abort('cancelled');
-    else parent?.addEventListener('abort', this.onParentAbort, { once: true });
-    if (timeoutMs !== undefined && !this.signal.aborted) {
-      this.timer = setTimeout(() => this.abort('timeout'), Math.max(0, timeoutMs));
-    }
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
+    this.deadline = new Deadline({ parent, timeoutMs, timeoutReason: () => new LoopAbortedError('timeout') });
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.deadline.signal;
   }
 
   get cause(): AbortCause | null {
-    return this.abortCause;
+    return this.deadline.cause;
   }
 
   throwIfAborted(): void {
-    if (this.abortCause !== null) throw new LoopAbortedError(this.abortCause);
+    if (this.cause !== null) throw new LoopAbortedError(this.cause);
   }
 
   /** Settles like `promise`, or rejects with LoopAbortedError as soon as the scope aborts. */
   race<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(new LoopAbortedError(this.abortCause ?? 'cancelled'));
+      const onAbort = (): void => reject(new LoopAbortedError(this.cause ?? 'cancelled'));
       if (this.signal.aborted) onAbort();
       else this.signal.addEventListener('abort', onAbort, { once: true });
       promise.then(
@@ -61,14 +53,6 @@ export class AbortScope {
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
-    this.parent?.removeEventListener('abort', this.onParentAbort);
-  }
-
-  private abort(cause: AbortCause): void {
-    if (this.abortCause !== null) return;
-    this.abortCause = cause;
-    clearTimeout(this.timer);
-    this.controller.abort(new LoopAbortedError(cause));
+    this.deadline.dispose();
   }
 }
