@@ -22,12 +22,17 @@ describe(OpenAITestServer.name, () => {
     await sut.close();
   });
 
-  const post = (body: Json, headers: Record<string, string> = {}): Promise<Response> =>
+  const post = (body: Json, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> =>
     fetch(`${sut.baseUrl}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
+      signal,
     });
+
+  const waitFor = async (condition: () => boolean): Promise<void> => {
+    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  };
 
   const streamed = async (body: Json = {}): Promise<{ chunks: Json[]; data: string[] }> => {
     const response = await post({ model: 'm', stream: true, ...body });
@@ -236,6 +241,61 @@ describe(OpenAITestServer.name, () => {
 
     await expect(post({ model: 'm' })).rejects.toThrow();
     expect(sut.requests).toHaveLength(1);
+  });
+
+  it('should answer one chat.completion JSON object to a streaming request when told to ignore streaming', async () => {
+    sut.script([reply.ignoringStream(reply.toolCalls([{ name: 'f', id: 'call_1', arguments: { a: 1 } }]))]);
+
+    const response = await post({ model: 'm', stream: true });
+
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toMatchObject({
+      object: 'chat.completion',
+      choices: [
+        {
+          message: { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { total_tokens: 15 },
+    });
+  });
+
+  it('should answer any body with the given status and content type', async () => {
+    sut.script([reply.body('<html>hi</html>', { contentType: 'text/html' })]);
+
+    const response = await post({ model: 'm', stream: true });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html');
+    expect(await response.text()).toBe('<html>hi</html>');
+  });
+
+  it('should record a request it never answers', async () => {
+    sut.script([reply.hang()]);
+    const controller = new AbortController();
+
+    const pending = post({ model: 'm', stream: true }, {}, controller.signal);
+    await waitFor(() => sut.requests.length === 1);
+    controller.abort();
+
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('should fall silent after the given number of events and keep the connection open', async () => {
+    sut.script([reply.text('abcdefgh', { chunkSize: 2, stallAfterEvents: 2 })]);
+    const controller = new AbortController();
+    const response = await post({ model: 'm', stream: true }, {}, controller.signal);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let received = '';
+
+    while (received.split('\n\n').length < 3) received += new TextDecoder().decode((await reader.read()).value);
+    const next = reader.read();
+    controller.abort();
+
+    await expect(next).rejects.toMatchObject({ name: 'AbortError' });
+    expect(received).not.toContain('[DONE]');
+    expect(received.split('\n\n').filter((event) => event.startsWith('data: '))).toHaveLength(2);
   });
 
   it('should pick a turn from a function of the request', async () => {

@@ -43,6 +43,8 @@ export interface DeliveryOptions {
   dropAfterEvents?: number;
   /** Write the SSE body in slices of this many bytes, cutting multi-byte UTF-8 characters apart. */
   bytesPerWrite?: number;
+  /** Stop writing after this many events and keep the connection open, silent, until the client gives up. */
+  stallAfterEvents?: number;
   headers?: Record<string, string>;
 }
 
@@ -55,6 +57,11 @@ export interface StreamTurn extends DeliveryOptions {
   usage?: OpenAIUsage | null;
   /** End with `data: [DONE]`. Default true. */
   done?: boolean;
+  /**
+   * Answer one `chat.completion` JSON object (application/json) even when the request says `stream: true`,
+   * as servers that ignore streaming do.
+   */
+  ignoreStream?: boolean;
 }
 
 export interface ErrorTurn {
@@ -72,12 +79,25 @@ export interface DropTurn {
   delayMs?: number;
 }
 
+/** Any body with any status and content type, verbatim: an HTML page or plain text where JSON or SSE belongs. */
+export interface BodyTurn {
+  kind: 'body';
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Reads the request and never answers (no headers) until the client gives up or the server closes. */
+export interface HangTurn {
+  kind: 'hang';
+}
+
 export interface DynamicTurn {
   kind: 'dynamic';
   choose: (request: RecordedRequest) => Turn;
 }
 
-export type Turn = StreamTurn | ErrorTurn | DropTurn | DynamicTurn;
+export type Turn = StreamTurn | ErrorTurn | DropTurn | BodyTurn | HangTurn | DynamicTurn;
 
 export interface ScriptedToolCall {
   /** null: the call never receives a name. */
@@ -195,14 +215,27 @@ export const reply = {
     return { kind: 'drop', ...options };
   },
 
+  /** The same answer as one `chat.completion` JSON object, whatever the request asked for. */
+  ignoringStream(turn: StreamTurn): StreamTurn {
+    return { ...turn, ignoreStream: true };
+  },
+
+  body(body: string, options: { status?: number; contentType?: string } = {}): BodyTurn {
+    return { kind: 'body', status: options.status ?? 200, contentType: options.contentType ?? 'text/plain', body };
+  },
+
+  hang(): HangTurn {
+    return { kind: 'hang' };
+  },
+
   from(choose: (request: RecordedRequest) => Turn): DynamicTurn {
     return { kind: 'dynamic', choose };
   },
 };
 
 function pickDelivery(options: DeliveryOptions): DeliveryOptions {
-  const { delayMs, chunkDelayMs, dropAfterEvents, bytesPerWrite, headers } = options;
-  return { delayMs, chunkDelayMs, dropAfterEvents, bytesPerWrite, headers };
+  const { delayMs, chunkDelayMs, dropAfterEvents, bytesPerWrite, stallAfterEvents, headers } = options;
+  return { delayMs, chunkDelayMs, dropAfterEvents, bytesPerWrite, stallAfterEvents, headers };
 }
 
 function toolCallItems(call: ScriptedToolCall, position: number, options: ToolCallsOptions): Record<string, unknown>[] {
@@ -321,6 +354,12 @@ export class OpenAITestServer {
       sendJson(response, 500, { error: { message, type: 'server_error', param: null, code: 'script_exhausted' } });
       return;
     }
+    if (turn.kind === 'hang') return;
+    if (turn.kind === 'body') {
+      response.writeHead(turn.status, { 'content-type': turn.contentType, 'x-request-id': `req_test_${number}` });
+      response.end(turn.body);
+      return;
+    }
     await this.sleep(turn.delayMs);
     if (response.destroyed) return;
     if (turn.kind === 'drop') {
@@ -337,8 +376,13 @@ export class OpenAITestServer {
       response.end(text ? turn.body : JSON.stringify(turn.body));
       return;
     }
-    if (recorded.body.stream === true) await this.stream(turn, recorded, number, response);
-    else sendJson(response, 200, completion(turn, recorded, number), turn.headers);
+    if (recorded.body.stream === true && turn.ignoreStream !== true)
+      await this.stream(turn, recorded, number, response);
+    else
+      sendJson(response, 200, completion(turn, recorded, number), {
+        'x-request-id': `req_test_${number}`,
+        ...turn.headers,
+      });
   }
 
   private async stream(
@@ -349,7 +393,8 @@ export class OpenAITestServer {
   ): Promise<void> {
     const events = sseEvents(turn, request, number).map((event) => Buffer.from(event, 'utf8'));
     const dropped = turn.dropAfterEvents !== undefined;
-    const sent = dropped ? events.slice(0, turn.dropAfterEvents) : events;
+    const stalled = turn.stallAfterEvents !== undefined;
+    const sent = events.slice(0, turn.dropAfterEvents ?? turn.stallAfterEvents ?? events.length);
     const writes = turn.bytesPerWrite === undefined ? sent : sliceBytes(Buffer.concat(sent), turn.bytesPerWrite);
 
     response.writeHead(200, {
@@ -366,7 +411,7 @@ export class OpenAITestServer {
       await new Promise<void>((resolve) => response.write(write, () => resolve()));
     }
     if (dropped) response.socket?.destroy();
-    else response.end();
+    else if (!stalled) response.end();
   }
 
   private async sleep(ms: number | undefined): Promise<void> {
