@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { FunctionTool } from '../shared/tool-types';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
@@ -254,6 +255,129 @@ describe(OpenAIChatProvider.name, () => {
     });
   });
 
+  describe('answers that are not an event stream', () => {
+    it('should read a plain chat.completion JSON answer to a streaming request as the whole answer', async () => {
+      const usage = { prompt_tokens: 21, completion_tokens: 7, total_tokens: 28 };
+      server.script([
+        reply.ignoringStream(
+          reply.toolCalls(
+            [
+              { name: 'get_weather', id: 'call_p', arguments: { city: 'Paris' } },
+              { name: 'get_weather', id: 'call_r', arguments: { city: 'Rome' } },
+            ],
+            { content: 'Checking both.', usage },
+          ),
+        ),
+      ]);
+
+      const response = await chat();
+
+      expect(response).toEqual({
+        content: 'Checking both.',
+        reasoning: '',
+        toolCalls: [
+          { id: 'call_p', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          { id: 'call_r', name: 'get_weather', arguments: '{"city":"Rome"}' },
+        ],
+        malformedToolCalls: [],
+        repairs: [],
+        finishReason: 'tool_calls',
+        usage: { promptTokens: 21, completionTokens: 7, totalTokens: 28 },
+      });
+      expect(eventsOf('text-delta')).toEqual([{ type: 'text-delta', delta: 'Checking both.' }]);
+      expect(eventsOf('tool-call-start').map((event) => event.id)).toEqual(['call_p', 'call_r']);
+    });
+
+    it('should read text, reasoning and finish_reason of a plain JSON answer', async () => {
+      server.script([
+        reply.ignoringStream(reply.text('Sunny.', { reasoning: 'Look outside.', finishReason: 'length' })),
+      ]);
+
+      expect(await chat()).toMatchObject({ content: 'Sunny.', reasoning: 'Look outside.', finishReason: 'length' });
+    });
+
+    it('should keep apart the calls of a JSON message that carry neither index nor id', async () => {
+      const call = (city: string) => ({
+        type: 'function',
+        function: { name: 'get_weather', arguments: `{"city":"${city}"}` },
+      });
+      const completion = {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'test-model',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [call('Paris'), call('Rome')] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      };
+      server.script([reply.body(JSON.stringify(completion), { contentType: 'application/json' })]);
+
+      const response = await chat();
+
+      expect(response.toolCalls).toEqual([
+        { id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { id: 'call_1', name: 'get_weather', arguments: '{"city":"Rome"}' },
+      ]);
+      expect(response.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+    });
+
+    it('should read an SSE body sent with a wrong content type', async () => {
+      server.script([reply.text('ok', { headers: { 'content-type': 'text/plain' } })]);
+
+      expect((await chat()).content).toBe('ok');
+    });
+
+    it.each([
+      ['an HTML page', 'text/html; charset=utf-8', '<!DOCTYPE html><html><body>Welcome to nginx!</body></html>'],
+      ['plain text', 'text/plain', 'Service temporarily unavailable'],
+      ['JSON that is not a chat completion', 'application/json', '{"status":"ok","models":[]}'],
+      ['an empty body', 'text/event-stream', ''],
+    ])('should fail at once naming the content type and the first bytes of %s', async (_title, contentType, body) => {
+      server.script([reply.body(body, { contentType }), reply.text('never')]);
+
+      const failure = chat();
+
+      await expect(failure).rejects.toBeInstanceOf(ProviderError);
+      await expect(failure).rejects.toMatchObject({ retryable: false });
+      await expect(failure).rejects.toThrow(contentType);
+      if (body !== '') await expect(failure).rejects.toThrow(body.slice(0, 20));
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('should retry a stream that ends cleanly without finish_reason and without [DONE]', async () => {
+      server.script([reply.text('half an ans', { finishReason: null, done: false }), reply.text('whole answer')]);
+
+      const response = await chat();
+
+      expect(response.content).toBe('whole answer');
+      expect(server.requests).toHaveLength(2);
+      expect(eventsOf('retry')[0].reason).toMatch(/ended without finish_reason or \[DONE\]/);
+    });
+
+    it('should accept a stream that ends after a finish_reason without [DONE]', async () => {
+      server.script([reply.text('complete', { done: false })]);
+
+      expect(await chat()).toMatchObject({ content: 'complete', finishReason: 'stop' });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('should pass on an error object sent as a 200 JSON body as a retryable provider error', async () => {
+      server.script([
+        reply.body('{"error":{"message":"model overloaded","type":"server_error"}}', {
+          contentType: 'application/json',
+        }),
+        reply.text('ok'),
+      ]);
+
+      expect((await chat()).content).toBe('ok');
+      expect(eventsOf('retry')[0].reason).toMatch(/model overloaded/);
+    });
+  });
+
   describe('retries', () => {
     it('should honour Retry-After on 429 and then succeed', async () => {
       server.script([
@@ -407,6 +531,63 @@ describe(OpenAIChatProvider.name, () => {
       });
 
       await expect(failure).rejects.toMatchObject({ name: 'AbortError' });
+    });
+  });
+
+  describe('abort listeners', () => {
+    /** Every abort listener added to a signal during `work` that is still registered on a signal that can abort. */
+    const listenersLeftBy = async (work: () => Promise<void>): Promise<number> => {
+      const added: Array<{ signal: AbortSignal; listener: unknown }> = [];
+      const original = EventTarget.prototype.addEventListener;
+      const spy = jest.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (
+        this: EventTarget,
+        ...args: Parameters<EventTarget['addEventListener']>
+      ) {
+        if (this instanceof AbortSignal && args[0] === 'abort') added.push({ signal: this, listener: args[1] });
+        original.apply(this, args);
+      });
+      try {
+        await work();
+      } finally {
+        spy.mockRestore();
+      }
+      return added.filter(
+        ({ signal, listener }) => !signal.aborted && getEventListeners(signal, 'abort').includes(listener as never),
+      ).length;
+    };
+
+    it('should leave no abort listener behind on the caller signal or any signal that can still abort', async () => {
+      const parent = new AbortController();
+      const sut = createSut();
+      server.script([
+        reply.text('one'),
+        reply.error(503, 'busy'),
+        reply.text('two'),
+        reply.ignoringStream(reply.text('three')),
+      ]);
+
+      const left = await listenersLeftBy(async () => {
+        await chat({}, sut, parent.signal);
+        await chat({}, sut, parent.signal);
+        await chat({}, sut, parent.signal);
+      });
+
+      expect(server.requests).toHaveLength(4);
+      expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+      expect(left).toBe(0);
+    });
+
+    it('should leave no abort listener behind when a call fails', async () => {
+      const parent = new AbortController();
+      server.script([reply.error(401, 'no'), reply.body('<html></html>', { contentType: 'text/html' })]);
+
+      const left = await listenersLeftBy(async () => {
+        await expect(chat({}, createSut(), parent.signal)).rejects.toThrow('401');
+        await expect(chat({}, createSut(), parent.signal)).rejects.toThrow('text/html');
+      });
+
+      expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+      expect(left).toBe(0);
     });
   });
 

@@ -1,16 +1,23 @@
 import OpenAI from 'openai';
 import type {
-  ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { Stream } from 'openai/streaming';
+import { Deadline } from '../common/deadline';
 import type { ChatMessage } from '../shared/chat-types';
+import { parseStreamEvent, readAnswerBody } from './answer-body';
 import { toProviderError } from './openai-error';
-import type { ChatCallOptions, ChatProvider, ChatRequest, ChatResponse, ToolChoice } from './provider';
+import {
+  ProviderError,
+  type ChatCallOptions,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResponse,
+  type ToolChoice,
+} from './provider';
 import { repairToolCalls } from './repair';
 import { RetryableProviderError, withRetry, type RetryOptions } from './retry';
-import { readStreamChunk } from './stream-chunk';
+import { readCompletion, readStreamChunk } from './stream-chunk';
 import { StreamedAnswer, type StreamedAnswerResult } from './streamed-answer';
 
 export interface OpenAIChatProviderOptions {
@@ -22,17 +29,22 @@ export interface OpenAIChatProviderOptions {
   apiKey?: string;
   /** Longest silence tolerated from the provider, before the headers and between chunks. Default 120 s. */
   timeoutMs?: number;
+  /** Longest one `chat` call may take, every attempt and backoff included. Default 180 s. */
+  callBudgetMs?: number;
   retry?: RetryOptions;
   /** Clock used to read an HTTP-date Retry-After. */
   now?: () => number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_CALL_BUDGET_MS = 180_000;
 
 /**
- * `ChatProvider` for any OpenAI-compatible Chat Completions endpoint. Always streams. Retries transient
- * failures itself (the SDK's retries are off); a retry after deltas were emitted is announced by a
+ * `ChatProvider` for any OpenAI-compatible Chat Completions endpoint. Always asks for a stream, and takes
+ * a plain `chat.completion` JSON from servers that ignore that. Retries transient failures itself (the
+ * SDK's retries are off) within the call budget; a retry after deltas were emitted is announced by a
  * `retry` event, after which consumers must drop the partial text, reasoning and tool calls they hold.
+ * A stream that ends with neither a finish_reason nor `[DONE]` was cut off and is retried.
  */
 export class OpenAIChatProvider implements ChatProvider {
   readonly name: string;
@@ -40,13 +52,16 @@ export class OpenAIChatProvider implements ChatProvider {
   // Private fields (#) so neither JSON.stringify nor util.inspect can show the API key the client holds.
   readonly #client: OpenAI;
   readonly #timeoutMs: number;
+  readonly #callBudgetMs: number;
   readonly #retry: RetryOptions;
   readonly #now: (() => number) | undefined;
 
   constructor(options: OpenAIChatProviderOptions) {
     this.name = options.name;
     this.baseUrl = options.baseUrl;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
+    // Silence longer than the whole budget could never be reported as silence.
+    this.#timeoutMs = Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.#callBudgetMs);
     this.#retry = options.retry ?? {};
     this.#now = options.now;
     // Everything is passed explicitly so the SDK falls back on no OPENAI_* environment variable.
@@ -71,10 +86,25 @@ export class OpenAIChatProvider implements ChatProvider {
   async chat(request: ChatRequest, callOptions: ChatCallOptions = {}): Promise<ChatResponse> {
     const firstGeneratedId = countToolCalls(request.messages);
     const { onEvent, signal } = callOptions;
-    const result = await withRetry(
-      () => this.stream(toRequestBody(request), new StreamedAnswer(firstGeneratedId, onEvent), signal),
-      { ...this.#retry, signal, onRetry: (retry) => onEvent?.({ type: 'retry', ...retry }) },
-    );
+    const body = toRequestBody(request);
+    const call = new Deadline({ parent: signal, timeoutMs: this.#callBudgetMs });
+    let attempts = 0;
+    let result: StreamedAnswerResult;
+    try {
+      result = await withRetry(
+        () => {
+          attempts += 1;
+          return this.attempt(body, new StreamedAnswer(firstGeneratedId, onEvent), call);
+        },
+        { ...this.#retry, signal: call.signal, onRetry: (retry) => onEvent?.({ type: 'retry', ...retry }) },
+      );
+    } catch (error) {
+      if (call.cause !== 'timeout') throw error;
+      const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+      throw new ProviderError(`the LLM call budget of ${this.#callBudgetMs} ms ran out after ${tries}`, null, false);
+    } finally {
+      call.dispose();
+    }
     let nextId = firstGeneratedId + result.toolCalls.length + result.malformedToolCalls.length;
     const repaired = repairToolCalls({
       content: result.content,
@@ -85,41 +115,53 @@ export class OpenAIChatProvider implements ChatProvider {
     return { ...result, ...repaired };
   }
 
-  private async stream(
+  /** One request. Its signal is its own and dies with it: the SDK never removes the listener it adds. */
+  private async attempt(
     body: ChatCompletionCreateParamsStreaming,
     answer: StreamedAnswer,
-    callerSignal: AbortSignal | undefined,
+    call: Deadline,
   ): Promise<StreamedAnswerResult> {
-    const silence = new AbortController();
-    let timer = setTimeout(() => silence.abort(), this.#timeoutMs);
-    const signal = callerSignal === undefined ? silence.signal : AbortSignal.any([callerSignal, silence.signal]);
+    const silence = new Deadline({ parent: call.signal, timeoutMs: this.#timeoutMs });
     const fail = (error: unknown): never => {
-      callerSignal?.throwIfAborted();
-      if (silence.signal.aborted) {
+      call.signal.throwIfAborted();
+      if (silence.cause === 'timeout') {
         throw new RetryableProviderError(`provider sent nothing for ${this.#timeoutMs} ms`, null);
       }
       throw toProviderError(error, this.#now);
     };
 
-    let stream: Stream<ChatCompletionChunk> | undefined;
-    let finished = false;
     try {
-      stream = await this.#client.chat.completions.create(body, { signal }).catch(fail);
-      const chunks = stream[Symbol.asyncIterator]();
-      for (;;) {
-        const next = await chunks.next().catch(fail);
-        // The SDK ends the iteration quietly when its signal aborts.
-        if (signal.aborted) fail(signal.reason);
-        if (next.done === true) break;
-        clearTimeout(timer);
-        timer = setTimeout(() => silence.abort(), this.#timeoutMs);
-        answer.add(readStreamChunk(next.value));
+      const response = await this.#client.chat.completions
+        .create(body, { signal: silence.signal })
+        .asResponse()
+        .catch(fail);
+      const content = await readAnswerBody(response).catch(fail);
+      if (content.kind === 'completion') {
+        answer.add(readCompletion(content.completion));
+        return answer.finish();
       }
-      finished = true;
-      return answer.finish();
+      const events = content.events[Symbol.asyncIterator]();
+      let done = false;
+      for (;;) {
+        const next = await events.next().catch(fail);
+        if (silence.signal.aborted) fail(silence.signal.reason);
+        if (next.done === true) break;
+        silence.restart();
+        if (next.value.data.startsWith('[DONE]')) {
+          done = true;
+          break;
+        }
+        answer.add(readStreamChunk(parseStreamEvent(next.value, response.headers)));
+      }
+      const result = answer.finish();
+      if (!done && result.finishReason === null) {
+        throw new RetryableProviderError('provider stream ended without finish_reason or [DONE]', null);
+      }
+      return result;
     } finally {
-      clearTimeout(timer);
-      if (!finished) stream?.controller.abort();
+      // Ends the request if its body is still open; the signal's listeners go with it.
+      silence.cancel();
+      silence.dispose();
     }
   }
 }

@@ -39,6 +39,13 @@ export function readStreamChunk(value: unknown): StreamChunk {
   return chunk;
 }
 
+/** A whole `chat.completion` read as one chunk; its message lists calls without `index`, so position is index. */
+export function readCompletion(value: unknown): StreamChunk {
+  const chunk = readStreamChunk(value);
+  chunk.toolCalls = chunk.toolCalls.map((call, position) => ({ ...call, index: call.index ?? position }));
+  return chunk;
+}
+
 function readToolCallDelta(value: JsonObject): ToolCallDelta {
   const delta: ToolCallDelta = {};
   if (typeof value.index === 'number' && Number.isInteger(value.index)) delta.index = value.index;
