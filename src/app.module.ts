@@ -6,6 +6,7 @@ import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { databaseOptions } from './config/database-options';
 import { HealthModule } from './health/health.module';
+import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';
 import { LlmModule } from './llm/llm.module';
 import { RunsModule } from './runs/runs.module';
@@ -26,6 +27,7 @@ export class AppModule {
             redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
             autoLogging: { ignore: (request) => request.url === '/health' },
             customProps: () => ({ service: 'toolflow' }),
+            genReqId: requestIdOf,
           },
         }),
         TypeOrmModule.forRoot(databaseOptions(config.database, config.migrationsRun)),

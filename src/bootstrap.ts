@@ -1,14 +1,16 @@
 import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { limitBodyDepth } from './common/http/body-depth';
 import { bodyParserErrors } from './common/http/body-errors';
+import { assignRequestId, REQUEST_ID_HEADER } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation.pipe';
+import { buildOpenApiDocument } from './openapi-document';
 
 /** Builds the configured app (used by main.ts and by the e2e tests, so both run the same wiring). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
@@ -17,6 +19,13 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  app.use(assignRequestId);
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      exposedHeaders: [REQUEST_ID_HEADER, 'ETag', 'Location', 'Retry-After'],
+    });
+  }
   app.useBodyParser('json', { limit: config.bodyLimitBytes });
   app.use(bodyParserErrors);
   app.use(limitBodyDepth);
@@ -26,18 +35,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('ToolFlow')
-      .setDescription(
-        'Tools for LLMs inside workflows. Every route but /health needs `Authorization: Bearer <API key>`. ' +
-          'Errors are application/problem+json with an `errors` list naming each field.',
-      )
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
   return app;
 }

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { PageQuery } from '../common/http/pagination';
+import { sortDescription } from '../common/http/sort';
 import type { Role } from '../shared/role';
 
 export class CreateApiKeyDto {
@@ -36,4 +38,24 @@ export class ApiKeyResponse {
 export class CreatedApiKeyResponse extends ApiKeyResponse {
   @ApiProperty({ example: 'tf_Q2x9aB…', description: 'The key itself. Shown only in this response; store it now.' })
   key!: string;
+}
+
+export const API_KEY_SORT_FIELDS = { created_at: 'createdAt', name: 'name', user_id: 'userId' } as const;
+export const API_KEY_DEFAULT_SORT = 'created_at';
+
+export class ListApiKeysQuery extends PageQuery {
+  @ApiPropertyOptional({
+    description: sortDescription(API_KEY_SORT_FIELDS, API_KEY_DEFAULT_SORT),
+    example: '-created_at',
+  })
+  @IsOptional()
+  @IsString()
+  sort?: string;
+}
+
+export class ApiKeyPageResponse {
+  @ApiProperty({ type: [ApiKeyResponse] }) items!: ApiKeyResponse[];
+  @ApiProperty({ example: 1 }) page!: number;
+  @ApiProperty({ example: 20 }) page_size!: number;
+  @ApiProperty({ example: 3 }) total!: number;
 }

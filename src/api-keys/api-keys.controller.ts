@@ -1,8 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
-import { ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse } from './api-key.dto';
+import type { Page } from '../common/http/pagination';
+import {
+  ApiKeyPageResponse,
+  type ApiKeyResponse,
+  CreateApiKeyDto,
+  CreatedApiKeyResponse,
+  ListApiKeysQuery,
+} from './api-key.dto';
 import { ApiKeysService } from './api-keys.service';
 
 @ApiTags('api-keys')
@@ -20,9 +27,9 @@ export class ApiKeysController {
   }
 
   @Get()
-  @ApiOkResponse({ type: [ApiKeyResponse] })
-  list(): Promise<ApiKeyResponse[]> {
-    return this.apiKeys.list();
+  @ApiOkResponse({ type: ApiKeyPageResponse })
+  list(@Query() query: ListApiKeysQuery): Promise<Page<ApiKeyResponse>> {
+    return this.apiKeys.list(query);
   }
 
   @Delete(':id')

@@ -8,7 +8,15 @@ import { DomainError } from '../common/errors/domain-error';
 import type { Principal } from '../common/auth/principal';
 import { ApiKeyEntity } from './api-key.entity';
 import { type Role } from '../shared/role';
-import type { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.dto';
+import type { Page } from '../common/http/pagination';
+import { parseSort, toFindOrder } from '../common/http/sort';
+import {
+  API_KEY_DEFAULT_SORT,
+  API_KEY_SORT_FIELDS,
+  type ApiKeyResponse,
+  type CreatedApiKeyResponse,
+  type ListApiKeysQuery,
+} from './api-key.dto';
 
 const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 const newKey = (): string => `tf_${randomBytes(32).toString('base64url')}`;
@@ -64,9 +72,13 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return { ...toResponse(entity), key };
   }
 
-  async list(): Promise<ApiKeyResponse[]> {
-    const entities = await this.keys.find({ order: { createdAt: 'ASC' } });
-    return entities.map(toResponse);
+  async list(query: ListApiKeysQuery): Promise<Page<ApiKeyResponse>> {
+    const [entities, total] = await this.keys.findAndCount({
+      order: toFindOrder(parseSort(query.sort, API_KEY_SORT_FIELDS, API_KEY_DEFAULT_SORT)),
+      skip: (query.page - 1) * query.page_size,
+      take: query.page_size,
+    });
+    return { items: entities.map(toResponse), page: query.page, page_size: query.page_size, total };
   }
 
   async revoke(id: string, principal: Principal): Promise<void> {

@@ -35,6 +35,14 @@ describe(loadConfig.name, () => {
     for (const name of ['PORT', 'DATABASE_URL', 'BODY_LIMIT', 'DB_MIGRATIONS_RUN']) expect(load).toThrow(name);
   });
 
+  it('should take CORS origins exactly and refuse one with a path', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://console.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://console.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://console.example.com/' })).toThrow('CORS_ORIGINS');
+  });
+
   it('should add named providers from JSON and from a file, and refuse bad ones', () => {
     const file = join(tmpdir(), `providers-${process.pid}.json`);
     writeFileSync(

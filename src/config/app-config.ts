@@ -14,6 +14,8 @@ export interface AppConfig {
   migrationsRun: boolean;
   adminApiKey: string | null;
   bodyLimitBytes: number;
+  /** Browser origins allowed by CORS, each exactly as a browser sends it (`https://console.example.com`). */
+  corsOrigins: string[];
   log: { level: string; pretty: boolean };
   outbound: { allowPrivate: string[]; timeoutMs: number; maxResponseBytes: number; maxRedirects: number };
   files: { root: string | null; maxBytes: number };
@@ -161,6 +163,21 @@ function parseProviders(reader: EnvReader, env: Env): Record<string, ProviderCon
   return providers;
 }
 
+function parseOrigins(origins: string[], problems: string[]): string[] {
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = null;
+    }
+    if (parsed?.origin !== origin) {
+      problems.push(`CORS_ORIGINS: "${origin}" is not an origin like https://console.example.com (no path or slash)`);
+    }
+  }
+  return origins;
+}
+
 /** Reads and validates the environment; throws ConfigError listing every problem at once. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const reader = new EnvReader(env);
@@ -179,6 +196,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun: reader.bool('DB_MIGRATIONS_RUN', true),
     adminApiKey: reader.optional('ADMIN_API_KEY'),
     bodyLimitBytes: reader.bytes('BODY_LIMIT', 1024 * 1024),
+    corsOrigins: parseOrigins(reader.list('CORS_ORIGINS'), reader.problems),
     log: { level: reader.string('LOG_LEVEL', 'info'), pretty: reader.bool('LOG_PRETTY', false) },
     outbound: {
       allowPrivate: reader.list('OUTBOUND_ALLOW_PRIVATE'),

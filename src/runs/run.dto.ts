@@ -1,7 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
 import { PageQuery } from '../common/http/pagination';
+import { sortDescription } from '../common/http/sort';
+
+export const RUN_SORT_FIELDS = {
+  created_at: 'createdAt',
+  started_at: 'startedAt',
+  finished_at: 'finishedAt',
+  status: 'status',
+} as const;
+export const RUN_DEFAULT_SORT = '-created_at';
 
 export class ListRunsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'] })
@@ -9,10 +18,30 @@ export class ListRunsQuery extends PageQuery {
   @IsIn(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'])
   status?: string;
 
-  @ApiPropertyOptional({ description: 'Only runs of this workflow (id)' })
+  @ApiPropertyOptional({ description: 'Only runs of this workflow (id or name)', example: 'weather' })
   @IsOptional()
   @IsString()
   workflow_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only the child runs of this run (workflow tools)', format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  parent_run_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs created at or after this time', example: '2026-11-30T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  created_after?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs created before this time', example: '2026-12-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  created_before?: string;
+
+  @ApiPropertyOptional({ description: sortDescription(RUN_SORT_FIELDS, RUN_DEFAULT_SORT), example: '-created_at' })
+  @IsOptional()
+  @IsString()
+  sort?: string;
 }
 
 export class WaitQuery {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, Repository } from 'typeorm';
@@ -8,7 +9,9 @@ import { DomainError } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
 import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.types';
 import { NodeRunEntity } from './node-run.entity';
-import type { ListRunsQuery, NodeRunDto, RunResponse } from './run.dto';
+import { parseSort, toBuilderOrder } from '../common/http/sort';
+import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
+import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import type { ToolCallLogEntity } from '../registry/tool-call-log.entity';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
@@ -47,6 +50,7 @@ export class RunsService {
     @InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>,
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
     private readonly toolCalls: ToolCallLogsService,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /** Fails every run (and node run) still queued or running with `reason`; returns the ids of the runs. */
@@ -178,22 +182,42 @@ export class RunsService {
   }
 
   async list(query: ListRunsQuery, principal: Principal): Promise<Page<RunResponse>> {
-    const where: Record<string, unknown> = {};
-    if (!isAdmin(principal)) where.userId = principal.userId;
-    if (query.status) where.status = query.status;
-    if (query.workflow_id) where.workflowId = query.workflow_id;
-    const [entities, total] = await this.runs.findAndCount({
-      where,
-      order: { createdAt: 'DESC' },
-      skip: (query.page - 1) * query.page_size,
-      take: query.page_size,
-    });
+    const order = parseSort(query.sort, RUN_SORT_FIELDS, RUN_DEFAULT_SORT);
+    const builder = this.runs.createQueryBuilder('run');
+    if (!isAdmin(principal)) builder.andWhere('run.userId = :userId', { userId: principal.userId });
+    if (query.status) builder.andWhere('run.status = :status', { status: query.status });
+    if (query.workflow_id) {
+      // A name is resolved to the id it has now; an unknown value still matches runs of a deleted workflow's id.
+      const workflowId = (await this.workflowLookup().idOf(query.workflow_id, principal)) ?? query.workflow_id;
+      builder.andWhere('run.workflowId = :workflowId', { workflowId });
+    }
+    if (query.parent_run_id) builder.andWhere('run.parentRunId = :parentRunId', { parentRunId: query.parent_run_id });
+    if (query.created_after) {
+      builder.andWhere('run.createdAt >= :createdAfter', { createdAfter: new Date(query.created_after) });
+    }
+    if (query.created_before) {
+      builder.andWhere('run.createdAt < :createdBefore', { createdBefore: new Date(query.created_before) });
+    }
+    const [entities, total] = await builder
+      .orderBy(toBuilderOrder('run', order))
+      .skip((query.page - 1) * query.page_size)
+      .take(query.page_size)
+      .getManyAndCount();
     return {
       items: entities.map((entity) => this.toResponse(entity)),
       page: query.page,
       page_size: query.page_size,
       total,
     };
+  }
+
+  /** A new run as its 202 shows it: queued, no node started yet, whatever the worker has done since. */
+  toAccepted(run: RunEntity): RunResponse {
+    return { ...this.toResponse(run), nodes: [] };
+  }
+
+  private workflowLookup(): WorkflowLookup {
+    return this.moduleRef.get<WorkflowLookup>(WORKFLOW_LOOKUP, { strict: false });
   }
 
   async findVisible(runId: string, principal: Principal): Promise<RunEntity> {

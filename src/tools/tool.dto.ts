@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/http/pagination';
 import { RawJson } from '../common/http/raw-json';
+import { sortDescription } from '../common/http/sort';
 import { IMPLEMENTATION_TYPES, type ImplementationType, TOOL_EFFECTS, type ToolEffect } from '../shared/tool-types';
 
 const WEATHER_SCHEMA = {
@@ -78,6 +79,15 @@ export class UpdateToolDto extends PartialType(CreateToolDto) {}
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
+export const TOOL_SORT_FIELDS = {
+  name: 'name',
+  category: 'category',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  use_count: 'useCount',
+} as const;
+export const TOOL_DEFAULT_SORT = 'name';
+
 export class ListToolsQuery extends PageQuery {
   @ApiPropertyOptional({ example: 'weather' })
   @IsOptional()
@@ -100,6 +110,14 @@ export class ListToolsQuery extends PageQuery {
   @IsString()
   @MaxLength(200)
   q?: string;
+
+  @ApiPropertyOptional({
+    description: sortDescription(TOOL_SORT_FIELDS, TOOL_DEFAULT_SORT),
+    example: '-created_at,name',
+  })
+  @IsOptional()
+  @IsString()
+  sort?: string;
 }
 
 export class SchemaWarningDto {

@@ -14,19 +14,22 @@ import {
   whereVisibleTo,
 } from '../common/owned-queries';
 import type { Page } from '../common/http/pagination';
+import { parseSort, toBuilderOrder } from '../common/http/sort';
 import { BUILTIN_CATALOG, EXECUTOR_CATALOG, WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
 import type { WorkflowRunnerRef } from '../registry/workflow/workflow-executor';
 import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
 import type { ExecutorCatalog } from '../registry/executor-catalog';
 import type { StoredTool } from '../registry/executor';
 import { normalizeFunctionSchema, type SchemaWarning } from './function-schema';
-import type {
-  BuiltinToolResponse,
-  CreateToolDto,
-  ImplementationTypeResponse,
-  ListToolsQuery,
-  ToolResponse,
-  UpdateToolDto,
+import {
+  type BuiltinToolResponse,
+  type CreateToolDto,
+  type ImplementationTypeResponse,
+  type ListToolsQuery,
+  TOOL_DEFAULT_SORT,
+  TOOL_SORT_FIELDS,
+  type ToolResponse,
+  type UpdateToolDto,
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
 
@@ -110,7 +113,7 @@ export class ToolsService implements OnApplicationBootstrap {
     if (query.enabled !== undefined) builder.andWhere('tool.enabled = :enabled', { enabled: query.enabled ? 1 : 0 });
     whereNameOrDescriptionContains(builder, query.q);
     const [entities, total] = await builder
-      .orderBy('tool.name', 'ASC')
+      .orderBy(toBuilderOrder('tool', parseSort(query.sort, TOOL_SORT_FIELDS, TOOL_DEFAULT_SORT)))
       .skip((query.page - 1) * query.page_size)
       .take(query.page_size)
       .getManyAndCount();

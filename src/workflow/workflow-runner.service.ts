@@ -121,9 +121,8 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     this.supervisor.submit(run.id, async (signal) => {
       await this.execute(run, checked, options.principal, signal, 0);
     });
-    const finished = options.wait
-      ? await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs)
-      : false;
+    if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
+    const finished = await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
     return { finished, run: await this.runs.get(run.id, options.principal) };
   }
 

@@ -1,10 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageQuery } from '../common/http/pagination';
+import { sortDescription } from '../common/http/sort';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import weatherExample from '../../examples/weather.json';
 
 /** The Swagger example is the shipped example file, so the two cannot drift apart. */
 export const WEATHER_EXAMPLE: Record<string, unknown> = weatherExample;
+
+export const WORKFLOW_SORT_FIELDS = { name: 'name', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
+export const WORKFLOW_DEFAULT_SORT = 'name';
 
 export class ListWorkflowsQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'Search in name and description' })
@@ -12,6 +16,14 @@ export class ListWorkflowsQuery extends PageQuery {
   @IsString()
   @MaxLength(200)
   q?: string;
+
+  @ApiPropertyOptional({
+    description: sortDescription(WORKFLOW_SORT_FIELDS, WORKFLOW_DEFAULT_SORT),
+    example: '-updated_at',
+  })
+  @IsOptional()
+  @IsString()
+  sort?: string;
 }
 
 export class WorkflowResponse {

@@ -8,6 +8,7 @@ import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
 import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
+import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { WorkflowEngine } from './engine';
 import { conditionNode } from './nodes/condition-node';
 import { endNode } from './nodes/end-node';
@@ -25,6 +26,7 @@ import { WorkflowsService } from './workflows.service';
   controllers: [WorkflowsController],
   providers: [
     WorkflowsService,
+    { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     WorkflowRunner,
     {
       provide: WORKFLOW_ENGINE,

@@ -8,6 +8,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
+import { parseSort, toBuilderOrder } from '../common/http/sort';
 import {
   assertCanChange,
   byIdOrName,
@@ -22,10 +23,16 @@ import { createAjv } from '../json-schema/create-ajv';
 import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
+import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { LlmNodeData, WorkflowDefinition } from './definition.types';
 import { toolsEnabled } from './nodes/llm-node';
 import { analyzeDefinition } from './validate-definition';
-import type { ListWorkflowsQuery, WorkflowResponse } from './workflow.dto';
+import {
+  type ListWorkflowsQuery,
+  WORKFLOW_DEFAULT_SORT,
+  WORKFLOW_SORT_FIELDS,
+  type WorkflowResponse,
+} from './workflow.dto';
 import { WorkflowEntity } from './workflow.entity';
 
 export interface CheckedDefinition {
@@ -38,7 +45,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Stored workflows and the checks every definition passes on save and on run. */
 @Injectable()
-export class WorkflowsService {
+export class WorkflowsService implements WorkflowLookup {
   private readonly ajvByDraft: Record<SchemaDraft, AjvCore> = {
     'draft-07': createAjv('draft-07', { useDefaults: true }),
     '2020-12': createAjv('2020-12', { useDefaults: true }),
@@ -138,7 +145,7 @@ export class WorkflowsService {
     whereVisibleTo(builder, principal);
     whereNameOrDescriptionContains(builder, query.q);
     const [entities, total] = await builder
-      .orderBy('workflow.name', 'ASC')
+      .orderBy(toBuilderOrder('workflow', parseSort(query.sort, WORKFLOW_SORT_FIELDS, WORKFLOW_DEFAULT_SORT)))
       .skip((query.page - 1) * query.page_size)
       .take(query.page_size)
       .getManyAndCount();
@@ -147,6 +154,12 @@ export class WorkflowsService {
 
   async get(idOrName: string, principal: Principal): Promise<WorkflowResponse> {
     return toWorkflowResponse(await this.findVisible(idOrName, principal));
+  }
+
+  /** WorkflowLookup (runs/ filters by workflow name with it). */
+  async idOf(idOrName: string, principal: Principal): Promise<string | null> {
+    const entity = await this.workflows.findOneBy(byIdOrName(idOrName));
+    return entity && isVisibleTo(entity, principal) ? entity.id : null;
   }
 
   async findVisible(idOrName: string, principal: Principal): Promise<WorkflowEntity> {

@@ -9,6 +9,8 @@ export interface ProblemDetails {
   status: number;
   detail: string;
   instance?: string;
+  /** The X-Request-Id of the request, to find its log lines. */
+  request_id?: string;
   errors?: FieldProblem[];
   [extension: string]: unknown;
 }
@@ -39,6 +41,7 @@ export class ProblemFilter implements ExceptionFilter {
     const response = context.getResponse<Response>();
     const problem = this.toProblem(exception);
     problem.instance = request.originalUrl;
+    if (typeof request.id === 'string') problem.request_id = request.id;
     if (problem.status >= 500) {
       this.logger.error({ err: exception, path: request.originalUrl }, 'Unhandled error');
     }
