@@ -29,6 +29,8 @@ export interface AppConfig {
   };
   tools: { defaultTimeoutMs: number; logMaxChars: number };
   workflows: { maxDepth: number; waitTimeoutMs: number; maxConcurrentRuns: number };
+  /** How long writes of run state and events retry while the database is unavailable. */
+  runDbRetryMs: number;
   providers: Record<string, ProviderConfig>;
   defaultProvider: string;
 }
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       waitTimeoutMs: reader.int('RUN_WAIT_TIMEOUT_MS', 120000, 1000, 3_600_000),
       maxConcurrentRuns: reader.int('MAX_CONCURRENT_RUNS', 16, 1, 1000),
     },
+    runDbRetryMs: reader.int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
     providers,
     defaultProvider,
   };

@@ -1,10 +1,14 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { MoreThan, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isDuplicateKey } from '../common/owned-queries';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { RunEventEntity } from './run-event.entity';
 import type { RunEvent, RunEventType } from './run-event-types';
+import { retryDatabaseWrite } from './retry-database-write';
 
 type Listener = (event: RunEvent) => void;
 
@@ -29,7 +33,10 @@ export class RunEventsService implements OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
 
-  constructor(@InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>) {}
+  constructor(
+    @InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Whether this process holds the run's log (running here, or finished moments ago). */
   isLive(runId: string): boolean {
@@ -62,10 +69,8 @@ export class RunEventsService implements OnApplicationShutdown {
     if (!run) return;
     if (run.timer) clearTimeout(run.timer);
     run.timer = null;
-    const batch = run.unsaved.splice(0);
-    if (batch.length > 0) {
-      run.writing = run.writing.then(() => this.write(runId, batch));
-    }
+    // The batch is taken when the previous write ends: events emitted during a slow write join the next one.
+    if (run.unsaved.length > 0) run.writing = run.writing.then(() => this.write(runId, run.unsaved.splice(0)));
     await run.writing;
   }
 
@@ -110,23 +115,26 @@ export class RunEventsService implements OnApplicationShutdown {
   }
 
   private async write(runId: string, batch: RunEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const rows = batch.map(
+      (event) =>
+        ({
+          id: randomUUID(),
+          runId,
+          seq: event.seq,
+          type: event.type,
+          data: event.data,
+          createdAt: new Date(event.at),
+        }) as QueryDeepPartialEntity<RunEventEntity>,
+    );
     try {
-      await this.events.insert(
-        batch.map(
-          (event) =>
-            ({
-              id: randomUUID(),
-              runId,
-              seq: event.seq,
-              type: event.type,
-              data: event.data,
-              createdAt: new Date(event.at),
-            }) as QueryDeepPartialEntity<RunEventEntity>,
-        ),
-      );
+      await retryDatabaseWrite(() => this.events.insert(rows), {
+        budgetMs: this.config.runDbRetryMs,
+        alreadyDone: isDuplicateKey,
+      });
     } catch (error) {
-      // Losing a few stored events must not fail the run; live subscribers already have them.
-      this.logger.error({ err: error, runId }, 'could not store run events');
+      // Losing stored events must not fail the run; live subscribers already have them.
+      this.logger.error({ err: error, runId, events: batch.length }, 'could not store run events');
     }
   }
 }

@@ -63,6 +63,17 @@ describe(RunsService.name, () => {
     expect(page.total).toBe(0);
   });
 
+  it('should retry a run write through a database outage', async () => {
+    const created = await sut.create(newRun());
+    const lost = Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    const update = jest.spyOn(runs, 'update').mockRejectedValueOnce(lost).mockRejectedValueOnce(lost);
+
+    await sut.finish(created.id, { status: 'succeeded', outputs: { answer: 42 } });
+
+    expect(update).toHaveBeenCalledTimes(3);
+    await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
+  });
+
   it('should fail queued and running runs with the reason and leave finished ones alone', async () => {
     const queued = await sut.create(newRun());
     const running = await sut.create(newRun());

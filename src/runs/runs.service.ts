@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
+import { isDuplicateKey } from '../common/owned-queries';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.types';
 import { NodeRunEntity } from './node-run.entity';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
@@ -15,6 +18,7 @@ import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import type { ToolCallLogEntity } from '../registry/tool-call-log.entity';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { retryDatabaseWrite } from './retry-database-write';
 
 export interface NewRun {
   definition: WorkflowDefinition;
@@ -43,7 +47,10 @@ function inCallOrder(calls: ToolCallLogEntity[], output: unknown): ToolCallLogEn
   return [...calls].sort((a, b) => rank(a) - rank(b));
 }
 
-/** Run records: create, status transitions, node runs, and the read model the API serves. */
+/**
+ * Run records: create, status transitions, node runs, and the read model the API serves. Writes made
+ * while a run executes retry through a database outage (RUN_DB_RETRY_MS) so that no run is lost to it.
+ */
 @Injectable()
 export class RunsService {
   constructor(
@@ -51,6 +58,7 @@ export class RunsService {
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
     private readonly toolCalls: ToolCallLogsService,
     private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Fails every run (and node run) still queued or running with `reason`; returns the ids of the runs. */
@@ -91,40 +99,38 @@ export class RunsService {
   }
 
   async markRunning(runId: string): Promise<void> {
-    await this.runs.update({ id: runId }, { status: 'running', startedAt: new Date() });
+    const startedAt = new Date();
+    await this.retry(() => this.runs.update({ id: runId }, { status: 'running', startedAt }));
   }
 
   async finish(
     runId: string,
     result: { status: RunStatus; outputs?: Record<string, unknown> | null; error?: string | null; usage?: UsageTotals },
   ): Promise<void> {
-    await this.runs.update(
-      { id: runId },
-      asRow<RunEntity>({
-        status: result.status,
-        outputs: result.outputs ?? null,
-        error: result.error ?? null,
-        usage: result.usage ?? EMPTY_USAGE,
-        finishedAt: new Date(),
-      }),
-    );
+    const changes = asRow<RunEntity>({
+      status: result.status,
+      outputs: result.outputs ?? null,
+      error: result.error ?? null,
+      usage: result.usage ?? EMPTY_USAGE,
+      finishedAt: new Date(),
+    });
+    await this.retry(() => this.runs.update({ id: runId }, changes));
   }
 
   async nodeStarted(runId: string, node: WorkflowNode): Promise<string> {
     const id = randomUUID();
-    await this.nodeRuns.insert(
-      asRow<NodeRunEntity>({
-        id,
-        runId,
-        nodeId: node.id,
-        nodeType: node.type,
-        status: 'running',
-        output: null,
-        error: null,
-        startedAt: new Date(),
-        finishedAt: null,
-      }),
-    );
+    const row = asRow<NodeRunEntity>({
+      id,
+      runId,
+      nodeId: node.id,
+      nodeType: node.type,
+      status: 'running',
+      output: null,
+      error: null,
+      startedAt: new Date(),
+      finishedAt: null,
+    });
+    await this.retry(() => this.nodeRuns.insert(row));
     return id;
   }
 
@@ -132,15 +138,13 @@ export class RunsService {
     nodeRunId: string,
     result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
   ): Promise<void> {
-    await this.nodeRuns.update(
-      { id: nodeRunId },
-      asRow<NodeRunEntity>({
-        status: result.status,
-        output: result.output ?? null,
-        error: result.error ?? null,
-        finishedAt: new Date(),
-      }),
-    );
+    const changes = asRow<NodeRunEntity>({
+      status: result.status,
+      output: result.output ?? null,
+      error: result.error ?? null,
+      finishedAt: new Date(),
+    });
+    await this.retry(() => this.nodeRuns.update({ id: nodeRunId }, changes));
   }
 
   async get(runId: string, principal: Principal): Promise<RunResponse> {
@@ -224,6 +228,10 @@ export class RunsService {
     const run = await this.runs.findOneBy({ id: runId });
     if (!run || (!isAdmin(principal) && run.userId !== principal.userId)) throw DomainError.notFound('Run', runId);
     return run;
+  }
+
+  private async retry(write: () => Promise<unknown>): Promise<void> {
+    await retryDatabaseWrite(write, { budgetMs: this.config.runDbRetryMs, alreadyDone: isDuplicateKey });
   }
 
   private toResponse(run: RunEntity): RunResponse {

@@ -287,6 +287,7 @@ export class OpenAITestServer {
   readonly requests: RecordedRequest[] = [];
   private readonly turns: Turn[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private gate: Promise<void> = Promise.resolve();
 
   private readonly server: Server;
 
@@ -326,6 +327,13 @@ export class OpenAITestServer {
     return this.turns.length;
   }
 
+  /** Requests are recorded but not answered until the returned function is called. */
+  hold(): () => void {
+    let release: () => void = () => undefined;
+    this.gate = new Promise<void>((resolve) => (release = resolve));
+    return release;
+  }
+
   /** Forgets recorded requests and unused turns, between tests sharing one server. */
   reset(): void {
     this.requests.length = 0;
@@ -361,6 +369,7 @@ export class OpenAITestServer {
       return;
     }
     await this.sleep(turn.delayMs);
+    await this.gate;
     if (response.destroyed) return;
     if (turn.kind === 'drop') {
       request.socket.destroy();

@@ -54,6 +54,8 @@ async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<v
 export interface TestAppOptions {
   /** Reuse this database (e.g. another TestApp's `databaseUrl`) instead of a throwaway one; it is not dropped on close. */
   databaseUrl?: string;
+  /** Changes the URL the app connects with (e.g. through a TcpProxy); the database is still created and dropped directly. */
+  connectVia?: (databaseUrl: string) => string;
 }
 
 /** Boots the real app (same wiring as main.ts) on an ephemeral port-less server for supertest. */
@@ -64,7 +66,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.connectVia ? options.connectVia(database.url) : database.url,
     ADMIN_API_KEY: ADMIN_KEY,
     OUTBOUND_ALLOW_PRIVATE: '',
     ...env,

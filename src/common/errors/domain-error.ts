@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unprocessable'
+  | 'too_many_requests'
   | 'unavailable';
 
 /** One problem with a request, named by the field it is about (a JSON path like `function_schema.function.name`). */
@@ -22,6 +23,8 @@ export class DomainError extends Error {
     message: string,
     readonly problems: FieldProblem[] = [],
     readonly extra: Record<string, unknown> = {},
+    /** Sent as Retry-After: when trying again makes sense. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -41,6 +44,14 @@ export class DomainError extends Error {
 
   static conflict(message: string, field?: string): DomainError {
     return new DomainError('conflict', message, field ? [{ field, message }] : []);
+  }
+
+  static tooManyRequests(message: string, retryAfterSeconds: number): DomainError {
+    return new DomainError('too_many_requests', message, [], {}, retryAfterSeconds);
+  }
+
+  static unavailable(message: string, retryAfterSeconds: number): DomainError {
+    return new DomainError('unavailable', message, [], {}, retryAfterSeconds);
   }
 }
 
@@ -65,6 +76,8 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case 'unprocessable':
       return 422;
+    case 'too_many_requests':
+      return 429;
     case 'unavailable':
       return 503;
     default:

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable';
 import { DomainError, type FieldProblem, statusOf } from './domain-error';
 
 /** RFC 9457 body; `errors` lists each field problem. */
@@ -42,12 +43,19 @@ export class ProblemFilter implements ExceptionFilter {
     const problem = this.toProblem(exception);
     problem.instance = request.originalUrl;
     if (typeof request.id === 'string') problem.request_id = request.id;
-    if (problem.status >= 500) {
+    const databaseDown = isDatabaseUnavailable(exception);
+    if (databaseDown) {
+      this.logger.warn({ err: exception, path: request.originalUrl }, 'database unavailable');
+    } else if (problem.status >= 500) {
       this.logger.error({ err: exception, path: request.originalUrl }, 'Unhandled error');
     }
     if (response.headersSent) {
       response.end();
       return;
+    }
+    const retryAfter = exception instanceof DomainError ? exception.retryAfterSeconds : null;
+    if (retryAfter !== null || databaseDown) {
+      response.setHeader('Retry-After', String(retryAfter ?? DATABASE_RETRY_AFTER_SECONDS));
     }
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
@@ -70,6 +78,9 @@ export class ProblemFilter implements ExceptionFilter {
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       return this.plain(status, message, status === 404 ? 'not-found' : 'http-error');
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return this.plain(HttpStatus.SERVICE_UNAVAILABLE, 'database unavailable', 'database-unavailable');
     }
     return this.plain(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred', 'internal');
   }
