@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -9,6 +21,7 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
 import {
   BuiltinToolResponse,
@@ -25,6 +38,7 @@ import { ToolsService } from './tools.service';
 @ApiTags('tools')
 @ApiBearerAuth()
 @ApiProblemResponses(401)
+@UseInterceptors(VersionETagInterceptor)
 @Controller('tools')
 export class ToolsController {
   constructor(private readonly tools: ToolsService) {}
@@ -74,24 +88,28 @@ export class ToolsController {
   @ApiOperation({ summary: 'Replace a tool (every field)' })
   @ApiOkResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
+  @ApiIfMatch()
   replace(
     @Param('id') id: string,
     @Body() body: CreateToolDto,
     @CurrentPrincipal() principal: Principal,
+    @IfMatch() ifMatch: VersionPrecondition | undefined,
   ): Promise<ToolWriteResponse> {
-    return this.tools.replace(id, body, principal);
+    return this.tools.replace(id, body, principal, ifMatch);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change some fields of a tool' })
   @ApiOkResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
+  @ApiIfMatch()
   update(
     @Param('id') id: string,
     @Body() body: UpdateToolDto,
     @CurrentPrincipal() principal: Principal,
+    @IfMatch() ifMatch: VersionPrecondition | undefined,
   ): Promise<ToolWriteResponse> {
-    return this.tools.update(id, body, principal);
+    return this.tools.update(id, body, principal, ifMatch);
   }
 
   @Delete(':id')

@@ -15,6 +15,7 @@ import {
 } from '../common/owned-queries';
 import type { Page } from '../common/http/pagination';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
+import { assertVersionMatches, type VersionPrecondition } from '../common/http/etag';
 import { BUILTIN_CATALOG, EXECUTOR_CATALOG, WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
 import type { WorkflowRunnerRef } from '../registry/workflow/workflow-executor';
 import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
@@ -180,13 +181,13 @@ export class ToolsService implements OnApplicationBootstrap {
   }
 
   /** PUT: every field from the body, defaults for the optional ones. */
-  async replace(idOrName: string, input: CreateToolDto, principal: Principal) {
-    return this.write(idOrName, principal, () => input);
+  async replace(idOrName: string, input: CreateToolDto, principal: Principal, ifMatch?: VersionPrecondition) {
+    return this.write(idOrName, principal, ifMatch, () => input);
   }
 
   /** PATCH: the body's fields over the stored ones. */
-  async update(idOrName: string, input: UpdateToolDto, principal: Principal) {
-    return this.write(idOrName, principal, (existing) => ({
+  async update(idOrName: string, input: UpdateToolDto, principal: Principal, ifMatch?: VersionPrecondition) {
+    return this.write(idOrName, principal, ifMatch, (existing) => ({
       name: input.name ?? existing.name,
       description: input.description ?? existing.description,
       category: input.category ?? existing.category,
@@ -220,10 +221,12 @@ export class ToolsService implements OnApplicationBootstrap {
   private async write(
     idOrName: string,
     principal: Principal,
+    ifMatch: VersionPrecondition | undefined,
     merge: (existing: ToolEntity) => CreateToolDto,
   ): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
     const existing = await this.findVisible(idOrName, principal);
     assertCanChange(existing, principal, 'tool');
+    assertVersionMatches(ifMatch, existing.version, `Tool "${existing.name}"`);
     const candidate = merge(existing);
     const { fields, warnings } = await this.buildFields(candidate, principal, existing);
     const updated = { ...fields, version: existing.version + 1, updatedAt: new Date() };

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
@@ -13,6 +13,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
 import { RunResponse, WaitQuery } from '../runs/run.dto';
 import { WORKFLOW_DEFINITION_SCHEMA } from './definition.schema';
@@ -48,6 +49,7 @@ const respond = (result: StartResult, response: Response): RunResponse => {
 @ApiTags('workflows')
 @ApiBearerAuth()
 @ApiProblemResponses(401)
+@UseInterceptors(VersionETagInterceptor)
 @Controller()
 export class WorkflowsController {
   constructor(
@@ -91,8 +93,14 @@ export class WorkflowsController {
   @ApiBody(WORKFLOW_BODY_SCHEMA)
   @ApiOkResponse({ type: WorkflowResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
-  replace(@Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() principal: Principal) {
-    return this.workflows.replace(id, body, principal);
+  @ApiIfMatch()
+  replace(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @CurrentPrincipal() principal: Principal,
+    @IfMatch() ifMatch: VersionPrecondition | undefined,
+  ) {
+    return this.workflows.replace(id, body, principal, ifMatch);
   }
 
   @Delete('workflows/:id')

@@ -9,6 +9,7 @@ import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
+import { assertVersionMatches, type VersionPrecondition } from '../common/http/etag';
 import {
   assertCanChange,
   byIdOrName,
@@ -194,9 +195,15 @@ export class WorkflowsService implements WorkflowLookup {
     return toWorkflowResponse(entity);
   }
 
-  async replace(idOrName: string, body: unknown, principal: Principal): Promise<WorkflowResponse> {
+  async replace(
+    idOrName: string,
+    body: unknown,
+    principal: Principal,
+    ifMatch?: VersionPrecondition,
+  ): Promise<WorkflowResponse> {
     const existing = await this.findVisible(idOrName, principal);
     assertCanChange(existing, principal, 'workflow');
+    assertVersionMatches(ifMatch, existing.version, `Workflow "${existing.name}"`);
     const { definition, isPublic } = await this.readBody(body, principal, existing.isPublic);
     const changes = {
       name: definition.name,

@@ -137,6 +137,63 @@ describe('API conventions (e2e)', () => {
     });
   });
 
+  describe('ETag and If-Match', () => {
+    it('should return the tool version as ETag and refuse a PATCH or PUT with a stale If-Match with 412', async () => {
+      const key = await sut.createUserKey();
+      const created = await request(sut.http)
+        .post('/api/v1/tools')
+        .set(bearer(key))
+        .send(toolBody({ name: 'etag_tool' }))
+        .expect(201);
+      const read = await request(sut.http).get('/api/v1/tools/etag_tool').set(bearer(key)).expect(200);
+      expect(read.headers.etag).toBe('"1"');
+      expect(created.headers.etag).toBe('"1"');
+
+      const patched = await request(sut.http)
+        .patch('/api/v1/tools/etag_tool')
+        .set(bearer(key))
+        .set('If-Match', read.headers.etag)
+        .send({ description: 'first writer' })
+        .expect(200);
+      expect(patched.headers.etag).toBe('"2"');
+
+      const stale = await request(sut.http)
+        .patch('/api/v1/tools/etag_tool')
+        .set(bearer(key))
+        .set('If-Match', read.headers.etag)
+        .send({ description: 'second writer' });
+      expect(stale.status).toBe(412);
+      expect(stale.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const stalePut = await request(sut.http)
+        .put('/api/v1/tools/etag_tool')
+        .set(bearer(key))
+        .set('If-Match', '"1"')
+        .send(toolBody({ name: 'etag_tool', description: 'second writer' }));
+      expect(stalePut.status).toBe(412);
+      const after = await request(sut.http).get('/api/v1/tools/etag_tool').set(bearer(key)).expect(200);
+      expect((after.body as { description: string }).description).toBe('first writer');
+
+      await request(sut.http)
+        .patch('/api/v1/tools/etag_tool')
+        .set(bearer(key))
+        .set('If-Match', 'not-an-etag')
+        .send({ description: 'x' })
+        .expect(400);
+    });
+
+    it('should refuse a PUT of a workflow with a stale If-Match with 412', async () => {
+      const api = new WorkflowApi(sut.http, await sut.createUserKey());
+      await api.post('/workflows', echoWorkflow('etag_workflow')).expect(201);
+      const read = await api.get('/workflows/etag_workflow').expect(200);
+      expect(read.headers.etag).toBe('"1"');
+
+      await api.put('/workflows/etag_workflow', echoWorkflow('etag_workflow')).set('If-Match', '"1"').expect(200);
+      const stale = await api.put('/workflows/etag_workflow', echoWorkflow('etag_workflow')).set('If-Match', '"1"');
+
+      expect(stale.status).toBe(412);
+    });
+  });
+
   describe('GET /api-keys', () => {
     it('should page API keys like the other lists', async () => {
       for (let index = 0; index < 3; index += 1) await sut.createUserKey();

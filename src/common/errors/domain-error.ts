@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unprocessable'
   | 'too_many_requests'
@@ -72,6 +73,8 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case 'conflict':
       return 409;
+    case 'precondition_failed':
+      return 412;
     case 'payload_too_large':
       return 413;
     case 'unprocessable':

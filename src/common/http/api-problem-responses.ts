@@ -7,6 +7,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The API key may not do this',
   404: 'Not found',
   409: 'Conflict (e.g. the name is taken)',
+  412: 'If-Match names an older version: read the row again and retry',
   413: 'Request body too large',
   422: 'The tool arguments are invalid',
 };
