@@ -53,6 +53,15 @@ describe(Deadline.name, () => {
     expect(sut.cause).toBe('timeout');
   });
 
+  it('should tell the time left, Infinity without a limit', () => {
+    const sut = new Deadline({ timeoutMs: 50 });
+
+    jest.advanceTimersByTime(20);
+
+    expect(sut.remainingMs).toBe(30);
+    expect(new Deadline().remainingMs).toBe(Infinity);
+  });
+
   it('should abort on cancel without a cause and not time out afterwards', () => {
     const sut = new Deadline({ timeoutMs: 50 });
 

@@ -24,7 +24,8 @@ export class Deadline {
   readonly #timeoutReason: () => unknown;
   readonly #onParentAbort = (): void => this.#abort('cancelled', this.#parent?.reason);
   #timer: NodeJS.Timeout | undefined;
-  #timeoutMs: number | undefined;
+  readonly #timeoutMs: number | undefined;
+  #endsAt = Infinity;
   #cause: DeadlineCause | null = null;
 
   constructor(options: DeadlineOptions = {}) {
@@ -43,6 +44,11 @@ export class Deadline {
   /** Why the signal aborted; null while it has not, or when `cancel` aborted it. */
   get cause(): DeadlineCause | null {
     return this.#cause;
+  }
+
+  /** Time left before the limit; Infinity without one. */
+  get remainingMs(): number {
+    return Math.max(0, this.#endsAt - performance.now());
   }
 
   /** Starts the time limit over (e.g. a silence limit after each chunk received). */
@@ -67,6 +73,7 @@ export class Deadline {
 
   #startTimer(): void {
     if (this.#timeoutMs === undefined || this.signal.aborted) return;
+    this.#endsAt = performance.now() + Math.max(0, this.#timeoutMs);
     this.#timer = setTimeout(() => this.#abort('timeout', this.#timeoutReason()), Math.max(0, this.#timeoutMs));
   }
 

@@ -57,6 +57,10 @@ describe(OpenAIChatProvider.name, () => {
   const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut(), signal?: AbortSignal) =>
     sut.chat(request(overrides), { signal, onEvent: (event) => events.push(event) });
 
+  const waitFor = async (condition: () => boolean): Promise<void> => {
+    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  };
+
   const eventsOf = <T extends ChatStreamEvent['type']>(type: T) =>
     events.filter((event): event is Extract<ChatStreamEvent, { type: T }> => event.type === type);
 
@@ -482,6 +486,43 @@ describe(OpenAIChatProvider.name, () => {
 
       expect(response.content).toBe('fast');
       expect(eventsOf('retry')[0].reason).toMatch(/timed out|sent nothing/);
+    });
+  });
+
+  describe('call budget', () => {
+    it('should fail, not retry, when the budget runs out while the provider never answers', async () => {
+      server.script([reply.hang(), reply.text('never')]);
+
+      const failure = chat({}, createSut({ callBudgetMs: 200 }));
+
+      await expect(failure).rejects.toBeInstanceOf(ProviderError);
+      await expect(failure).rejects.toMatchObject({
+        message: 'the LLM call budget of 200 ms ran out after 1 attempt',
+        retryable: false,
+      });
+      expect(server.requests).toHaveLength(1);
+      expect(eventsOf('retry')).toEqual([]);
+    });
+
+    it('should count every attempt against one budget', async () => {
+      server.script([reply.error(503, 'busy'), reply.error(503, 'busy'), reply.hang(), reply.text('never')]);
+
+      await expect(chat({}, createSut({ callBudgetMs: 300 }))).rejects.toThrow(
+        'the LLM call budget of 300 ms ran out after 3 attempts',
+      );
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('should keep the caller reason when the caller cancels within the budget', async () => {
+      server.script([reply.hang()]);
+      const controller = new AbortController();
+      const reason = new Error('run cancelled');
+
+      const failure = chat({}, createSut({ callBudgetMs: 60_000 }), controller.signal);
+      await waitFor(() => server.requests.length === 1);
+      controller.abort(reason);
+
+      await expect(failure).rejects.toBe(reason);
     });
   });
 

@@ -38,6 +38,7 @@ export interface OpenAIChatProviderOptions {
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_CALL_BUDGET_MS = 180_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * `ChatProvider` for any OpenAI-compatible Chat Completions endpoint. Always asks for a stream, and takes
@@ -60,8 +61,7 @@ export class OpenAIChatProvider implements ChatProvider {
     this.name = options.name;
     this.baseUrl = options.baseUrl;
     this.#callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
-    // Silence longer than the whole budget could never be reported as silence.
-    this.#timeoutMs = Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.#callBudgetMs);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = options.retry ?? {};
     this.#now = options.now;
     // Everything is passed explicitly so the SDK falls back on no OPENAI_* environment variable.
@@ -73,7 +73,8 @@ export class OpenAIChatProvider implements ChatProvider {
       project: null,
       webhookSecret: null,
       defaultHeaders: options.apiKey === undefined ? { Authorization: null } : undefined,
-      timeout: this.#timeoutMs,
+      // Our own silence and budget deadlines govern; the SDK's timer must never fire before them.
+      timeout: MAX_TIMER_MS,
       maxRetries: 0,
       logLevel: 'off',
     });
@@ -121,7 +122,9 @@ export class OpenAIChatProvider implements ChatProvider {
     answer: StreamedAnswer,
     call: Deadline,
   ): Promise<StreamedAnswerResult> {
-    const silence = new Deadline({ parent: call.signal, timeoutMs: this.#timeoutMs });
+    // Silence that could only end after the budget is the budget's to report.
+    const watchSilence = this.#timeoutMs < call.remainingMs;
+    const silence = new Deadline({ parent: call.signal, timeoutMs: watchSilence ? this.#timeoutMs : undefined });
     const fail = (error: unknown): never => {
       call.signal.throwIfAborted();
       if (silence.cause === 'timeout') {
