@@ -31,6 +31,8 @@ export interface AppConfig {
   workflows: { maxDepth: number; waitTimeoutMs: number; maxConcurrentRuns: number };
   /** How long writes of run state and events retry while the database is unavailable. */
   runDbRetryMs: number;
+  /** Time limit of an LLM node that sets no `timeout_ms`; the most one model call may take, retries included. */
+  llmLimits: { nodeTimeoutMs: number; callBudgetMs: number };
   providers: Record<string, ProviderConfig>;
   defaultProvider: string;
 }
@@ -158,6 +160,7 @@ function parseProviders(reader: EnvReader, env: Env): Record<string, ProviderCon
         api_key: typeof entry.api_key === 'string' ? entry.api_key : undefined,
         default_model: typeof entry.default_model === 'string' ? entry.default_model : undefined,
         timeout_ms: typeof entry.timeout_ms === 'number' ? entry.timeout_ms : undefined,
+        call_budget_ms: typeof entry.call_budget_ms === 'number' ? entry.call_budget_ms : undefined,
         max_retries: typeof entry.max_retries === 'number' ? entry.max_retries : undefined,
       };
     }
@@ -231,6 +234,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxConcurrentRuns: reader.int('MAX_CONCURRENT_RUNS', 16, 1, 1000),
     },
     runDbRetryMs: reader.int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
+    llmLimits: {
+      nodeTimeoutMs: reader.int('LLM_NODE_TIMEOUT_MS', 600_000, 100, 3_600_000),
+      callBudgetMs: reader.int('LLM_CALL_BUDGET_MS', 180_000, 100, 3_600_000),
+    },
     providers,
     defaultProvider,
   };

@@ -10,7 +10,8 @@ import { ProviderRegistry } from './provider-registry';
     {
       provide: ProviderRegistry,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new ProviderRegistry(config.providers),
+      useFactory: (config: AppConfig) =>
+        new ProviderRegistry(config.providers, { callBudgetMs: config.llmLimits.callBudgetMs }),
     },
   ],
   exports: [ProviderRegistry],

@@ -10,7 +10,7 @@ import {
 describe(ProviderRegistry.name, () => {
   const config: ProvidersConfig = {
     openai: { base_url: 'https://api.openai.com/v1', api_key: 'sk-very-secret', default_model: 'gpt-4o-mini' },
-    ollama: { base_url: 'http://127.0.0.1:11434/v1', timeout_ms: 300_000, max_retries: 1 },
+    ollama: { base_url: 'http://127.0.0.1:11434/v1', timeout_ms: 300_000, call_budget_ms: 600_000, max_retries: 1 },
   };
   let sut: ProviderRegistry;
 
@@ -61,6 +61,7 @@ describe(ProviderRegistry.name, () => {
       has_api_key: true,
       default_model: 'gpt-4o-mini',
       timeout_ms: null,
+      call_budget_ms: 180_000,
       max_retries: null,
     });
   });
@@ -69,5 +70,22 @@ describe(ProviderRegistry.name, () => {
     expect(() => new ProviderRegistry({ bad: { base_url: 'not a url' } })).toThrow(InvalidProviderConfigError);
     expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', max_retries: -1 } })).toThrow('max_retries');
     expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', timeout_ms: 0 } })).toThrow('timeout_ms');
+    expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', call_budget_ms: 0 } })).toThrow('call_budget_ms');
+  });
+
+  it('should refuse a silence limit longer than the call budget, the shared one or its own', () => {
+    const slow = { base_url: 'http://x', timeout_ms: 300_000 };
+
+    expect(() => new ProviderRegistry({ slow })).toThrow(
+      'LLM provider "slow": timeout_ms (300000) exceeds the call budget of 180000 ms',
+    );
+    expect(() => new ProviderRegistry({ slow }, { callBudgetMs: 200_000 })).toThrow('call budget of 200000 ms');
+    expect(() => new ProviderRegistry({ slow: { ...slow, call_budget_ms: 100_000 } })).toThrow(
+      'call budget of 100000 ms',
+    );
+    expect(new ProviderRegistry({ slow }, { callBudgetMs: 300_000 }).toJSON().slow.call_budget_ms).toBe(300_000);
+    expect(new ProviderRegistry({ slow: { ...slow, call_budget_ms: 600_000 } }).toJSON().slow.call_budget_ms).toBe(
+      600_000,
+    );
   });
 });

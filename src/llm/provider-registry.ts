@@ -1,4 +1,4 @@
-import { OpenAIChatProvider } from './openai-chat.provider';
+import { DEFAULT_CALL_BUDGET_MS, OpenAIChatProvider } from './openai-chat.provider';
 import type { ChatProvider } from './provider';
 import type { RetryOptions } from './retry';
 
@@ -7,7 +7,10 @@ export interface ProviderConfig {
   base_url: string;
   api_key?: string;
   default_model?: string;
+  /** Longest silence before a retry; at most the call budget. */
   timeout_ms?: number;
+  /** Longest one model call may take, retries included; default `LLM_CALL_BUDGET_MS`. */
+  call_budget_ms?: number;
   max_retries?: number;
 }
 
@@ -19,12 +22,15 @@ export interface ProviderSummary {
   has_api_key: boolean;
   default_model: string | null;
   timeout_ms: number | null;
+  call_budget_ms: number;
   max_retries: number | null;
 }
 
 export interface ProviderRegistryOptions {
   /** Backoff settings shared by every provider; `max_retries` of a provider overrides `maxRetries`. */
   retry?: RetryOptions;
+  /** Call budget of providers that set no `call_budget_ms`. Default 180 s. */
+  callBudgetMs?: number;
   now?: () => number;
 }
 
@@ -69,8 +75,11 @@ export class ProviderRegistry {
   readonly #options: ProviderRegistryOptions;
 
   constructor(config: ProvidersConfig, options: ProviderRegistryOptions = {}) {
-    for (const [name, entry] of Object.entries(config)) validate(name, entry);
-    this.#configs = new Map(Object.entries(config).map(([name, entry]) => [name, { ...entry }]));
+    const callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
+    this.#configs = new Map(
+      Object.entries(config).map(([name, entry]) => [name, { call_budget_ms: callBudgetMs, ...entry }]),
+    );
+    for (const [name, entry] of this.#configs) validate(name, entry);
     this.#options = options;
   }
 
@@ -91,6 +100,7 @@ export class ProviderRegistry {
       baseUrl: config.base_url,
       apiKey: config.api_key,
       timeoutMs: config.timeout_ms,
+      callBudgetMs: config.call_budget_ms,
       retry: {
         ...this.#options.retry,
         ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
@@ -118,6 +128,7 @@ export class ProviderRegistry {
           has_api_key: config.api_key !== undefined && config.api_key !== '',
           default_model: config.default_model ?? null,
           timeout_ms: config.timeout_ms ?? null,
+          call_budget_ms: config.call_budget_ms ?? DEFAULT_CALL_BUDGET_MS,
           max_retries: config.max_retries ?? null,
         },
       ]),
@@ -133,11 +144,20 @@ export class ProviderRegistry {
 
 function validate(name: string, config: ProviderConfig): void {
   if (!URL.canParse(config.base_url)) throw new InvalidProviderConfigError(name, 'base_url is not a URL');
-  for (const key of ['timeout_ms', 'max_retries'] as const) {
+  for (const key of ['timeout_ms', 'call_budget_ms', 'max_retries'] as const) {
     const value = config[key];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new InvalidProviderConfigError(name, `${key} must be a non-negative integer`);
     }
   }
   if (config.timeout_ms === 0) throw new InvalidProviderConfigError(name, 'timeout_ms must be positive');
+  if (config.call_budget_ms === 0) throw new InvalidProviderConfigError(name, 'call_budget_ms must be positive');
+  const budget = config.call_budget_ms ?? DEFAULT_CALL_BUDGET_MS;
+  if (config.timeout_ms !== undefined && config.timeout_ms > budget) {
+    throw new InvalidProviderConfigError(
+      name,
+      `timeout_ms (${config.timeout_ms}) exceeds the call budget of ${budget} ms; ` +
+        'raise call_budget_ms of this provider or LLM_CALL_BUDGET_MS',
+    );
+  }
 }

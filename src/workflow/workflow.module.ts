@@ -35,7 +35,12 @@ import { WorkflowsService } from './workflows.service';
         new WorkflowEngine(
           {
             start: startNode,
-            llm: createLlmNode({ providers, registry, defaultProvider: config.defaultProvider }),
+            llm: createLlmNode({
+              providers,
+              registry,
+              defaultProvider: config.defaultProvider,
+              defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
+            }),
             template: templateNode,
             condition: conditionNode,
             tool: createToolNode(registry),

@@ -11,10 +11,13 @@ export interface WorkflowStack {
   close(): Promise<void>;
 }
 
-export async function startWorkflowStack(): Promise<WorkflowStack> {
+/** `env` adds variables to the app's environment; it gets the model server, e.g. to name more providers on it. */
+export async function startWorkflowStack(
+  env: (llm: OpenAITestServer) => Record<string, string> = () => ({}),
+): Promise<WorkflowStack> {
   const llm = await OpenAITestServer.start();
   const backend = await startToolBackend();
-  const app = await startTestApp(llmEnv(llm));
+  const app = await startTestApp(llmEnv(llm, env(llm)));
   return {
     app,
     llm,

@@ -15,6 +15,8 @@ export interface LlmNodeDependencies {
   providers: ProviderRegistry;
   defaultProvider: string;
   registry: RegistryService;
+  /** Time limit of a node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
+  defaultTimeoutMs: number;
 }
 
 /** Tools are on when `enable_tools` is true, or left out while `tools` lists some. */
@@ -55,6 +57,7 @@ export function createLlmNode(deps: LlmNodeDependencies): NodeHandler {
       if (system) messages.push({ role: 'system', content: system });
       messages.push({ role: 'user', content: renderText(data.prompt, scope) });
 
+      const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
       const emit = run.emit.bind(run);
       const toolContext = {
         runId: run.runId,
@@ -84,7 +87,7 @@ export function createLlmNode(deps: LlmNodeDependencies): NodeHandler {
           onMaxIterations: data.on_max_iterations,
           maxToolCalls: data.max_tool_calls,
           maxTotalTokens: data.max_total_tokens,
-          timeoutMs: data.timeout_ms,
+          timeoutMs,
           signal: run.signal,
           hooks: {
             onText: (delta) => emit('llm.delta', { node_id: node.id, delta }),
@@ -105,6 +108,10 @@ export function createLlmNode(deps: LlmNodeDependencies): NodeHandler {
               emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
           },
         });
+        if (result.stopReason === 'timeout') {
+          const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
+          throw new Error(`the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`);
+        }
         return nodeOutput(result);
       } catch (error) {
         if (error instanceof AgentLoopError && error.stopReason !== 'cancelled') {
