@@ -12,6 +12,14 @@ import { LlmModule } from './llm/llm.module';
 import { RunsModule } from './runs/runs.module';
 import { ToolsModule } from './tools/tools.module';
 import { WorkflowModule } from './workflow/workflow.module';
+import { maskSecrets, redactUrl } from './shared/secrets';
+
+/** Request log lines never carry credentials: credential-named headers and query values are masked. */
+const serializeRequest = (request: { url?: string; headers?: Record<string, unknown> }) => ({
+  ...request,
+  url: request.url === undefined ? undefined : redactUrl(request.url),
+  headers: maskSecrets(request.headers),
+});
 
 @Module({})
 export class AppModule {
@@ -24,7 +32,7 @@ export class AppModule {
           pinoHttp: {
             level: config.log.level,
             transport: config.log.pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            serializers: { req: serializeRequest },
             autoLogging: { ignore: (request) => request.url === '/health' },
             customProps: () => ({ service: 'toolflow' }),
             genReqId: requestIdOf,

@@ -276,6 +276,38 @@ describe(OutboundClient.name, () => {
         expect(server.requests[2].headers).toMatchObject({ 'x-trace': 'kept' });
       });
 
+      it('should drop every credential-named header on a cross-origin redirect, named or not', async () => {
+        handler = (url, response) =>
+          url === '/a' ? redirectTo(response, `http://api.public.test:${server.port}/c`) : response.end('done');
+
+        await sut().request({
+          url: `${server.origin}/a`,
+          headers: { 'X-Api-Token': 't0k3n', 'X-Session-Id': 's', 'X-Custom': 'c', Accept: 'text/plain' },
+          sensitiveHeaders: ['X-Custom'],
+        });
+
+        expect(server.requests[0].headers).toMatchObject({ 'x-api-token': 't0k3n', 'x-session-id': 's' });
+        expect(server.requests[1].headers).not.toHaveProperty('x-api-token');
+        expect(server.requests[1].headers).not.toHaveProperty('x-session-id');
+        expect(server.requests[1].headers).not.toHaveProperty('x-custom');
+        expect(server.requests[1].headers).toMatchObject({ accept: 'text/plain' });
+      });
+
+      it('should mask credential query values in the final URL and the hops it reports', async () => {
+        handler = (url, response) =>
+          url.startsWith('/a') ? redirectTo(response, '/b?token=from-server&page=2') : response.end('done');
+
+        const result = await sut().request({
+          url: `${server.origin}/a`,
+          query: { api_key: 'k3y-secret', appid: 'app-secret', city: 'Oslo' },
+          sensitiveQuery: ['appid'],
+        });
+
+        expect(server.requests[0].url).toBe('/a?api_key=k3y-secret&appid=app-secret&city=Oslo');
+        expect(result.redirects).toEqual([`${server.origin}/b?token=********&page=2`]);
+        expect(result.finalUrl).toBe(`${server.origin}/b?token=********&page=2`);
+      });
+
       it('should turn a POST into a body-less GET on 303 and keep it on 307', async () => {
         handler = (url, response) => {
           if (url === '/see-other') return redirectTo(response, '/done', 303);

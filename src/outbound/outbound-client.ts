@@ -1,6 +1,7 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Readable } from 'node:stream';
 import { ToolExecutionError } from '../registry/tool-definition';
+import { isSecretName, redactUrl } from '../shared/secrets';
 import { AddressPolicy } from './address-policy';
 import { createGuardedAgents } from './guarded-agents';
 import { createGuardedLookup } from './guarded-lookup';
@@ -14,7 +15,6 @@ import { checkOutboundUrl, parseOutboundUrl } from './url-policy';
 export type { OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 // Framing and routing headers are the transport's business; a caller (or a model) may not set them.
 const RESERVED_HEADERS = new Set([
   'host',
@@ -122,10 +122,12 @@ export class OutboundClient {
         if (maxRedirects > 0 && REDIRECT_STATUSES.has(response.status) && typeof location === 'string') {
           response.data.destroy();
           if (redirects.length >= maxRedirects) {
-            throw new ToolExecutionError(`too many redirects (more than ${maxRedirects}), last to ${location}`);
+            throw new ToolExecutionError(
+              `too many redirects (more than ${maxRedirects}), last to ${redactUrl(location, request.sensitiveQuery)}`,
+            );
           }
           hop = this.redirect(hop, response.status, parseOutboundUrl(location, hop.url.href), request.sensitiveHeaders);
-          redirects.push(hop.url.href);
+          redirects.push(redactUrl(hop.url.href, request.sensitiveQuery));
           continue;
         }
         const declared = Number(response.headers['content-length']);
@@ -140,7 +142,7 @@ export class OutboundClient {
           headers: flattenHeaders(response),
           body,
           bytes: body.length,
-          finalUrl: hop.url.href,
+          finalUrl: redactUrl(hop.url.href, request.sensitiveQuery),
           redirects,
           truncated: false,
         };
@@ -166,7 +168,10 @@ export class OutboundClient {
   private redirect(previous: Hop, status: number, next: URL, sensitive: readonly string[] = []): Hop {
     const headers = { ...previous.headers };
     if (next.origin !== previous.url.origin) {
-      for (const name of [...CREDENTIAL_HEADERS, ...sensitive]) delete headers[name.toLowerCase()];
+      const extra = new Set(sensitive.map((name) => name.toLowerCase()));
+      for (const name of Object.keys(headers)) {
+        if (isSecretName(name) || extra.has(name)) delete headers[name];
+      }
     }
     const keepsMethod = status === 307 || status === 308 || (status !== 303 && previous.method !== 'POST');
     if (keepsMethod || previous.method === 'HEAD')

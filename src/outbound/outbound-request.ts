@@ -15,8 +15,10 @@ export interface OutboundRequest {
   signal?: AbortSignal;
   /** 0 returns a redirect response as is; otherwise more than this many hops fail. */
   maxRedirects?: number;
-  /** Extra headers (besides Authorization, Cookie, Proxy-Authorization) dropped when a redirect changes origin. */
+  /** Headers dropped when a redirect changes origin, besides every credential-named one (shared/secrets). */
   sensitiveHeaders?: readonly string[];
+  /** Query parameters masked in `finalUrl`, `redirects` and errors, besides every credential-named one. */
+  sensitiveQuery?: readonly string[];
   /** Caller's own policy (e.g. a domain allowlist), applied to the first URL and to every redirect hop. */
   checkUrl?: (url: URL) => void;
 }
@@ -28,8 +30,9 @@ export interface OutboundResponse {
   headers: Record<string, string>;
   body: Buffer;
   bytes: number;
+  /** Where the body came from; credential query values masked. */
   finalUrl: string;
-  /** Every URL redirected to, in order. */
+  /** Every URL redirected to, in order; credential query values masked. */
   redirects: string[];
   /** Never true: a body over the limit is an error, not a partial result. */
   truncated?: false;

@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { AddressPolicy } from './address-policy';
+import { redactUrl } from '../shared/secrets';
 import { OutboundBlockedError } from './outbound-blocked-error';
 
 const METADATA_HOSTS = new Set([
@@ -15,7 +16,7 @@ export const parseOutboundUrl = (raw: string, base?: string): URL => {
   try {
     return new URL(raw, base);
   } catch {
-    throw new OutboundBlockedError('invalid-url', `"${raw.slice(0, 200)}" is not a valid absolute URL`);
+    throw new OutboundBlockedError('invalid-url', `"${redactUrl(raw).slice(0, 200)}" is not a valid absolute URL`);
   }
 };
 

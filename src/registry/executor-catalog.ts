@@ -2,9 +2,8 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../json-schema/create-ajv';
 import type { ConfigProblem, ImplementationTypeDescription, StoredTool, ToolExecutor } from './executor';
 import { type ToolDefinition } from './tool-definition';
+import { maskSecrets, restoreMaskedSecrets, SECRET_MASK } from '../shared/secrets';
 import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';
-
-export const SECRET_MASK = '********';
 
 type ExecutorMap = { [K in ImplementationType]: ToolExecutor<never> };
 
@@ -83,9 +82,9 @@ export class ExecutorCatalog {
     return this.get(type).validateConfig?.(config, tool) ?? [];
   }
 
-  /** A copy of the config with every secret replaced by SECRET_MASK. */
+  /** A copy of the config with every secret (credential-named values, and the executor's secretPaths) masked. */
   mask(type: ImplementationType, config: Record<string, unknown>): Record<string, unknown> {
-    const copy = structuredClone(config);
+    const copy = maskSecrets(config);
     for (const pointer of this.executors[type].secretPaths) {
       const value = pointerGet(copy, pointer);
       if (typeof value === 'string' && value.length > 0) pointerSet(copy, pointer, SECRET_MASK);
@@ -99,7 +98,7 @@ export class ExecutorCatalog {
     next: Record<string, unknown>,
     previous: Record<string, unknown>,
   ): Record<string, unknown> {
-    const merged = structuredClone(next);
+    const merged = restoreMaskedSecrets(next, previous);
     for (const pointer of this.executors[type].secretPaths) {
       if (pointerGet(merged, pointer) === SECRET_MASK) pointerSet(merged, pointer, pointerGet(previous, pointer));
     }

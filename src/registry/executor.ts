@@ -23,7 +23,7 @@ export interface ToolExecutor<C = Record<string, unknown>> {
   configSchema: JsonSchema;
   /** One sentence for the API docs. */
   configDescription: string;
-  /** JSON pointers (e.g. `/auth/token`) of values that are never returned by the API. */
+  /** JSON pointers (e.g. `/auth/token`) of secrets whose names shared/secrets does not already recognise. */
   secretPaths: readonly string[];
   /** Extra checks beyond the JSON Schema; return problems as `{path, message}`. */
   validateConfig?(config: C, tool: Pick<StoredTool, 'name' | 'functionSchema'>): ConfigProblem[];

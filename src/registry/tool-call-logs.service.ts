@@ -5,6 +5,7 @@ import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { Page } from '../common/http/pagination';
+import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import { ToolCallLogEntity, type ToolCallStatus } from './tool-call-log.entity';
 
@@ -23,6 +24,18 @@ export interface ToolCallRecord {
   durationMs: number;
   startedAt: Date;
 }
+
+/** Arguments as sent, unless they hold credentials (an Authorization header for http_request, …): then masked. */
+const maskedInput = (input: string): string => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return input;
+  }
+  const masked = JSON.stringify(maskSecrets(parsed));
+  return masked === JSON.stringify(parsed) ? input : masked;
+};
 
 const truncate = (text: string | null, max: number): string | null =>
   text === null || text.length <= max ? text : `${text.slice(0, max)}… [truncated ${text.length - max} chars]`;
@@ -58,7 +71,7 @@ export class ToolCallLogsService {
     const entity = this.logs.create({
       ...record,
       id: randomUUID(),
-      input: truncate(record.input, max) ?? '',
+      input: truncate(maskedInput(record.input), max) ?? '',
       output: truncate(record.output, max),
       errorMessage: truncate(record.errorMessage, 2000),
       createdAt: new Date(),

@@ -1,5 +1,6 @@
 import { isJson, decodeText, truncateText } from '../http/response-text';
 import type { OutboundBody } from '../../outbound/outbound-request';
+import { redactSecretValues, secretValuesIn } from '../../shared/secrets';
 import { defineBuiltin } from './builtin-tool';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -98,10 +99,15 @@ export const httpRequest = defineBuiltin<HttpRequestParams>({
       body: shown.truncated ? shown.text : parseBody(text, contentType),
       ...(shown.truncated ? { truncated: true } : {}),
     };
-    return {
-      response: JSON.stringify(summary),
-      data: { ...summary, body: parseBody(text, contentType) },
-      metadata: { status_code: response.status, response_bytes: response.bytes, final_url: response.finalUrl },
-    };
+    // Credentials it was given never come back, even when the server echoes the request.
+    const sent = [...secretValuesIn(params.headers), ...secretValuesIn(params.query), ...secretValuesIn(params.url)];
+    return redactSecretValues(
+      {
+        response: JSON.stringify(summary),
+        data: { ...summary, body: parseBody(text, contentType) },
+        metadata: { status_code: response.status, response_bytes: response.bytes, final_url: response.finalUrl },
+      },
+      sent,
+    );
   },
 });

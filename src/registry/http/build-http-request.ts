@@ -1,5 +1,6 @@
 import { OutboundBlockedError } from '../../outbound/outbound-blocked-error';
 import type { OutboundBody, OutboundRequest } from '../../outbound/outbound-request';
+import { redactUrl, secretValuesIn } from '../../shared/secrets';
 import { ToolExecutionError } from '../tool-definition';
 import { domainRefusal } from './domain-pattern';
 import type { HttpAuthConfig, HttpToolConfig } from './http-tool-config';
@@ -14,6 +15,8 @@ import {
   type TemplateParams,
 } from './placeholder-template';
 
+type BuiltHttpRequest = OutboundRequest & { headers: Record<string, string> };
+
 export const DEFAULT_API_KEY_HEADER = 'X-API-Key';
 export const DEFAULT_API_KEY_QUERY = 'api_key';
 
@@ -21,7 +24,9 @@ const originOf = (url: string): string => {
   try {
     return new URL(url).origin;
   } catch {
-    throw new ToolExecutionError(`the URL is not valid after filling in the arguments: ${url.slice(0, 200)}`);
+    throw new ToolExecutionError(
+      `the URL is not valid after filling in the arguments: ${redactUrl(url).slice(0, 200)}`,
+    );
   }
 };
 
@@ -33,7 +38,7 @@ const renderBody = (template: unknown, params: TemplateParams): OutboundBody | u
   return renderJson(template, params) as OutboundBody | undefined;
 };
 
-const applyAuth = (auth: HttpAuthConfig, request: OutboundRequest & { headers: Record<string, string> }): void => {
+const applyAuth = (auth: HttpAuthConfig, request: BuiltHttpRequest): void => {
   switch (auth.type) {
     case 'none':
       return;
@@ -49,9 +54,12 @@ const applyAuth = (auth: HttpAuthConfig, request: OutboundRequest & { headers: R
       request.sensitiveHeaders = [name];
       return;
     }
-    case 'api_key_query':
-      request.query = { ...request.query, [auth.query_name ?? DEFAULT_API_KEY_QUERY]: auth.key ?? '' };
+    case 'api_key_query': {
+      const name = auth.query_name ?? DEFAULT_API_KEY_QUERY;
+      request.query = { ...request.query, [name]: auth.key ?? '' };
+      request.sensitiveQuery = [name];
       return;
+    }
   }
 };
 
@@ -60,10 +68,7 @@ const applyAuth = (auth: HttpAuthConfig, request: OutboundRequest & { headers: R
  * Auth is applied last so templated headers cannot replace it, and with auth the rendered URL
  * must keep the template's scheme, host and port.
  */
-export const buildHttpRequest = (
-  config: HttpToolConfig,
-  params: TemplateParams,
-): OutboundRequest & { headers: Record<string, string> } => {
+export const buildHttpRequest = (config: HttpToolConfig, params: TemplateParams): BuiltHttpRequest => {
   const url = renderUrl(config.url, params);
   const authority = urlAuthority(config.url);
   if (hasAuth(config.auth) && (placeholdersIn(authority).length > 0 || originOf(url) !== originOf(authority))) {
@@ -76,7 +81,7 @@ export const buildHttpRequest = (
     if (/[\r\n\0]/.test(value)) throw new ToolExecutionError(`header ${name} may not contain line breaks`);
   }
   const method = config.method ?? 'GET';
-  const request: OutboundRequest & { headers: Record<string, string> } = {
+  const request: BuiltHttpRequest = {
     method,
     url,
     headers,
@@ -90,3 +95,10 @@ export const buildHttpRequest = (
   if (hasAuth(config.auth)) applyAuth(config.auth, request);
   return request;
 };
+
+/** The credential values a built request carries (headers, query, auth), to redact whatever the server echoes. */
+export const secretsOf = (request: BuiltHttpRequest, auth: HttpAuthConfig | undefined): string[] => [
+  ...secretValuesIn(request.headers, request.sensitiveHeaders),
+  ...secretValuesIn(request.query, request.sensitiveQuery),
+  ...[auth?.token, auth?.password, auth?.key].filter((value): value is string => !!value),
+];

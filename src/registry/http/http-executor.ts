@@ -1,6 +1,7 @@
 import type { OutboundClient } from '../../outbound/outbound-client';
 import { OutboundNetworkError } from '../../outbound/outbound-network-error';
-import type { OutboundResponse } from '../../outbound/outbound-request';
+import type { OutboundRequest, OutboundResponse } from '../../outbound/outbound-request';
+import { redactSecretValues } from '../../shared/secrets';
 import type { ToolExecutor } from '../executor';
 import {
   ToolExecutionError,
@@ -9,7 +10,7 @@ import {
   type ToolExecuteResult,
 } from '../tool-definition';
 import { type ToolEffect } from '../../shared/tool-types';
-import { buildHttpRequest } from './build-http-request';
+import { buildHttpRequest, secretsOf } from './build-http-request';
 import { formatHttpResponse, httpStatusError } from './format-http-response';
 import {
   HTTP_SECRET_PATHS,
@@ -44,10 +45,14 @@ const ASSUMED_TIMEOUT_MS = 30_000;
 export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToolConfig> => {
   const wait = deps.sleep ?? sleep;
 
-  const call = async (config: HttpToolConfig, effect: ToolEffect, context: ToolExecuteContext) => {
+  const call = async (
+    request: OutboundRequest,
+    config: HttpToolConfig,
+    effect: ToolEffect,
+    context: ToolExecuteContext,
+  ) => {
     const retry = config.retry ?? deps.defaultRetry ?? DEFAULT_RETRY;
     const retries = RETRYING_EFFECTS.has(effect) ? retry.count : 0;
-    const request = buildHttpRequest(config, context.params);
     const configured = config.timeout_ms ?? deps.defaultTimeoutMs;
     const attemptTimeout = configured === undefined ? undefined : Math.min(configured, MAX_TIMEOUT_MS);
     for (let attempt = 1; ; attempt++) {
@@ -87,15 +92,22 @@ export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToo
       effect: tool.effect,
       timeoutMs: perAttempt * (retries + 1) + MAX_RETRY_WAIT_MS * retries,
       execute: async (context): Promise<ToolExecuteResult> => {
-        const { response, attempts } = await call(config, tool.effect, context);
-        const metadata = {
-          status_code: response.status,
-          response_bytes: response.bytes,
-          attempts,
-          final_url: response.finalUrl,
-        };
-        if (response.status < 200 || response.status > 299) throw httpStatusError(response, metadata);
-        return formatHttpResponse(config, response, metadata);
+        const request = buildHttpRequest(config, context.params);
+        const secrets = secretsOf(request, config.auth);
+        try {
+          const { response, attempts } = await call(request, config, tool.effect, context);
+          const metadata = {
+            status_code: response.status,
+            response_bytes: response.bytes,
+            attempts,
+            final_url: response.finalUrl,
+          };
+          if (response.status < 200 || response.status > 299) throw httpStatusError(response, metadata);
+          // The server may echo what it was sent (a debug endpoint, an error page): its credentials never go back.
+          return redactSecretValues(formatHttpResponse(config, response, metadata), secrets);
+        } catch (error) {
+          throw withoutSecrets(error, secrets);
+        }
       },
     };
     return definition;
@@ -115,6 +127,14 @@ export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToo
 const withAttempts = (error: unknown, attempts: number): unknown => {
   if (error instanceof ToolExecutionError) {
     error.details.metadata = { ...error.details.metadata, attempts };
+  }
+  return error;
+};
+
+const withoutSecrets = (error: unknown, secrets: readonly string[]): unknown => {
+  if (error instanceof ToolExecutionError) {
+    error.message = redactSecretValues(error.message, secrets);
+    Object.assign(error.details, redactSecretValues(error.details, secrets));
   }
   return error;
 };

@@ -1,5 +1,6 @@
 import type { ConfigProblem, StoredTool } from '../executor';
 import type { HttpToolConfig } from './http-tool-config';
+import { literalSecretsInUrl } from '../../shared/secrets';
 import { placeholdersIn, placeholdersInJson, urlAuthority } from './placeholder-template';
 
 const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -29,6 +30,7 @@ export const validateHttpConfig = (
     .filter(({ name }) => !known.has(name))
     .map(({ path, name }) => ({ path, message: `placeholder {${name}} does not name a parameter of ${tool.name}` }));
 
+  problems.push(...urlCredentialProblems(config.url));
   const authority = urlAuthority(config.url);
   if (!authority) problems.push({ path: '/url', message: 'url must start with http:// or https:// and a host' });
   if (config.auth && config.auth.type !== 'none' && placeholdersIn(authority).length > 0) {
@@ -36,6 +38,21 @@ export const validateHttpConfig = (
       path: '/url',
       message:
         'when a tool has auth, its host is fixed by the config: placeholders may not change the scheme, host or port, so the model cannot send credentials elsewhere',
+    });
+  }
+  return problems;
+};
+
+/** Credentials written into the URL would be stored and shown as plain text; `auth` and `query` keep them secret. */
+const urlCredentialProblems = (url: string): ConfigProblem[] => {
+  const problems = literalSecretsInUrl(url).map((name) => ({
+    path: '/url',
+    message: `the URL carries the credential "${name}" in its query; put it in "auth" (type "api_key_query", query_name "${name}") or in "query", where it is stored as a secret and masked`,
+  }));
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url)) {
+    problems.push({
+      path: '/url',
+      message: 'the URL carries credentials before its host (user:password@); put them in "auth" (type "basic")',
     });
   }
   return problems;
