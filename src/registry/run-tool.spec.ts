@@ -6,6 +6,7 @@ import {
   type ToolExecuteContext,
   ToolExecutionError,
   type ToolRunContext,
+  ToolTimeoutError,
 } from './tool-definition';
 
 const weatherParameters = {
@@ -180,6 +181,19 @@ describe(runTool.name, () => {
 
     expect(outcome).toMatchObject({ status: 'error', errorKind: 'forbidden' });
     expect(outcome.response).toMatch(/^Error: (blocked: )?not yours$/);
+  });
+
+  it('should classify a ToolTimeoutError as a timeout with its own message', async () => {
+    const outcome = await run(
+      makeTool(() => Promise.reject(new ToolTimeoutError('query stopped at its 100 ms limit'))),
+      '{"city":"Paris"}',
+    );
+
+    expect(outcome).toMatchObject({
+      status: 'timeout',
+      errorKind: 'timeout',
+      response: 'Error: query stopped at its 100 ms limit',
+    });
   });
 
   it.each([

@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
   ToolExecutionError,
   ToolForbiddenError,
+  ToolTimeoutError,
   type ToolExecuteResult,
   type ToolRunContext,
   toolName,
@@ -196,10 +197,10 @@ function success(result: ToolExecuteResult): PartialOutcome {
 
 function executionFailure(error: unknown): PartialOutcome {
   if (error instanceof ToolExecutionError) {
-    const forbidden = error instanceof ToolForbiddenError;
+    const timedOut = error instanceof ToolTimeoutError;
     return {
-      status: 'error',
-      errorKind: forbidden ? 'forbidden' : 'execution_error',
+      status: timedOut ? 'timeout' : 'error',
+      errorKind: timedOut ? 'timeout' : error instanceof ToolForbiddenError ? 'forbidden' : 'execution_error',
       response: `Error: ${error.message}`,
       data: error.details.data,
       metadata: {

@@ -72,4 +72,12 @@ export class ToolForbiddenError extends ToolExecutionError {
   }
 }
 
+/** The tool stopped its own work at a time limit it enforces itself (e.g. a query limit). Reported as `timeout`. */
+export class ToolTimeoutError extends ToolExecutionError {
+  constructor(message: string, details: ToolExecutionError['details'] = {}) {
+    super(message, details);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
 export const toolName = (tool: ToolDefinition<never> | ToolDefinition): string => tool.schema.function.name;
