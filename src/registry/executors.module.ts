@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { BuiltinCatalog } from './builtin/builtin-catalog';
 import { createBuiltinExecutor } from './builtin/builtin-executor';
 import { BUILTIN_TOOLS } from './builtin/builtin-tools';
-import { closeQueryConnections } from './builtin/database-query';
+import { closeQueryConnections } from './builtin/sql/query-connections';
 import { createCodeExecutor } from './code/code-executor';
 import { CodeSandbox } from './code/sandbox';
 import { ExecutorCatalog } from './executor-catalog';

@@ -2,12 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import type { App } from 'supertest/types';
 import { createApp } from '../../src/bootstrap';
 import { type AppConfig, loadConfig } from '../../src/config/app-config';
+import { throwawayMysqlDatabase } from './throwaway-mysql';
 
 export const ADMIN_KEY = 'tf_test_admin_key_0123456789abcdef';
 
@@ -27,23 +26,7 @@ export interface TestApp {
 /** A database of its own for one test file: a new MySQL schema on DATABASE_URL's server, or a temp SQLite file. */
 async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
-  if (base && /^(mysql|mariadb):\/\//.test(base)) {
-    const url = new URL(base.replace(/^mariadb:/, 'mysql:'));
-    const name = `tf_e2e_${randomBytes(6).toString('hex')}`;
-    url.pathname = '';
-    const admin = await createConnection(url.toString());
-    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await admin.end();
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      drop: async () => {
-        const connection = await createConnection(base);
-        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-        await connection.end();
-      },
-    };
-  }
+  if (base && /^(mysql|mariadb):\/\//.test(base)) return throwawayMysqlDatabase(base);
   const dir = mkdtempSync(join(tmpdir(), 'toolflow-e2e-'));
   return {
     url: `sqlite:${join(dir, 'e2e.sqlite')}`,
