@@ -2,8 +2,10 @@ import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config/app-config';
+import { loadDotEnv } from './config/dot-env';
 
 async function main(): Promise<void> {
+  loadDotEnv();
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen(config.port, config.host);

@@ -75,3 +75,68 @@ describe(loadConfig.name, () => {
     expect(() => loadConfig({ LLM_DEFAULT_PROVIDER: 'missing' })).toThrow(/LLM_DEFAULT_PROVIDER/);
   });
 });
+
+describe(`${loadConfig.name} problems`, () => {
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  it('should list every invalid value in one error', () => {
+    const sut = problemsOf({
+      OUTBOUND_ALLOW_PRIVATE: '10.0.0.0/8, 10.0.0.0/33, not-an-ip',
+      LOG_LEVEL: 'verbose',
+      QUERY_DATABASE_URL: 'postgres://reader:pw@db/shop',
+      CODE_TIMEOUT_MS: '20000',
+      CODE_MAX_TIMEOUT_MS: '10000',
+      CODE_MEMORY_MB: '512',
+      CODE_MAX_MEMORY_MB: '256',
+      QUERY_ROW_LIMIT: '1.5',
+      LOG_PRETTY: 'maybe',
+      OUTBOUND_MAX_RESPONSE_BYTES: '2 tb',
+    });
+    expect(sut).toEqual([
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+      'LOG_PRETTY must be true or false, got "maybe"',
+      'OUTBOUND_ALLOW_PRIVATE[1] "10.0.0.0/33" is not a CIDR or IP address',
+      'OUTBOUND_ALLOW_PRIVATE[2] "not-an-ip" is not a CIDR or IP address',
+      'OUTBOUND_MAX_RESPONSE_BYTES must be a size like 1048576, 512kb or 1mb, got "2 tb"',
+      'QUERY_DATABASE_URL must start with mysql:, mariadb:, sqlite:',
+      'QUERY_ROW_LIMIT must be an integer between 1 and 10000, got "1.5"',
+      'CODE_TIMEOUT_MS (20000) is above CODE_MAX_TIMEOUT_MS (10000)',
+      'CODE_MEMORY_MB (512) is above CODE_MAX_MEMORY_MB (256)',
+    ]);
+  });
+
+  it('should never quote a URL or JSON value, which may hold a password or key', () => {
+    const sut = problemsOf({
+      DATABASE_URL: 'mysql://user:hunter2@',
+      QUERY_DATABASE_URL: 'sqlite::memory:',
+      LLM_PROVIDERS: '{"x": {"base_url": "ftp://nope", "api_key": "sk-secret", "timeout_ms": "soon"}}',
+    });
+    expect(sut).toEqual([
+      expect.stringMatching(/^DATABASE_URL /),
+      'QUERY_DATABASE_URL needs a SQLite file path',
+      'LLM_PROVIDERS provider "x": base_url must start with http:// or https://',
+      expect.stringMatching(/^LLM_PROVIDERS provider "x": timeout_ms /),
+    ]);
+    expect(sut.join('\n')).not.toMatch(/hunter2|sk-secret/);
+  });
+
+  it('should accept single addresses and IPv6 in OUTBOUND_ALLOW_PRIVATE and treat blank values as unset', () => {
+    const sut = loadConfig({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.1, fd00::/8', PORT: '  ', LOG_LEVEL: 'debug' });
+    expect(sut.outbound.allowPrivate).toEqual(['127.0.0.1', 'fd00::/8']);
+    expect(sut.port).toBe(3000);
+    expect(sut.log.level).toBe('debug');
+  });
+
+  it('should read a supported QUERY_DATABASE_URL with its limits', () => {
+    const sut = loadConfig({ QUERY_DATABASE_URL: 'mariadb://reader:pw@db/shop', QUERY_ROW_LIMIT: '50' });
+    expect(sut.queryDatabase).toEqual({ url: 'mariadb://reader:pw@db/shop', rowLimit: 50, timeoutMs: 5000 });
+  });
+});
