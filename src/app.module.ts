@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
@@ -29,6 +29,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
+          // nestjs-pino's default '*' is legacy path syntax that Express 5 routing warns about at every start.
+          forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
           pinoHttp: {
             level: config.log.level,
             transport: config.log.pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
