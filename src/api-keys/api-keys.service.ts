@@ -41,13 +41,20 @@ export class ApiKeysService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Makes sure an admin can log in: ADMIN_API_KEY is registered, or a key is generated and printed once. */
+  /**
+   * Makes sure an admin can log in: ADMIN_API_KEY is registered (or reactivated as an admin key when it
+   * was revoked, which is how a locked-out operator recovers), or a key is generated and printed once.
+   */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.adminApiKey) {
       const keyHash = hashKey(this.config.adminApiKey);
       const existing = await this.keys.findOneBy({ keyHash });
-      if (!existing)
+      if (!existing) {
         await this.insert('bootstrap admin (ADMIN_API_KEY)', 'admin', BOOTSTRAP_ADMIN_USER, this.config.adminApiKey);
+      } else if (existing.revokedAt || existing.role !== 'admin') {
+        await this.keys.update({ id: existing.id }, { revokedAt: null, role: 'admin' });
+        this.logger.warn({ keyId: existing.id }, 'ADMIN_API_KEY was revoked or not an admin key: reactivated as admin');
+      }
       return;
     }
     const admins = await this.keys.countBy({ role: 'admin', revokedAt: IsNull() });
