@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import type { FunctionTool } from '../shared/tool-types';
+import { abortListenersLeftBy } from '../../test/support/abort-listeners';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
 import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
@@ -576,27 +577,6 @@ describe(OpenAIChatProvider.name, () => {
   });
 
   describe('abort listeners', () => {
-    /** Every abort listener added to a signal during `work` that is still registered on a signal that can abort. */
-    const listenersLeftBy = async (work: () => Promise<void>): Promise<number> => {
-      const added: Array<{ signal: AbortSignal; listener: unknown }> = [];
-      const original = EventTarget.prototype.addEventListener;
-      const spy = jest.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (
-        this: EventTarget,
-        ...args: Parameters<EventTarget['addEventListener']>
-      ) {
-        if (this instanceof AbortSignal && args[0] === 'abort') added.push({ signal: this, listener: args[1] });
-        original.apply(this, args);
-      });
-      try {
-        await work();
-      } finally {
-        spy.mockRestore();
-      }
-      return added.filter(
-        ({ signal, listener }) => !signal.aborted && getEventListeners(signal, 'abort').includes(listener as never),
-      ).length;
-    };
-
     it('should leave no abort listener behind on the caller signal or any signal that can still abort', async () => {
       const parent = new AbortController();
       const sut = createSut();
@@ -607,7 +587,7 @@ describe(OpenAIChatProvider.name, () => {
         reply.ignoringStream(reply.text('three')),
       ]);
 
-      const left = await listenersLeftBy(async () => {
+      const left = await abortListenersLeftBy(async () => {
         await chat({}, sut, parent.signal);
         await chat({}, sut, parent.signal);
         await chat({}, sut, parent.signal);
@@ -622,7 +602,7 @@ describe(OpenAIChatProvider.name, () => {
       const parent = new AbortController();
       server.script([reply.error(401, 'no'), reply.body('<html></html>', { contentType: 'text/html' })]);
 
-      const left = await listenersLeftBy(async () => {
+      const left = await abortListenersLeftBy(async () => {
         await expect(chat({}, createSut(), parent.signal)).rejects.toThrow('401');
         await expect(chat({}, createSut(), parent.signal)).rejects.toThrow('text/html');
       });

@@ -1,0 +1,73 @@
+import { getEventListeners } from 'node:events';
+import { abortListenersLeftBy } from '../../test/support/abort-listeners';
+import { OpenAITestServer, reply } from '../../test/support/openai-test-server';
+import { OpenAIChatProvider } from '../llm/openai-chat.provider';
+import { ArgumentValidator } from '../registry/arguments';
+import { runTool } from '../registry/run-tool';
+import type { ToolDefinition } from '../registry/tool-definition';
+import { runAgentLoop } from './agent-loop';
+
+const echo: ToolDefinition = {
+  schema: {
+    type: 'function',
+    function: {
+      name: 'echo',
+      description: 'Echoes its text',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  },
+  effect: 'read_only',
+  execute: ({ params }) => Promise.resolve({ response: String(params.text) }),
+};
+
+describe(`${runAgentLoop.name} abort listeners`, () => {
+  let server: OpenAITestServer;
+
+  beforeAll(async () => {
+    server = await OpenAITestServer.start();
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('should leave no abort listener on the run signal or any live signal after loops with tool calls', async () => {
+    const provider = new OpenAIChatProvider({ name: 'test', baseUrl: server.baseUrl, apiKey: 'sk-test' });
+    const validator = new ArgumentValidator();
+    const run = new AbortController();
+    const loop = () =>
+      runAgentLoop({
+        provider,
+        model: 'test-model',
+        messages: [{ role: 'user', content: 'Echo twice.' }],
+        tools: [echo],
+        signal: run.signal,
+        timeoutMs: 60_000,
+        executeTool: (call, messages, signal) =>
+          runTool({
+            call,
+            tools: [echo],
+            messages,
+            validator,
+            defaultTimeoutMs: 30_000,
+            context: { runId: null, userId: 'u', isAdmin: false, signal, depth: 0 },
+          }),
+      });
+    const turns = () => [
+      reply.toolCalls([
+        { name: 'echo', id: 'call_a', arguments: { text: 'a' } },
+        { name: 'echo', id: 'call_b', arguments: { text: 'b' } },
+      ]),
+      reply.text('Done.'),
+    ];
+    server.script([...turns(), ...turns(), ...turns()]);
+
+    const left = await abortListenersLeftBy(async () => {
+      for (let index = 0; index < 3; index++) expect((await loop()).output).toBe('Done.');
+    });
+
+    expect(server.requests).toHaveLength(6);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    expect(left).toBe(0);
+  });
+});
