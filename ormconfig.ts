@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config';
-import { databaseOptions } from './src/config/database-options';
+import { databaseOptions } from './src/database-options';
 import { loadDotEnv } from './src/config/dot-env';
 
 /** DataSource for the TypeORM CLI: npm run migration:run | migration:revert | migration:generate. */

@@ -4,7 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
-import { databaseOptions } from './config/database-options';
+import { databaseOptions } from './database-options';
 import { HealthModule } from './health/health.module';
 import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ProviderConfig } from '../llm/provider-registry';
+import type { ProviderConfig } from './provider-config';
 import {
   bool,
   bytes,

@@ -4,8 +4,8 @@ import {
   ModelRequiredError,
   ProviderRegistry,
   UnknownProviderError,
-  type ProvidersConfig,
 } from './provider-registry';
+import type { ProvidersConfig } from '../config/provider-config';
 
 describe(ProviderRegistry.name, () => {
   const config: ProvidersConfig = {

@@ -1,20 +1,7 @@
 import { DEFAULT_CALL_BUDGET_MS, OpenAIChatProvider } from './openai-chat.provider';
 import type { ChatProvider } from './provider';
 import type { RetryOptions } from './retry';
-
-/** One named endpoint, as the lead's config layer parses it from env or a config file. */
-export interface ProviderConfig {
-  base_url: string;
-  api_key?: string;
-  default_model?: string;
-  /** Longest silence before a retry; at most the call budget. */
-  timeout_ms?: number;
-  /** Longest one model call may take, retries included; default `LLM_CALL_BUDGET_MS`. */
-  call_budget_ms?: number;
-  max_retries?: number;
-}
-
-export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;
+import type { ProviderConfig, ProvidersConfig } from '../config/provider-config';
 
 /** What `toJSON` shows of a provider: everything but the key. */
 export interface ProviderSummary {

@@ -1,4 +1,4 @@
-import { ToolForbiddenError } from '../registry/tool-definition';
+import { ToolForbiddenError } from '../shared/tool-errors';
 
 /** Which guard rule refused an outbound request. */
 export type OutboundBlockRule =

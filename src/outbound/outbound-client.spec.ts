@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { startHttpTestServer, type HttpTestServer } from '../../test/support/http-test-server';
-import { ToolExecutionError } from '../registry/tool-definition';
+import { ToolExecutionError } from '../shared/tool-errors';
 import { OutboundBlockedError } from './outbound-blocked-error';
 import { OutboundClient } from './outbound-client';
 import type { OutboundClientOptions } from './outbound-request';

@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Readable } from 'node:stream';
-import { ToolExecutionError } from '../registry/tool-definition';
+import { ToolExecutionError } from '../shared/tool-errors';
 import { isSecretName, redactUrl } from '../shared/secrets';
 import { AddressPolicy } from './address-policy';
 import { createGuardedAgents } from './guarded-agents';

@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../registry/tool-definition';
+import { ToolExecutionError } from '../shared/tool-errors';
 import { OutboundNetworkError } from './outbound-network-error';
 import type { RequestDeadline } from './request-deadline';
 

@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../registry/tool-definition';
+import { ToolExecutionError } from '../shared/tool-errors';
 
 /** The request never produced a response (refused, reset, timed out, DNS failure). */
 export class OutboundNetworkError extends ToolExecutionError {

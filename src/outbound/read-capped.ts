@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ToolExecutionError } from '../registry/tool-definition';
+import { ToolExecutionError } from '../shared/tool-errors';
 
 /** The body grew past the caller's limit; the socket was closed as soon as it did. */
 export class ResponseTooLargeError extends ToolExecutionError {

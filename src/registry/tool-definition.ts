@@ -1,6 +1,8 @@
 import type { ChatMessage } from '../shared/chat-types';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 
+export { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
+
 /** Who runs the tool and inside what; carried through nested workflow tools. */
 export interface ToolRunContext {
   runId: string | null;
@@ -51,33 +53,6 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   /** Extra parsing after JSON Schema validation (coercions, cross-field rules). */
   parseParams?(params: Record<string, unknown>): ParseParamsResult<P>;
   execute(context: ToolExecuteContext<P>): Promise<ToolExecuteResult>;
-}
-
-/** Thrown by executors for failures the model should hear about; runTool turns it into a response. */
-export class ToolExecutionError extends Error {
-  constructor(
-    message: string,
-    readonly details: { statusCode?: number; data?: unknown; metadata?: Record<string, unknown> } = {},
-  ) {
-    super(message);
-    this.name = 'ToolExecutionError';
-  }
-}
-
-/** A refusal: outside an allowed boundary (SSRF guard, file root, read-only database). Reported as `forbidden`. */
-export class ToolForbiddenError extends ToolExecutionError {
-  constructor(message: string, details: ToolExecutionError['details'] = {}) {
-    super(message, details);
-    this.name = 'ToolForbiddenError';
-  }
-}
-
-/** The tool stopped its own work at a time limit it enforces itself (e.g. a query limit). Reported as `timeout`. */
-export class ToolTimeoutError extends ToolExecutionError {
-  constructor(message: string, details: ToolExecutionError['details'] = {}) {
-    super(message, details);
-    this.name = 'ToolTimeoutError';
-  }
 }
 
 export const toolName = (tool: ToolDefinition<never> | ToolDefinition): string => tool.schema.function.name;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { WorkflowDefinition } from '../workflow/definition.types';
+import type { RunDefinition } from './run-definition';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
 export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
@@ -32,7 +32,7 @@ export class RunEntity {
   depth!: number;
 
   @Column({ type: 'json' })
-  definition!: WorkflowDefinition;
+  definition!: RunDefinition;
 
   @Column({ type: 'varchar', length: 16 })
   status!: RunStatus;

@@ -4,11 +4,11 @@ import type { Repository } from 'typeorm';
 import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { DomainError } from '../common/errors/domain-error';
-import type { WorkflowNode } from '../workflow/definition.types';
+import type { RunNodeRef } from './run-definition';
 import { RunEntity } from './run.entity';
 import { RunsService } from './runs.service';
 
-const node = (id: string, type = 'template'): WorkflowNode => ({ id, type, data: {} }) as unknown as WorkflowNode;
+const node = (id: string, type = 'template'): RunNodeRef => ({ id, type });
 
 describe(RunsService.name, () => {
   let moduleRef: TestingModule;

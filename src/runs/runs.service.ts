@@ -10,9 +10,9 @@ import type { Page } from '../common/http/pagination';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import type { WorkflowDefinition, WorkflowNode } from '../workflow/definition.types';
 import { NodeRunEntity } from './node-run.entity';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
+import type { RunDefinition, RunNodeRef } from './run-definition';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
@@ -21,7 +21,7 @@ import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { retryDatabaseWrite } from './retry-database-write';
 
 export interface NewRun {
-  definition: WorkflowDefinition;
+  definition: RunDefinition;
   inputs: Record<string, unknown>;
   userId: string;
   workflowId?: string | null;
@@ -117,7 +117,7 @@ export class RunsService {
     await this.retry(() => this.runs.update({ id: runId }, changes));
   }
 
-  async nodeStarted(runId: string, node: WorkflowNode): Promise<string> {
+  async nodeStarted(runId: string, node: RunNodeRef): Promise<string> {
     const id = randomUUID();
     const row = asRow<NodeRunEntity>({
       id,

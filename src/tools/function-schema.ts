@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../common/errors/domain-error';
-import { checkParametersSchema } from '../registry/arguments';
+import { checkParametersSchema } from '../json-schema/check-parameters-schema';
 import type { FunctionTool } from '../shared/tool-types';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

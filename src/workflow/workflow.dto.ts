@@ -2,10 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import weatherExample from '../../examples/weather.json';
-
-/** The Swagger example is the shipped example file, so the two cannot drift apart. */
-export const WEATHER_EXAMPLE: Record<string, unknown> = weatherExample;
+import { WEATHER_EXAMPLE } from './workflow-example';
 
 export const WORKFLOW_SORT_FIELDS = { name: 'name', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 export const WORKFLOW_DEFAULT_SORT = 'name';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { databaseOptions } from '../../src/config/database-options';
+import { databaseOptions } from '../../src/database-options';
 import { loadConfig } from '../../src/config/app-config';
 import { migrations } from '../../migrations';
 import { startTestApp, type TestApp } from '../support/test-app';

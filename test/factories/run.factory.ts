@@ -1,17 +1,19 @@
 import type { Principal } from '../../src/common/auth/principal';
 import type { NewRun } from '../../src/runs/runs.service';
-import type { WorkflowDefinition } from '../../src/workflow/definition.types';
+import type { RunDefinition } from '../../src/runs/run-definition';
 
-/** start → end, enough for a run record. */
-export const trivialDefinition = (): WorkflowDefinition =>
-  ({
+/** start → end, enough for a run record; the workflow fields runs/ does not read ride along as stored JSON. */
+export const trivialDefinition = (): RunDefinition => {
+  const definition = {
     name: 'trivial',
     nodes: [
       { id: 'start', type: 'start', data: {} },
       { id: 'end', type: 'end', data: { outputs: {} } },
     ],
     edges: [{ source: 'start', target: 'end' }],
-  }) as unknown as WorkflowDefinition;
+  };
+  return definition;
+};
 
 export const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
   definition: trivialDefinition(),

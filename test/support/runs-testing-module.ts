@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Provider } from '@nestjs/common';
 import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
-import { databaseOptions } from '../../src/config/database-options';
+import { databaseOptions } from '../../src/database-options';
 import { ToolCallLogsModule } from '../../src/registry/tool-call-logs.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';

@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { migrations } from '../../migrations';
-import { ApiKeyEntity } from '../api-keys/api-key.entity';
-import { NodeRunEntity } from '../runs/node-run.entity';
-import { RunEventEntity } from '../runs/run-event.entity';
-import { RunEntity } from '../runs/run.entity';
-import { ToolCallLogEntity } from '../registry/tool-call-log.entity';
-import { WorkflowEntity } from '../workflow/workflow.entity';
-import { ToolEntity } from '../tools/tool.entity';
-import type { DatabaseConfig } from './app-config';
+import { migrations } from '../migrations';
+import { ApiKeyEntity } from './api-keys/api-key.entity';
+import { NodeRunEntity } from './runs/node-run.entity';
+import { RunEventEntity } from './runs/run-event.entity';
+import { RunEntity } from './runs/run.entity';
+import { ToolCallLogEntity } from './registry/tool-call-log.entity';
+import { WorkflowEntity } from './workflow/workflow.entity';
+import { ToolEntity } from './tools/tool.entity';
+import type { DatabaseConfig } from './config/app-config';
 
 export const entities = [
   ToolEntity,
@@ -21,7 +21,7 @@ export const entities = [
   RunEventEntity,
 ];
 
-/** One DataSource definition for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */
+/** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */
 export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean): DataSourceOptions {
   const common = { entities, migrations, migrationsRun, synchronize: false, logging: false } as const;
   if (database.type === 'mysql') {
