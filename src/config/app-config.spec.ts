@@ -23,6 +23,17 @@ describe(loadConfig.name, () => {
     });
     expect(sut.llmLimits).toEqual({ nodeTimeoutMs: 30_000, callBudgetMs: 20_000 });
     expect(sut.providers.slow).toMatchObject({ timeout_ms: 90_000, call_budget_ms: 300_000 });
+    expect(() =>
+      loadConfig({ LLM_PROVIDERS: JSON.stringify({ slow: { base_url: 'http://h/v1', timeout_ms: 200_000 } }) }),
+    ).toThrow('provider "slow": timeout_ms (200000) is above its call budget (180000 ms)');
+    expect(() =>
+      loadConfig({
+        LLM_CALL_BUDGET_MS: '500000',
+        LLM_PROVIDERS: JSON.stringify({
+          slow: { base_url: 'http://h/v1', timeout_ms: 200_000, call_budget_ms: 100_000 },
+        }),
+      }),
+    ).toThrow('call budget (100000 ms)');
     expect(() => loadConfig({ LLM_CALL_BUDGET_MS: '0', LLM_NODE_TIMEOUT_MS: 'soon' })).toThrow(
       /LLM_NODE_TIMEOUT_MS[\s\S]*LLM_CALL_BUDGET_MS|LLM_CALL_BUDGET_MS[\s\S]*LLM_NODE_TIMEOUT_MS/,
     );

@@ -76,7 +76,8 @@ const PROVIDER = z.object({
 /** `{name: {base_url, …}}`; each provider's problems are named after it. */
 const PROVIDERS = z
   .record(z.string(), z.unknown(), {
-    error: 'must be an object of {name: {base_url, api_key?, default_model?, timeout_ms?, max_retries?}}',
+    error:
+      'must be an object of {name: {base_url, api_key?, default_model?, timeout_ms?, call_budget_ms?, max_retries?}}',
   })
   .transform((entries, ctx) => {
     const providers: Record<string, ProviderConfig> = {};
@@ -201,6 +202,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...llm.providersFile,
     ...llm.providers,
   };
+  for (const [name, provider] of Object.entries(providers)) {
+    const budget = provider.call_budget_ms ?? settings.llmLimits.callBudgetMs;
+    if (provider.timeout_ms !== undefined && budget !== undefined && provider.timeout_ms > budget) {
+      problems.push(
+        `provider "${name}": timeout_ms (${provider.timeout_ms}) is above its call budget (${budget} ms); ` +
+          'raise its call_budget_ms or LLM_CALL_BUDGET_MS',
+      );
+    }
+  }
   if (llm.defaultProvider !== undefined && !providers[llm.defaultProvider]) {
     problems.push(`LLM_DEFAULT_PROVIDER "${llm.defaultProvider}" is not configured`);
   }
