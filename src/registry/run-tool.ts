@@ -16,9 +16,9 @@ import {
   type ToolRunContext,
   toolName,
 } from './tool-definition';
+import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 
-export type ToolRunStatus = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
 export { ToolForbiddenError } from './tool-definition';
 
 export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
@@ -27,7 +27,7 @@ export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'exe
 export interface ToolRunOutcome {
   call: ToolCall;
   toolName: string;
-  status: ToolRunStatus;
+  status: ToolCallStatus;
   errorKind?: ToolErrorKind;
   /** The text the model gets back. */
   response: string;

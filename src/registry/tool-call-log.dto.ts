@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TOOL_CALL_STATUSES } from '../shared/tool-call-status';
 
 export class ToolCallLogResponse {
   @ApiProperty() id!: string;
@@ -11,7 +12,7 @@ export class ToolCallLogResponse {
   @ApiProperty() user_id!: string;
   @ApiProperty({ example: '{"city":"Berlin"}' }) input!: string;
   @ApiProperty({ nullable: true, type: String }) output!: string | null;
-  @ApiProperty({ enum: ['success', 'error', 'timeout', 'invalid_arguments', 'not_found', 'cancelled'] })
+  @ApiProperty({ enum: TOOL_CALL_STATUSES })
   status!: string;
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty({ example: 12 }) duration_ms!: number;

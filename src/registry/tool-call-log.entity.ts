@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-
-export type ToolCallStatus = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
+import type { ToolCallStatus } from '../shared/tool-call-status';
 
 @Entity('tool_call_logs')
 @Index('idx_tool_call_logs_tool_created', ['toolId', 'createdAt'])

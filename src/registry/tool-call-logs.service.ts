@@ -7,7 +7,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { Page } from '../common/http/pagination';
 import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
-import { ToolCallLogEntity, type ToolCallStatus } from './tool-call-log.entity';
+import type { ToolCallStatus } from '../shared/tool-call-status';
+import { ToolCallLogEntity } from './tool-call-log.entity';
 
 export interface ToolCallRecord {
   toolId: string | null;

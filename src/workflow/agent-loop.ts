@@ -1,15 +1,11 @@
 import type { ChatMessage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../llm/provider';
+import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope, LoopAbortedError } from './agent/abort-scope';
 import { AgentLoopError } from './agent/agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent/agent-loop-options';
-import type {
-  AgentLoopResult,
-  AgentLoopUsage,
-  AgentToolCallRecord,
-  AgentToolCallStatus,
-} from './agent/agent-loop-result';
+import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent/agent-loop-result';
 import { toAssistantMessage } from './agent/assistant-message';
 import { fallbackAnswer, requestFinalAnswer } from './agent/final-answer';
 import {

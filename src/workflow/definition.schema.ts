@@ -1,4 +1,5 @@
 import { NODE_TYPES } from './definition.types';
+import { CONDITION_OPERATORS } from './nodes/condition-operators';
 
 const reference = { type: 'string', description: 'Text with {{inputs.x}} / {{node-id.output}} references' };
 
@@ -50,21 +51,7 @@ const conditionData = {
         additionalProperties: false,
         properties: {
           left: {},
-          op: {
-            enum: [
-              'equals',
-              'not_equals',
-              'contains',
-              'not_contains',
-              'starts_with',
-              'ends_with',
-              'greater_than',
-              'less_than',
-              'is_empty',
-              'is_not_empty',
-              'matches',
-            ],
-          },
+          op: { enum: CONDITION_OPERATORS },
           right: {},
         },
       },

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../shared/tool-types';
+import type { Condition } from './nodes/condition-operators';
 
 export const NODE_TYPES = ['start', 'llm', 'template', 'condition', 'tool', 'end'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -20,25 +21,6 @@ export interface LlmNodeData {
   timeout_ms?: number;
   max_tool_calls?: number;
   max_total_tokens?: number;
-}
-
-export type ConditionOperator =
-  | 'equals'
-  | 'not_equals'
-  | 'contains'
-  | 'not_contains'
-  | 'starts_with'
-  | 'ends_with'
-  | 'greater_than'
-  | 'less_than'
-  | 'is_empty'
-  | 'is_not_empty'
-  | 'matches';
-
-export interface Condition {
-  left: unknown;
-  op: ConditionOperator;
-  right?: unknown;
 }
 
 export interface ConditionNodeData {

@@ -1,15 +1,14 @@
 import type { ChatMessage, TokenUsage } from '../../shared/chat-types';
 import type { ChatProvider, ToolChoice } from '../../llm/provider';
 import type { ToolDefinition } from '../../registry/tool-definition';
+import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
-
-export type ToolRunStatusLike = 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
 
 /** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
 export interface ToolCallOutcomeLike {
   call: ToolCall;
   toolName: string;
-  status: ToolRunStatusLike;
+  status: ToolCallStatus;
   /** The text the model gets back. */
   response: string;
   metadata?: { duration_ms?: number };

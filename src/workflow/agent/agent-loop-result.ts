@@ -1,9 +1,6 @@
 import type { ChatMessage, TokenUsage } from '../../shared/chat-types';
-import type { ToolRunStatusLike } from './agent-loop-options';
+import type { AgentToolCallStatus } from '../../shared/tool-call-status';
 import type { AgentStopReason } from './stop-reason';
-
-/** `skipped`: the loop answered the call without running it; `malformed`: the provider could not read the call. */
-export type AgentToolCallStatus = ToolRunStatusLike | 'skipped' | 'malformed';
 
 export interface AgentToolCallRecord {
   id: string;

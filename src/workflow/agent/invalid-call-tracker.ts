@@ -1,4 +1,4 @@
-import type { AgentToolCallStatus } from './agent-loop-result';
+import type { AgentToolCallStatus } from '../../shared/tool-call-status';
 
 const VALID_CALL_STATUSES: ReadonlySet<AgentToolCallStatus> = new Set(['success', 'error', 'timeout']);
 

@@ -1,0 +1,58 @@
+import { findReferences, renderText, resolveReferences, type Scope } from './references';
+
+const scope: Scope = {
+  inputs: { city: 'Berlin', days: 3 },
+  'llm-1': { output: 'sunny', usage: { total_tokens: 12 } },
+  'tool-1': { data: { items: [{ name: 'first' }, { name: 'second' }] }, status: 'success' },
+};
+
+describe(resolveReferences.name, () => {
+  it('should keep the type of a value that is one whole reference', () => {
+    expect(resolveReferences('{{inputs.days}}', scope)).toBe(3);
+    expect(resolveReferences('{{ llm-1.usage }}', scope)).toEqual({ total_tokens: 12 });
+  });
+
+  it('should follow dotted paths and array indexes', () => {
+    expect(resolveReferences('{{tool-1.data.items[1].name}}', scope)).toBe('second');
+  });
+
+  it('should render references inside text, objects as JSON', () => {
+    expect(resolveReferences('Weather in {{inputs.city}} for {{inputs.days}} days', scope)).toBe(
+      'Weather in Berlin for 3 days',
+    );
+    expect(resolveReferences('usage: {{llm-1.usage}}', scope)).toBe('usage: {"total_tokens":12}');
+  });
+
+  it('should give undefined for a whole reference to nothing and empty text inside text', () => {
+    expect(resolveReferences('{{inputs.country}}', scope)).toBeUndefined();
+    expect(resolveReferences('{{tool-1.data.missing.deeper}}', scope)).toBeUndefined();
+    expect(resolveReferences('in {{inputs.country}}!', scope)).toBe('in !');
+  });
+
+  it('should resolve strings anywhere in objects and arrays and keep other values', () => {
+    expect(
+      resolveReferences({ city: '{{inputs.city}}', list: ['{{inputs.days}}', 7, null], flag: true }, scope),
+    ).toEqual({ city: 'Berlin', list: [3, 7, null], flag: true });
+  });
+
+  it('should leave text without references unchanged', () => {
+    expect(resolveReferences('no {braces} here {{ }}', scope)).toBe('no {braces} here {{ }}');
+  });
+});
+
+describe(renderText.name, () => {
+  it('should turn any resolved value into text', () => {
+    expect(renderText('{{inputs.days}}', scope)).toBe('3');
+    expect(renderText('{{inputs.country}}', scope)).toBe('');
+    expect(renderText({ a: '{{inputs.city}}' }, scope)).toBe('{"a":"Berlin"}');
+  });
+});
+
+describe(findReferences.name, () => {
+  it('should list every reference with its root and path', () => {
+    expect(findReferences({ a: ['x {{inputs.city}}', { b: '{{tool-1.data.items[0].name}}' }], n: 1 })).toEqual([
+      { root: 'inputs', path: ['city'], text: '{{inputs.city}}' },
+      { root: 'tool-1', path: ['data', 'items', '0', 'name'], text: '{{tool-1.data.items[0].name}}' },
+    ]);
+  });
+});
