@@ -1,10 +1,11 @@
-import { Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BuiltinCatalog } from './builtin/builtin-catalog';
 import { createBuiltinExecutor } from './builtin/builtin-executor';
 import { BUILTIN_TOOLS } from './builtin/builtin-tools';
 import { closeQueryConnections } from './builtin/sql/query-connections';
+import { warnAboutQueryExposure } from './builtin/sql/query-exposure';
 import { createCodeExecutor } from './code/code-executor';
 import { CodeSandbox } from './code/sandbox';
 import { ExecutorCatalog } from './executor-catalog';
@@ -65,15 +66,25 @@ import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-e
   exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, WORKFLOW_TOOL_RUNNER],
 })
 export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(@Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox) {}
+  private readonly logger = new Logger(ExecutorsModule.name);
+  private queryExposureCheck: Promise<void> = Promise.resolve();
+
+  constructor(
+    @Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Starts the sandbox process now so the first code tool call does not pay for it. */
   async onModuleInit(): Promise<void> {
+    const query = this.config.queryDatabase;
+    // Not awaited: a slow or absent query database must not hold up the start.
+    if (query) this.queryExposureCheck = warnAboutQueryExposure(query.url, this.config.database, this.logger);
     await this.sandbox.warmUp();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.sandbox.dispose();
+    await this.queryExposureCheck;
     await closeQueryConnections();
   }
 }
