@@ -148,6 +148,8 @@ const SETTINGS = {
   },
   /** How long writes of run state and events retry while the database is unavailable. */
   runDbRetryMs: int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
+  /** On SIGTERM, how long running runs may go on before they are recorded as interrupted. */
+  shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10000, 0, 3_600_000),
   /** Time limit of an LLM node that sets no `timeout_ms`; the most one model call may take, retries included. */
   llmLimits: {
     nodeTimeoutMs: int('LLM_NODE_TIMEOUT_MS', 600_000, 100, 3_600_000),

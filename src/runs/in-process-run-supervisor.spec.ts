@@ -1,13 +1,19 @@
 import type { TestingModule } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
 import { adminPrincipal, newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
+import { RunEventEntity } from './run-event.entity';
+import { RunEventsService } from './run-events.service';
+import { RunInterruptedError } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 /** A run execution the test ends by hand; it records how it ended like the workflow runner does. */
 class ControlledExecution {
   started = false;
   startedAborted = false;
+  abortReason: unknown = null;
   private release: () => void = () => undefined;
   private readonly released = new Promise<void>((resolve) => (this.release = resolve));
 
@@ -23,7 +29,12 @@ class ControlledExecution {
       await this.runs.markRunning(this.runId);
       await Promise.race([this.released, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
     }
-    await this.runs.finish(this.runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
+    this.abortReason = signal.aborted ? signal.reason : null;
+    if (signal.reason instanceof RunInterruptedError) {
+      await this.runs.finish(this.runId, { status: 'failed', error: 'interrupted' });
+    } else {
+      await this.runs.finish(this.runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
+    }
   };
 
   finish(): void {
@@ -44,7 +55,10 @@ describe(InProcessRunSupervisor.name, () => {
   };
 
   beforeEach(async () => {
-    moduleRef = await runsTestingModule([RunsService, InProcessRunSupervisor], { MAX_CONCURRENT_RUNS: '2' });
+    moduleRef = await runsTestingModule([RunsService, RunEventsService, InProcessRunSupervisor], {
+      MAX_CONCURRENT_RUNS: '2',
+      SHUTDOWN_GRACE_MS: '50',
+    });
     runs = moduleRef.get(RunsService);
     sut = moduleRef.get(InProcessRunSupervisor);
   });
@@ -96,11 +110,60 @@ describe(InProcessRunSupervisor.name, () => {
     const left = await runs.create(newRun());
     await runs.markRunning(left.id);
 
+    await moduleRef.get(RunEventsService).appendStored(left.id, 'run.started', { run_id: left.id });
+
     await sut.onApplicationBootstrap();
 
     await expect(runs.get(left.id, adminPrincipal())).resolves.toMatchObject({
       status: 'failed',
       error: 'interrupted',
+    });
+    const events = await moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity)).find({
+      where: { runId: left.id },
+      order: { seq: 'ASC' },
+    });
+    expect(events.map((event) => [event.seq, event.type])).toEqual([
+      [1, 'run.started'],
+      [2, 'run.finished'],
+    ]);
+    expect(events[1].data).toMatchObject({ status: 'failed', error: 'interrupted' });
+  });
+
+  describe('on shutdown', () => {
+    it('should refuse new runs with 503 while draining', async () => {
+      const draining = sut.beforeApplicationShutdown();
+
+      expect(() => sut.assertAccepting()).toThrow(
+        expect.objectContaining({ code: 'unavailable', retryAfterSeconds: expect.any(Number) as number }),
+      );
+      await draining;
+    });
+
+    it('should let a run that ends within the grace period finish', async () => {
+      const { id, execution } = await submitted();
+
+      const draining = sut.beforeApplicationShutdown();
+      execution.finish();
+      await draining;
+
+      await expect(runs.get(id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
+      expect(execution.abortReason).toBeNull();
+    });
+
+    it('should interrupt queued runs at once and running ones after the grace period', async () => {
+      const running = [await submitted(), await submitted()];
+      const queued = await submitted();
+
+      await sut.beforeApplicationShutdown();
+
+      for (const run of [...running, queued]) {
+        expect(run.execution.abortReason).toBeInstanceOf(RunInterruptedError);
+        await expect(runs.get(run.id, adminPrincipal())).resolves.toMatchObject({
+          status: 'failed',
+          error: 'interrupted',
+        });
+      }
+      expect(queued.execution.startedAborted).toBe(true);
     });
   });
 });

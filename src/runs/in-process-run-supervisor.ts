@@ -1,51 +1,91 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES } from './run.entity';
-import { INTERRUPTED, type RunExecution, type RunSupervisor } from './run-supervisor';
+import { RunEventsService } from './run-events.service';
+import { INTERRUPTED, RunInterruptedError, type RunExecution, type RunSupervisor } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 interface ActiveRun {
   runId: string;
   execute: RunExecution;
   controller: AbortController;
-  started: boolean;
   done: Promise<void>;
   end: () => void;
 }
 
 const CANCEL_WAIT_MS = 10_000;
+/** After the grace period, how long aborted runs get to record their end themselves. */
+const ABORT_WAIT_MS = 5_000;
+const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots. At boot,
- * runs a dead process left queued or running are failed as interrupted.
+ * runs a dead process left queued or running are failed as interrupted. On shutdown it drains: no new
+ * runs, queued ones end as interrupted, running ones get SHUTDOWN_GRACE_MS to finish and are then
+ * interrupted; every one of them ends with a `run.finished` event.
  */
 @Injectable()
-export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBootstrap {
+export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(InProcessRunSupervisor.name);
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: ActiveRun[] = [];
   private running = 0;
+  private draining = false;
 
   constructor(
     private readonly runs: RunsService,
+    private readonly events: RunEventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const ids = await this.runs.failUnfinished(INTERRUPTED);
+    for (const runId of ids) await this.events.appendStored(runId, 'run.finished', interruptedEvent(runId));
     if (ids.length > 0) this.logger.warn(`Marked ${ids.length} interrupted run(s) as failed`);
   }
 
-  assertAccepting(): void {}
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    const interrupted = new RunInterruptedError();
+    for (const entry of [...this.waiting]) this.abort(entry, interrupted);
+    if (this.active.size > 0) {
+      this.logger.warn(`Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.active.size} run(s)`);
+    }
+    if (!(await this.allEnded(this.config.shutdownGraceMs))) {
+      for (const entry of this.active.values()) this.abort(entry, interrupted);
+      await this.allEnded(ABORT_WAIT_MS);
+    }
+    // A run that ignored its abort is recorded here; its own late writes find it ended.
+    for (const runId of [...this.active.keys()]) {
+      await this.runs.finish(runId, { status: 'failed', error: INTERRUPTED });
+      this.events.emit(runId, 'run.finished', interruptedEvent(runId));
+    }
+    await this.events.flushAll();
+  }
+
+  assertAccepting(): void {
+    if (this.draining) {
+      throw DomainError.unavailable(
+        'The service is shutting down and accepts no new runs; retry shortly',
+        SHUTTING_DOWN_RETRY_AFTER_SECONDS,
+      );
+    }
+  }
 
   submit(runId: string, execute: RunExecution): void {
     let end: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (end = resolve));
-    const entry: ActiveRun = { runId, execute, controller: new AbortController(), started: false, done, end };
+    const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end };
     this.active.set(runId, entry);
     this.waiting.push(entry);
     this.pump();
@@ -90,6 +130,11 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     }
   }
 
+  private async allEnded(timeoutMs: number): Promise<boolean> {
+    const ended = await Promise.all([...this.active.keys()].map((runId) => this.waitForEnd(runId, timeoutMs)));
+    return ended.every(Boolean);
+  }
+
   private pump(): void {
     while (this.running < this.config.workflows.maxConcurrentRuns && this.waiting.length > 0) {
       this.start(this.waiting.shift() as ActiveRun, true);
@@ -97,7 +142,6 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   }
 
   private start(entry: ActiveRun, holdsSlot: boolean): void {
-    entry.started = true;
     if (holdsSlot) this.running += 1;
     entry
       .execute(entry.controller.signal)
@@ -112,3 +156,11 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
       });
   }
 }
+
+const interruptedEvent = (runId: string): Record<string, unknown> => ({
+  run_id: runId,
+  status: 'failed',
+  outputs: null,
+  error: INTERRUPTED,
+  usage: null,
+});

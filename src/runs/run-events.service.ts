@@ -74,6 +74,17 @@ export class RunEventsService implements OnApplicationShutdown {
     await run.writing;
   }
 
+  /** Resolves when every event emitted so far, of every run, is stored. */
+  async flushAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((runId) => this.flush(runId)));
+  }
+
+  /** Adds an event to the stored log of a run that does not execute here (e.g. one a dead process left behind). */
+  async appendStored(runId: string, type: RunEventType, data: Record<string, unknown>): Promise<void> {
+    const last = await this.events.maximum('seq', { runId });
+    await this.write(runId, [{ seq: (last ?? 0) + 1, type, data, at: new Date().toISOString() }]);
+  }
+
   /** Stores the rest and keeps the log in memory a little longer for clients that join late. */
   async close(runId: string): Promise<void> {
     await this.flush(runId);
@@ -111,7 +122,7 @@ export class RunEventsService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.live.keys()].map((runId) => this.flush(runId)));
+    await this.flushAll();
   }
 
   private async write(runId: string, batch: RunEvent[]): Promise<void> {

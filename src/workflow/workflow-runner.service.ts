@@ -9,7 +9,7 @@ import type { WorkflowRunnerRef, WorkflowToolRunner } from '../registry/workflow
 import type { RunResponse } from '../runs/run.dto';
 import type { RunEntity, UsageTotals } from '../runs/run.entity';
 import { RunEventsService } from '../runs/run-events.service';
-import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
+import { INTERRUPTED, RUN_SUPERVISOR, RunInterruptedError, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
@@ -57,6 +57,7 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
   }
 
   async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
+    this.supervisor.assertAccepting();
     const workflow = await this.workflows.findVisible(idOrName, options.principal);
     const checked = await this.workflows.check(workflow.definition, options.principal);
     const inputs = this.workflows.checkInputs(checked.definition, options.inputs, `${workflow.id}@${workflow.version}`);
@@ -71,6 +72,7 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
   }
 
   async startInline(definition: unknown, options: StartOptions): Promise<StartResult> {
+    this.supervisor.assertAccepting();
     const checked = await this.workflows.check(definition, options.principal);
     const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
     const run = await this.runs.create({ definition: checked.definition, inputs, userId: options.principal.userId });
@@ -151,7 +153,9 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
       usage = engineResult.usage;
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {
-      if (signal.aborted) {
+      if (signal.aborted && signal.reason instanceof RunInterruptedError) {
+        result = { status: 'failed', error: INTERRUPTED };
+      } else if (signal.aborted) {
         result = { status: 'cancelled', error: errorText(signal.reason ?? error) };
       } else {
         if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');

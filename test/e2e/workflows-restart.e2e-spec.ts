@@ -20,7 +20,7 @@ describe('Runs interrupted by a restart (e2e)', () => {
     await llm?.close();
   });
 
-  it('should mark a run left running by a process that went away as failed with reason interrupted', async () => {
+  it('should mark a run left running by a process that went away as failed with reason interrupted and end its events', async () => {
     llm.script([reply.text('Never delivered.', { delayMs: 60_000 })]);
     const before = new WorkflowApi(first.http, ADMIN_KEY);
     const started = await before.runInline(agentWorkflow({}), { question: 'Hi?' }, false).expect(202);
@@ -37,8 +37,10 @@ describe('Runs interrupted by a restart (e2e)', () => {
       error: 'interrupted',
     });
     const { events } = await readRunEvents(second.http, id, ADMIN_KEY);
-    expect(events.map((message) => message.event).slice(0, 2)).toEqual(['run.started', 'node.started']);
-    expect(events.map((message) => message.event)).not.toContain('run.finished');
+    const names = events.map((message) => message.event);
+    expect(names.slice(0, 2)).toEqual(['run.started', 'node.started']);
+    expect(names.at(-1)).toBe('run.finished');
+    expect(events.at(-1)?.data).toMatchObject({ status: 'failed', error: 'interrupted' });
 
     // The first app still holds the request; end it so nothing runs on after the test.
     await before.post(`/runs/${id}/cancel`).expect(200);

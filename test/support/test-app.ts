@@ -24,7 +24,7 @@ export interface TestApp {
 }
 
 /** A database of its own for one test file: a new MySQL schema on DATABASE_URL's server, or a temp SQLite file. */
-async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (base && /^(mysql|mariadb):\/\//.test(base)) return throwawayMysqlDatabase(base);
   const dir = mkdtempSync(join(tmpdir(), 'toolflow-e2e-'));

@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/app-config';
+import { databaseOptions } from '../../src/database-options';
+import { ADMIN_KEY } from './test-app';
+
+const ROOT = join(__dirname, '..', '..');
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** ToolFlow started as its own process (src/main.ts through @swc-node/register), for signals and exits. */
+export interface ChildApp {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  process: ChildProcess;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What the process wrote to stderr so far (startup problems, logs at LOG_LEVEL). */
+  stderr(): string;
+}
+
+export async function startChildApp(env: Record<string, string>): Promise<ChildApp> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--no-node-snapshot', '-r', '@swc-node/register', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      ADMIN_API_KEY: ADMIN_KEY,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let running = true;
+  void exited.then(() => (running = false));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (!running) throw new Error(`the app exited during start:\n${stderr}`);
+    const ready = await fetch(`${url}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) break;
+    await pause(100);
+  }
+  return { url, process: child, exited, stderr: () => stderr };
+}
+
+/** Runs one query on a database directly, without booting the app (whose start would change runs). */
+export async function queryDatabase<T>(databaseUrl: string, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl });
+  const dataSource = await new DataSource(databaseOptions(config.database, false)).initialize();
+  try {
+    return await dataSource.query<T[]>(sql, parameters);
+  } finally {
+    await dataSource.destroy();
+  }
+}
