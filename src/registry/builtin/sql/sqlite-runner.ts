@@ -19,7 +19,7 @@ export class SqliteRunner {
   constructor(private readonly file: string) {}
 
   async run(sql: string, params: readonly unknown[], options: ReadOnlyQueryOptions): Promise<QueryResult> {
-    const child = this.idle.pop() ?? (await this.start(options.signal));
+    const child = this.takeIdle() ?? (await this.start(options.signal));
     this.running.add(child);
     const request: SqliteQueryRequest = { sql, params: [...params], rowLimit: options.rowLimit };
     const reply = this.next(child, options.signal, options.timeoutMs);
@@ -48,9 +48,6 @@ export class SqliteRunner {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    // Idle processes must not keep the service alive at exit; close() ends them on shutdown.
-    child.unref();
-    child.channel?.unref();
     child.once('exit', () => this.kill(child));
     this.running.add(child);
     const message = await this.next(child, signal, null);
@@ -103,8 +100,21 @@ export class SqliteRunner {
 
   private release(child: ChildProcess): void {
     this.running.delete(child);
-    if (child.connected && this.idle.length < MAX_IDLE_PROCESSES) this.idle.push(child);
-    else child.kill('SIGKILL');
+    if (!child.connected || this.idle.length >= MAX_IDLE_PROCESSES) {
+      child.kill('SIGKILL');
+      return;
+    }
+    // Idle processes must not keep the service alive at exit; close() ends them on shutdown.
+    child.unref();
+    child.channel?.unref();
+    this.idle.push(child);
+  }
+
+  private takeIdle(): ChildProcess | undefined {
+    const child = this.idle.pop();
+    child?.ref();
+    child?.channel?.ref();
+    return child;
   }
 
   private kill(child: ChildProcess): void {
