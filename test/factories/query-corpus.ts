@@ -79,6 +79,12 @@ export const COMMON_QUERIES: CorpusQuery[] = [
 
 export const MYSQL_QUERIES: CorpusQuery[] = [
   {
+    sql: 'SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name',
+    rowCount: 3,
+  },
+  { sql: 'SELECT 1 AS one FROM DUAL', rowCount: 1 },
+  { sql: 'SELECT id FROM orders WHERE total > ALL (SELECT total FROM orders WHERE customer_id = 1)', rowCount: 2 },
+  {
     sql: "SELECT DATE_FORMAT(created, '%Y-%m') AS month, COUNT(*) AS n FROM orders GROUP BY DATE_FORMAT(created, '%Y-%m')",
     rowCount: 3,
   },
@@ -92,6 +98,7 @@ export const MYSQL_QUERIES: CorpusQuery[] = [
 ];
 
 export const SQLITE_QUERIES: CorpusQuery[] = [
+  { sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name", rowCount: 3 },
   {
     sql: "SELECT strftime('%Y-%m', created) AS month, COUNT(*) AS n FROM orders GROUP BY month ORDER BY month",
     rowCount: 3,

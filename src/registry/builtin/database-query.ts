@@ -18,7 +18,8 @@ export const databaseQuery = defineBuiltin<DatabaseQueryParams>({
     'database and returns the rows as JSON. Put values in "params" with ? placeholders instead of writing them into ' +
     'the SQL. Results are capped at a row limit; "truncated": true means more rows exist, so narrow the query ' +
     '(WHERE, LIMIT, aggregates). Writes, multiple statements, variables and functions outside a common set ' +
-    '(aggregate, window, string, math, date, JSON, CAST/CONVERT) are refused; slow queries stop at a time limit.',
+    '(aggregate, window, string, math, date, JSON, CAST/CONVERT) are refused; slow queries stop at a time limit. ' +
+    'List tables with information_schema.tables / information_schema.columns (MySQL) or sqlite_master (SQLite).',
   category: 'data',
   effect: 'read_only',
   parameters: {

@@ -20,7 +20,7 @@ export const ALLOWED_FUNCTIONS = words(`
   adddate subdate addtime subtime datediff timediff timestampdiff timestampadd date_format time_format
   str_to_date from_unixtime unix_timestamp makedate maketime last_day to_days from_days sec_to_time
   time_to_sec convert_tz period_add period_diff strftime julianday datetime unixepoch
-  if ifnull nullif coalesce isnull iif typeof cast convert exists
+  if ifnull nullif coalesce isnull iif typeof cast convert exists any all some database schema
   json_extract json_unquote json_object json_array json_length json_keys json_contains json_type
   json_valid json_value json_array_length json_quote json
 `);
@@ -34,7 +34,7 @@ export const ALLOWED_NODE_TYPES = words(`
   single_quote_string double_quote_string backticks_quote_string natural_string
   hex_string full_hex_string bit_string regex_string
   binary_expr unary_expr expr_list function aggr_func cast case when else interval extract
-  window datatype expr default origin asc desc rows range
+  window datatype expr default origin asc desc rows range dual
 `);
 
 /**
