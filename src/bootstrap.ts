@@ -10,7 +10,7 @@ import { limitBodyDepth } from './common/http/body-depth';
 import { bodyParserErrors } from './common/http/body-errors';
 import { assignRequestId, REQUEST_ID_HEADER } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation.pipe';
-import { buildOpenApiDocument } from './openapi-document';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 
 /** Builds the configured app (used by main.ts and by the e2e tests, so both run the same wiring). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {

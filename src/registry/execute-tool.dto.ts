@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined } from 'class-validator';
+import { ANY_JSON } from '../common/http/any-json';
 import { RawJson } from '../common/http/raw-json';
 
 export class ExecuteToolDto {
@@ -16,16 +17,18 @@ export class ExecuteToolDto {
 export class ArgumentErrorDto {
   @ApiProperty({ example: '/city', description: 'JSON pointer into the arguments' }) path!: string;
   @ApiProperty({ example: 'must be string' }) message!: string;
-  @ApiProperty({ example: 42 }) value!: unknown;
+  @ApiProperty({ ...ANY_JSON, example: 42, description: 'The offending value (any JSON)' }) value!: unknown;
 }
 
 export class ExecuteToolResponse {
   @ApiProperty() success!: boolean;
-  @ApiProperty({ description: 'The result (structured when the tool returns JSON)', nullable: true }) data!: unknown;
+  @ApiProperty({ ...ANY_JSON, description: 'The result, any JSON (structured when the tool returns JSON)' })
+  data!: unknown;
   @ApiProperty({ nullable: true, type: String, description: 'What the model would be told on failure' })
   error!: string | null;
   @ApiProperty({
     nullable: true,
+    type: String,
     enum: ['invalid_arguments', 'not_found', 'timeout', 'execution_error', 'forbidden'],
   })
   error_kind!: string | null;

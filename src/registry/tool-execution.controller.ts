@@ -23,7 +23,10 @@ export class ToolExecutionController {
 
   @Post(':id/execute')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Run a tool once, outside any workflow (debugging); the call is logged' })
+  @ApiOperation({
+    operationId: 'executeTool',
+    summary: 'Run a tool once, outside any workflow (debugging); the call is logged',
+  })
   @ApiOkResponse({ type: ExecuteToolResponse, description: '`success` tells whether the tool succeeded' })
   @ApiResponse({ status: 422, type: ExecuteToolResponse, description: 'Invalid arguments; `errors` lists each field' })
   @ApiProblemResponses(400, 413)
@@ -40,6 +43,7 @@ export class ToolExecutionController {
 
   @Get(':id/logs')
   @ApiOperation({
+    operationId: 'listToolLogs',
     summary: 'Executions of a tool, newest first (the owner and admins see every caller, others their own calls)',
   })
   @ApiOkResponse({ type: ToolCallLogPageResponse })

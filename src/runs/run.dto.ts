@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
+import { ANY_JSON } from '../common/http/any-json';
 import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 
@@ -59,7 +60,7 @@ export class UsageDto {
 }
 
 export class NodeRunToolCallDto {
-  @ApiProperty() call_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) call_id!: string | null;
   @ApiProperty() tool_name!: string;
   @ApiProperty() status!: string;
   @ApiProperty() input!: string;
@@ -73,7 +74,7 @@ export class NodeRunDto {
   @ApiProperty({ example: 'llm-1' }) node_id!: string;
   @ApiProperty({ example: 'llm' }) node_type!: string;
   @ApiProperty({ enum: ['running', 'succeeded', 'failed', 'skipped', 'cancelled'] }) status!: string;
-  @ApiProperty({ nullable: true }) output!: unknown;
+  @ApiProperty({ ...ANY_JSON, description: 'What the node produced (any JSON); null while running' }) output!: unknown;
   @ApiProperty({ nullable: true, type: String }) error!: string | null;
   @ApiProperty() started_at!: string;
   @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;

@@ -36,7 +36,7 @@ export class RunsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Runs of this key’s user (all runs for admins), newest first' })
+  @ApiOperation({ operationId: 'listRuns', summary: 'Runs of this key’s user (all runs for admins), newest first' })
   @ApiOkResponse({ type: RunPageResponse })
   @ApiProblemResponses(400)
   list(@Query() query: ListRunsQuery, @CurrentPrincipal() principal: Principal): Promise<Page<RunResponse>> {
@@ -44,7 +44,10 @@ export class RunsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'A run with its outputs, error, usage, timings and node runs with their tool calls' })
+  @ApiOperation({
+    operationId: 'getRun',
+    summary: 'A run with its outputs, error, usage, timings and node runs with their tool calls',
+  })
   @ApiOkResponse({ type: RunResponse })
   @ApiProblemResponses(404)
   get(@Param('id', ParseUUIDPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<RunResponse> {
@@ -53,7 +56,10 @@ export class RunsController {
 
   @Post(':id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a queued or running run: aborts the model request and running tools' })
+  @ApiOperation({
+    operationId: 'cancelRun',
+    summary: 'Cancel a queued or running run: aborts the model request and running tools',
+  })
   @ApiOkResponse({ type: RunResponse })
   @ApiProblemResponses(404, 409)
   cancel(@Param('id', ParseUUIDPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<RunResponse> {
@@ -62,6 +68,7 @@ export class RunsController {
 
   @Get(':id/events')
   @ApiOperation({
+    operationId: 'streamRunEvents',
     summary: 'Server-Sent Events of a run: past events first, then live ones; ends after run.finished',
     description:
       'Events: run.started, node.started, llm.delta, llm.reasoning, llm.retry, tool.call, tool.args.delta, tool.result, ' +

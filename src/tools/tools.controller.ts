@@ -44,7 +44,7 @@ export class ToolsController {
   constructor(private readonly tools: ToolsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the tools this key can see (public ones and its own)' })
+  @ApiOperation({ operationId: 'listTools', summary: 'List the tools this key can see (public ones and its own)' })
   @ApiOkResponse({ type: ToolPageResponse })
   @ApiProblemResponses(400)
   list(@Query() query: ListToolsQuery, @CurrentPrincipal() principal: Principal): Promise<Page<ToolResponse>> {
@@ -52,7 +52,7 @@ export class ToolsController {
   }
 
   @Get('builtin')
-  @ApiOperation({ summary: 'The builtin tools the registry offers' })
+  @ApiOperation({ operationId: 'listBuiltinTools', summary: 'The builtin tools the registry offers' })
   @ApiOkResponse({ type: [BuiltinToolResponse] })
   listBuiltins(): BuiltinToolResponse[] {
     return this.tools.listBuiltins();
@@ -61,6 +61,7 @@ export class ToolsController {
   // Declared before ':id' so Express does not read "implementation-types" as a tool name.
   @Get('implementation-types')
   @ApiOperation({
+    operationId: 'listImplementationTypes',
     summary: 'Every implementation type with its config schema; builtins with their parameters and availability',
   })
   @ApiOkResponse({ type: [ImplementationTypeResponse] })
@@ -69,7 +70,7 @@ export class ToolsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One tool, by id or name' })
+  @ApiOperation({ operationId: 'getTool', summary: 'One tool, by id or name' })
   @ApiOkResponse({ type: ToolResponse })
   @ApiProblemResponses(404)
   get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolResponse> {
@@ -77,7 +78,7 @@ export class ToolsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a tool' })
+  @ApiOperation({ operationId: 'createTool', summary: 'Create a tool' })
   @ApiCreatedResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 409, 413)
   create(@Body() body: CreateToolDto, @CurrentPrincipal() principal: Principal): Promise<ToolWriteResponse> {
@@ -85,7 +86,7 @@ export class ToolsController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Replace a tool (every field)' })
+  @ApiOperation({ operationId: 'replaceTool', summary: 'Replace a tool (every field)' })
   @ApiOkResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
   @ApiIfMatch()
@@ -99,7 +100,7 @@ export class ToolsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change some fields of a tool' })
+  @ApiOperation({ operationId: 'updateTool', summary: 'Change some fields of a tool' })
   @ApiOkResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
   @ApiIfMatch()
@@ -114,7 +115,7 @@ export class ToolsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a tool' })
+  @ApiOperation({ operationId: 'deleteTool', summary: 'Delete a tool' })
   @ApiNoContentResponse()
   @ApiProblemResponses(403, 404)
   remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {

@@ -79,6 +79,7 @@ export const WORKFLOW_DEFINITION_SCHEMA = {
       type: 'object',
       description: 'JSON Schema (type object) of the run inputs',
       properties: { type: { const: 'object' } },
+      additionalProperties: true,
     },
     outputs: { type: 'object', description: 'Run outputs; values may reference nodes', additionalProperties: true },
     nodes: {

@@ -58,21 +58,21 @@ export class WorkflowsController {
   ) {}
 
   @Get('workflows/schema')
-  @ApiOperation({ summary: 'The JSON Schema of a workflow definition' })
+  @ApiOperation({ operationId: 'getWorkflowSchema', summary: 'The JSON Schema of a workflow definition' })
   @ApiOkResponse({ description: 'JSON Schema (draft-07)' })
   schema(): typeof WORKFLOW_DEFINITION_SCHEMA {
     return WORKFLOW_DEFINITION_SCHEMA;
   }
 
   @Get('workflows')
-  @ApiOperation({ summary: 'Workflows this key can see' })
+  @ApiOperation({ operationId: 'listWorkflows', summary: 'Workflows this key can see' })
   @ApiOkResponse({ type: WorkflowPageResponse })
   list(@Query() query: ListWorkflowsQuery, @CurrentPrincipal() principal: Principal): Promise<Page<WorkflowResponse>> {
     return this.workflows.list(query, principal);
   }
 
   @Get('workflows/:id')
-  @ApiOperation({ summary: 'One workflow, by id or name' })
+  @ApiOperation({ operationId: 'getWorkflow', summary: 'One workflow, by id or name' })
   @ApiOkResponse({ type: WorkflowResponse })
   @ApiProblemResponses(404)
   get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<WorkflowResponse> {
@@ -80,7 +80,10 @@ export class WorkflowsController {
   }
 
   @Post('workflows')
-  @ApiOperation({ summary: 'Save a workflow (validated: structure, references, tools, providers)' })
+  @ApiOperation({
+    operationId: 'createWorkflow',
+    summary: 'Save a workflow (validated: structure, references, tools, providers)',
+  })
   @ApiBody(WORKFLOW_BODY_SCHEMA)
   @ApiCreatedResponse({ type: WorkflowResponse })
   @ApiProblemResponses(400, 403, 409, 413)
@@ -89,7 +92,7 @@ export class WorkflowsController {
   }
 
   @Put('workflows/:id')
-  @ApiOperation({ summary: 'Replace a workflow definition (version bumped)' })
+  @ApiOperation({ operationId: 'replaceWorkflow', summary: 'Replace a workflow definition (version bumped)' })
   @ApiBody(WORKFLOW_BODY_SCHEMA)
   @ApiOkResponse({ type: WorkflowResponse })
   @ApiProblemResponses(400, 403, 404, 409, 413)
@@ -103,6 +106,7 @@ export class WorkflowsController {
     return this.workflows.replace(id, body, principal, ifMatch);
   }
 
+  @ApiOperation({ operationId: 'deleteWorkflow', summary: 'Delete a workflow (its runs are kept)' })
   @Delete('workflows/:id')
   @HttpCode(204)
   @ApiNoContentResponse()
@@ -112,7 +116,10 @@ export class WorkflowsController {
   }
 
   @Post('workflows/:id/runs')
-  @ApiOperation({ summary: 'Run a stored workflow: 202 with the run, or with ?wait=true 200 once it ends' })
+  @ApiOperation({
+    operationId: 'runWorkflow',
+    summary: 'Run a stored workflow: 202 with the run, or with ?wait=true 200 once it ends',
+  })
   @ApiBody(RUN_BODY_SCHEMA)
   @ApiAcceptedResponse({ type: RunResponse, description: 'Started; follow /api/v1/runs/{id}/events' })
   @ApiOkResponse({ type: RunResponse, description: 'With ?wait=true: the finished run' })
@@ -129,7 +136,7 @@ export class WorkflowsController {
   }
 
   @Post('workflow-runs')
-  @ApiOperation({ summary: 'Run an inline definition (not stored)' })
+  @ApiOperation({ operationId: 'runInlineWorkflow', summary: 'Run an inline definition (not stored)' })
   @ApiBody(INLINE_RUN_BODY_SCHEMA)
   @ApiAcceptedResponse({ type: RunResponse })
   @ApiOkResponse({ type: RunResponse, description: 'With ?wait=true: the finished run' })

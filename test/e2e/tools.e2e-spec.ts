@@ -78,7 +78,7 @@ describe('Tools API (e2e)', () => {
       const response = await request(sut.http).get('/api/docs-json').expect(200);
       const document = response.body as { paths: Record<string, unknown>; components: { securitySchemes: unknown } };
       expect(Object.keys(document.paths)).toEqual(
-        expect.arrayContaining(['/api/v1/tools', '/api/v1/tools/{id}', '/api/v1/tools/builtin', '/health']),
+        expect.arrayContaining(['/api/v1/tools', '/api/v1/tools/{id}', '/api/v1/tools/builtin']),
       );
       expect(document.components.securitySchemes).toHaveProperty('bearer');
     });

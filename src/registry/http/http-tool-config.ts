@@ -44,7 +44,8 @@ export const HTTP_SECRET_PATHS = ['/auth/token', '/auth/password', '/auth/key'] 
 const domainPattern = { type: 'string', pattern: '^(\\*\\.)?[A-Za-z0-9.-]+$', maxLength: 253 };
 const requireWhen = (type: string, required: string[]): JsonSchema => ({
   if: { properties: { type: { const: type } }, required: ['type'] },
-  then: { required },
+  // The properties are repeated (as empty schemas) so each branch documents what it requires.
+  then: { required, properties: Object.fromEntries(required.map((name) => [name, {}])) },
 });
 
 export const HTTP_TOOL_CONFIG_SCHEMA: JsonSchema = {

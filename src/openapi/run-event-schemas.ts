@@ -1,0 +1,88 @@
+import type { RunEventType } from '../runs/run-event-types';
+
+type Schema = Record<string, unknown>;
+
+const nodeId = { type: 'string', description: 'The node this event is about', example: 'llm-1' };
+const callId = { type: 'string', description: 'The tool call id', example: 'call_1' };
+const usage = {
+  type: ['object', 'null'],
+  properties: {
+    prompt_tokens: { type: 'integer' },
+    completion_tokens: { type: 'integer' },
+    total_tokens: { type: 'integer' },
+    model_calls: { type: 'integer' },
+  },
+};
+
+/** The `data:` JSON of each event name on GET /runs/{id}/events; every one also carries `at` (ISO time). */
+export const RUN_EVENT_DATA: Record<RunEventType, { description: string; properties: Record<string, Schema> }> = {
+  'run.started': {
+    description: 'The run left the queue',
+    properties: {
+      run_id: { type: 'string' },
+      workflow_id: { type: ['string', 'null'] },
+      inputs: { type: 'object', additionalProperties: true },
+      depth: { type: 'integer' },
+    },
+  },
+  'node.started': {
+    description: 'A node began',
+    properties: { node_id: nodeId, node_type: { type: 'string' }, label: { type: ['string', 'null'] } },
+  },
+  'llm.delta': {
+    description: 'Answer text as the model streams it',
+    properties: { node_id: nodeId, delta: { type: 'string' } },
+  },
+  'llm.reasoning': {
+    description: 'Reasoning text, when the model streams it',
+    properties: { node_id: nodeId, delta: { type: 'string' } },
+  },
+  'llm.retry': {
+    description: 'A model request failed and is retried',
+    properties: {
+      node_id: nodeId,
+      attempt: { type: 'integer' },
+      delay_ms: { type: 'integer' },
+      reason: { type: 'string' },
+    },
+  },
+  'tool.call': {
+    description: 'The model (or a tool node) called a tool',
+    properties: { node_id: nodeId, call_id: callId, name: { type: 'string' }, index: { type: 'integer' } },
+  },
+  'tool.args.delta': {
+    description: 'Arguments of a tool call as the model streams them',
+    properties: { node_id: nodeId, call_id: callId, name: { type: 'string' }, delta: { type: 'string' } },
+  },
+  'tool.result': {
+    description: 'A tool call ended; `response` is the start of what the model was told',
+    properties: {
+      node_id: nodeId,
+      call_id: callId,
+      name: { type: 'string' },
+      status: { type: 'string' },
+      duration_ms: { type: 'integer' },
+      response: { type: 'string' },
+    },
+  },
+  'node.finished': {
+    description: 'A node ended; `output` (a summary) on success, `error` otherwise',
+    properties: {
+      node_id: nodeId,
+      status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled'] },
+      duration_ms: { type: 'integer' },
+      output: {},
+      error: { type: 'string' },
+    },
+  },
+  'run.finished': {
+    description: 'The run ended; the stream closes after this event',
+    properties: {
+      run_id: { type: 'string' },
+      status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled'] },
+      outputs: { type: ['object', 'null'], additionalProperties: true },
+      error: { type: ['string', 'null'] },
+      usage,
+    },
+  },
+};
