@@ -53,6 +53,16 @@ describe(loadConfig.name, () => {
     expect(sut.migrationsRun).toBe(false);
   });
 
+  it('should size the code sandbox and refuse a per-user cap above its slots', () => {
+    expect(loadConfig({}).code).toMatchObject({ processes: 2, isolatesPerProcess: 8, maxQueueMs: 30000 });
+    expect(loadConfig({}).code.maxCallsPerUser).toBeUndefined();
+    const sut = loadConfig({ CODE_SANDBOX_PROCESSES: '3', CODE_SANDBOX_MAX_CALLS_PER_USER: '4' });
+    expect(sut.code).toMatchObject({ processes: 3, maxCallsPerUser: 4 });
+    expect(() => loadConfig({ CODE_SANDBOX_PROCESSES: '1', CODE_SANDBOX_MAX_CALLS_PER_USER: '9' })).toThrow(
+      "CODE_SANDBOX_MAX_CALLS_PER_USER (9) is above the sandbox's 8 slots",
+    );
+  });
+
   it('should list every problem at once', () => {
     const load = () =>
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'postgres://x', BODY_LIMIT: 'lots', DB_MIGRATIONS_RUN: 'maybe' });

@@ -136,6 +136,20 @@ const SETTINGS = {
     defaultMemoryMb: int('CODE_MEMORY_MB', 64, 8, 4096),
     maxMemoryMb: int('CODE_MAX_MEMORY_MB', 256, 8, 4096),
     maxOutputBytes: bytes('CODE_MAX_OUTPUT_BYTES', MB),
+    /** Sandbox child processes, and the calls (one isolate and thread each) every process runs at once. */
+    processes: int('CODE_SANDBOX_PROCESSES', 2, 1, 64),
+    isolatesPerProcess: int('CODE_SANDBOX_ISOLATES_PER_PROCESS', 8, 1, 256),
+    /** Calls one user may run at once; unset: half of all slots. */
+    maxCallsPerUser: envField(
+      'CODE_SANDBOX_MAX_CALLS_PER_USER',
+      z.coerce
+        .number({ error: 'must be a positive integer' })
+        .int({ error: 'must be a positive integer' })
+        .min(1, { error: 'must be a positive integer' })
+        .optional(),
+    ),
+    /** How long a call may wait for a sandbox slot; the wait never counts against its own limits. */
+    maxQueueMs: int('CODE_SANDBOX_QUEUE_TIMEOUT_MS', 30000, 100, 600000),
   },
   tools: {
     defaultTimeoutMs: int('TOOL_TIMEOUT_MS', 30000, 100, 600000),
@@ -197,6 +211,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     if (value !== undefined && max !== undefined && value > max) {
       problems.push(`${name} (${value}) is above ${maxName} (${max})`);
     }
+  }
+  const { processes, isolatesPerProcess, maxCallsPerUser } = settings.code;
+  if (maxCallsPerUser !== undefined && maxCallsPerUser > processes * isolatesPerProcess) {
+    problems.push(
+      `CODE_SANDBOX_MAX_CALLS_PER_USER (${maxCallsPerUser}) is above the sandbox's ${processes * isolatesPerProcess} ` +
+        'slots (CODE_SANDBOX_PROCESSES x CODE_SANDBOX_ISOLATES_PER_PROCESS)',
+    );
   }
   const { api_key, default_model, base_url } = llm.openai;
   const providers: Record<string, ProviderConfig> = {

@@ -35,7 +35,18 @@ import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-e
           userAgent: 'ToolFlow/0.1 (+https://github.com/toolflow)',
         }),
     },
-    { provide: CODE_SANDBOX, useFactory: () => new CodeSandbox() },
+    {
+      provide: CODE_SANDBOX,
+      inject: [APP_CONFIG],
+      useFactory: ({ code }: AppConfig) =>
+        new CodeSandbox({
+          processes: code.processes,
+          isolatesPerProcess: code.isolatesPerProcess,
+          maxPerOwner: code.maxCallsPerUser,
+          maxQueueMs: code.maxQueueMs,
+          logger: new Logger(CodeSandbox.name),
+        }),
+    },
     { provide: WORKFLOW_TOOL_RUNNER, useFactory: () => new WorkflowRunnerRef() },
     {
       provide: BUILTIN_CATALOG,

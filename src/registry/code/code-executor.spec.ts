@@ -1,4 +1,6 @@
 import Ajv from 'ajv';
+import { ArgumentValidator } from '../arguments';
+import { runTool } from '../run-tool';
 import type { StoredTool } from '../executor';
 import type { ToolExecuteContext, ToolExecuteResult } from '../tool-definition';
 import { CodeRunError } from './code-run-error';
@@ -14,6 +16,7 @@ const limits: CodeToolLimits = {
   defaultMemoryMb: 64,
   maxMemoryMb: 128,
   maxOutputBytes: 1024 * 1024,
+  maxQueueMs: 30_000,
 };
 
 const storedTool = (config: Partial<CodeToolConfig> = {}): StoredTool & { implementationConfig: CodeToolConfig } => ({
@@ -25,6 +28,14 @@ const storedTool = (config: Partial<CodeToolConfig> = {}): StoredTool & { implem
   functionSchema: { type: 'function', function: { name: 'add', parameters: { type: 'object' } } },
   implementationType: 'code',
   implementationConfig: { language: 'javascript', code: 'return { sum: args.a + args.b };', ...config },
+});
+
+const runContext = (userId: string) => ({
+  runId: null,
+  userId,
+  isAdmin: false,
+  signal: new AbortController().signal,
+  depth: 0,
 });
 
 const executeContext = (
@@ -39,7 +50,12 @@ const executeContext = (
 });
 
 describe(createCodeExecutor.name, () => {
-  const sandboxResult: CodeRunResult = { value: { sum: 3 }, logs: [{ level: 'log', message: 'hi' }], durationMs: 4.5 };
+  const sandboxResult: CodeRunResult = {
+    value: { sum: 3 },
+    logs: [{ level: 'log', message: 'hi' }],
+    durationMs: 4.5,
+    queueMs: 0.5,
+  };
   let run: jest.Mock<Promise<CodeRunResult>, [CodeRunRequest]>;
 
   beforeEach(() => {
@@ -96,11 +112,11 @@ describe(createCodeExecutor.name, () => {
     await expect(execute({}, { a: 1, b: 2 })).resolves.toEqual({
       response: '{"sum":3}',
       data: { sum: 3 },
-      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5 },
+      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5, queue_ms: 0.5 },
     });
   });
 
-  it('should run the code with the params, default limits and the call signal', async () => {
+  it('should run the code with the params, default limits, the call signal and the caller as owner', async () => {
     const sut = createCodeExecutor({ run }, limits);
     const definition = await sut.toDefinition(storedTool());
     const controller = new AbortController();
@@ -112,6 +128,7 @@ describe(createCodeExecutor.name, () => {
       memoryMb: 64,
       maxOutputBytes: 1024 * 1024,
       signal: controller.signal,
+      owner: 'user-1',
     });
   });
 
@@ -124,9 +141,9 @@ describe(createCodeExecutor.name, () => {
     ]);
   });
 
-  it('should give the definition a wall-clock limit above the CPU limit', async () => {
+  it('should give the definition a deadline above the CPU and wall-clock limits plus the longest queue wait', async () => {
     const definition = await createCodeExecutor({ run }, limits).toDefinition(storedTool({ timeout_ms: 500 }));
-    expect(definition.timeoutMs).toBe(2000);
+    expect(definition.timeoutMs).toBe(2000 + 30_000);
     expect(definition.schema.function.name).toBe('add');
     expect(definition.effect).toBe('read_only');
   });
@@ -138,7 +155,7 @@ describe(createCodeExecutor.name, () => {
   });
 
   it('should run the stored example end to end in the real sandbox', async () => {
-    const sandbox = new CodeSandbox({ maxConcurrent: 1 });
+    const sandbox = new CodeSandbox({ processes: 1, isolatesPerProcess: 1 });
     try {
       const definition = await createCodeExecutor(sandbox, limits).toDefinition(storedTool());
       const result = await definition.execute(executeContext({ a: 2, b: 40 }));
@@ -147,4 +164,33 @@ describe(createCodeExecutor.name, () => {
       sandbox.dispose();
     }
   }, 30_000);
+
+  it('should not count the wait for a sandbox slot against the deadline of a call', async () => {
+    const sandbox = new CodeSandbox({ processes: 1, isolatesPerProcess: 1 });
+    try {
+      const executor = createCodeExecutor(sandbox, limits);
+      const spin = await executor.toDefinition({
+        ...storedTool({ code: 'for (;;) {}', timeout_ms: 1500 }),
+        functionSchema: { type: 'function', function: { name: 'spin', parameters: { type: 'object' } } },
+      });
+      // 10 ms of CPU: a deadline of 1020 ms, shorter than the 1500 ms the spinner holds the only slot.
+      const add = await executor.toDefinition(storedTool({ timeout_ms: 10 }));
+      const call = (name: string, userId: string) =>
+        runTool({
+          call: { id: name, name, arguments: '{"a": 2, "b": 40}' },
+          tools: [spin, add],
+          context: runContext(userId),
+          validator: new ArgumentValidator(),
+          defaultTimeoutMs: 1000,
+        });
+      const spinning = call('spin', 'alice');
+      await new Promise((resolve) => setImmediate(resolve));
+      const added = await call('add', 'bob');
+      expect(added).toMatchObject({ status: 'success', data: { sum: 42 } });
+      expect(added.metadata.queue_ms).toBeGreaterThan(0);
+      await expect(spinning).resolves.toMatchObject({ status: 'error', metadata: { reason: 'cpu_time' } });
+    } finally {
+      sandbox.dispose();
+    }
+  }, 60_000);
 });

@@ -20,6 +20,8 @@ export interface CodeToolLimits {
   defaultMemoryMb: number;
   maxMemoryMb: number;
   maxOutputBytes: number;
+  /** The longest a call waits for a sandbox slot; its deadline is extended by this, never its limits. */
+  maxQueueMs: number;
 }
 
 export const MAX_CODE_CHARS = 100_000;
@@ -64,17 +66,24 @@ export const createCodeExecutor = (
       version: tool.version,
       schema: tool.functionSchema,
       effect: tool.effect,
-      timeoutMs: wallTimeLimitMs(timeoutMs),
+      // The sandbox enforces the CPU and wall-clock limits from the moment the call gets a slot;
+      // this outer deadline only backs them up, so it covers the wait for a slot as well.
+      timeoutMs: wallTimeLimitMs(timeoutMs) + limits.maxQueueMs,
       execute: async (context) => {
-        const { value, logs, durationMs } = await sandbox.run({
+        const { value, logs, durationMs, queueMs } = await sandbox.run({
           code,
           args: context.params,
           timeoutMs,
           memoryMb,
           maxOutputBytes: limits.maxOutputBytes,
           signal: context.signal,
+          owner: context.run.userId,
         });
-        return { response: JSON.stringify(value), data: value, metadata: { logs, duration_ms: durationMs } };
+        return {
+          response: JSON.stringify(value),
+          data: value,
+          metadata: { logs, duration_ms: durationMs, queue_ms: queueMs },
+        };
       },
     };
   },

@@ -12,6 +12,7 @@ export const CODE_FAILURE_REASONS = [
   'never_settled',
   'cancelled',
   'crashed',
+  'busy',
   'unavailable',
 ] as const;
 export type CodeFailureReason = (typeof CODE_FAILURE_REASONS)[number];

@@ -10,6 +10,8 @@ export interface CodeRunRequest {
   memoryMb: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** Who the call runs for (the calling user); the fairness unit of CodeSandbox. */
+  owner?: string;
 }
 
 export interface CodeRunResult {
@@ -17,6 +19,8 @@ export interface CodeRunResult {
   logs: CodeLogEntry[];
   /** Time spent in the sandbox, from getting an isolate to having the result. */
   durationMs: number;
+  /** Time spent waiting for a free slot before that; never counted against the call's limits. */
+  queueMs: number;
 }
 
 /** What crosses the process boundary: the value stays a JSON string until the host parses it. */
@@ -26,5 +30,5 @@ export interface CodeRunOutput {
   durationMs: number;
 }
 
-/** Wall-clock ceiling for a call whose CPU budget is `timeoutMs` (waiting for a free isolate not included). */
+/** Wall-clock ceiling for a call whose CPU budget is `timeoutMs` (waiting for a free slot not included). */
 export const wallTimeLimitMs = (timeoutMs: number): number => timeoutMs * 2 + 1000;

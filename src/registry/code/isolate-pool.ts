@@ -1,8 +1,8 @@
 import ivm from 'isolated-vm';
 
 export interface IsolatePoolOptions {
-  /** Isolates leased at once; further acquires wait. Isolate threads beyond the CPU count would
-   * stretch wall time and trip the time limit of code that is well within its CPU budget. */
+  /** Isolates leased at once; further acquires wait. More than the CPU count is fine: each runs on
+   * its own thread, and a call that is not spinning needs little CPU to finish within its limit. */
   maxConcurrent: number;
   /** Idle isolates kept per memory size. */
   maxIdlePerSize: number;
@@ -14,6 +14,12 @@ export interface IsolateLease {
   readonly isolate: ivm.Isolate;
   readonly memoryMb: number;
   calls: number;
+  /**
+   * Set by the current holder. V8 reports some allocations (`new Array(1e8).fill(0)`) as a fatal
+   * out-of-memory that no limit catches; isolated-vm then parks the isolate's thread for good and
+   * calls this instead of aborting the process, which is left unsound: the holder must end it.
+   */
+  onCatastrophicError?: (message: string) => void;
 }
 
 interface Waiter {
@@ -51,11 +57,7 @@ export class IsolatePool {
   async acquire(memoryMb: number, signal?: AbortSignal): Promise<IsolateLease> {
     await this.takeSlot(signal);
     try {
-      const lease = this.idle.get(memoryMb)?.pop() ?? {
-        isolate: new ivm.Isolate({ memoryLimit: memoryMb }),
-        memoryMb,
-        calls: 0,
-      };
+      const lease = this.idle.get(memoryMb)?.pop() ?? this.create(memoryMb);
       this.leased.add(lease);
       return lease;
     } catch (error) {
@@ -68,6 +70,7 @@ export class IsolatePool {
   release(lease: IsolateLease, reusable: boolean): void {
     if (!this.leased.delete(lease)) return;
     lease.calls += 1;
+    lease.onCatastrophicError = undefined;
     const idle = this.idle.get(lease.memoryMb) ?? [];
     const keep =
       reusable &&
@@ -101,6 +104,18 @@ export class IsolatePool {
     this.idle.clear();
     this.leased.forEach((lease) => disposeQuietly(lease.isolate));
     this.waiters.splice(0).forEach((waiter) => waiter.fail(new PoolClosedError()));
+  }
+
+  private create(memoryMb: number): IsolateLease {
+    const lease: IsolateLease = {
+      isolate: new ivm.Isolate({
+        memoryLimit: memoryMb,
+        onCatastrophicError: (message) => lease.onCatastrophicError?.(message),
+      }),
+      memoryMb,
+      calls: 0,
+    };
+    return lease;
   }
 
   private takeSlot(signal?: AbortSignal): Promise<void> {

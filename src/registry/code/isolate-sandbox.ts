@@ -31,7 +31,8 @@ export class IsolateSandbox {
     this.pool = new IsolatePool(options);
   }
 
-  async run(request: CodeRunRequest): Promise<CodeRunOutput> {
+  /** `onCatastrophicError`: see IsolateLease; the process must be ended after it fires. */
+  async run(request: CodeRunRequest, onCatastrophicError?: (message: string) => void): Promise<CodeRunOutput> {
     const argsJson = JSON.stringify(request.args);
     let lease: IsolateLease;
     try {
@@ -40,6 +41,7 @@ export class IsolateSandbox {
       if (request.signal?.aborted) throw new CodeRunError('cancelled', 'code run was cancelled');
       throw new CodeRunError('unavailable', `code sandbox is unavailable: ${errorText(error).message}`);
     }
+    lease.onCatastrophicError = onCatastrophicError;
     const started = performance.now();
     let stopReason: StopReason | undefined;
     const stop = (reason: StopReason): void => {

@@ -20,8 +20,9 @@ export const serveSandbox = (options: IsolateSandboxOptions): void => {
     const { id, request } = message;
     const controller = new AbortController();
     running.set(id, controller);
+    const onCatastrophicError = (text: string): void => reply({ type: 'crashed', id, message: text });
     void sandbox
-      .run({ ...request, signal: controller.signal })
+      .run({ ...request, signal: controller.signal }, onCatastrophicError)
       .then(
         (output) => reply({ type: 'result', id, output }),
         (error: unknown) => {

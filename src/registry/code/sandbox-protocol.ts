@@ -4,12 +4,14 @@ import type { CodeLogEntry } from './sandbox-state';
 
 /** Messages between CodeSandbox and its child process (JSON over the IPC channel). */
 export type HostMessage =
-  { type: 'run'; id: number; request: Omit<CodeRunRequest, 'signal'> } | { type: 'cancel'; id: number };
+  { type: 'run'; id: number; request: Omit<CodeRunRequest, 'signal' | 'owner'> } | { type: 'cancel'; id: number };
 
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'result'; id: number; output: CodeRunOutput }
-  | { type: 'failure'; id: number; reason: CodeFailureReason; message: string; logs: CodeLogEntry[] };
+  | { type: 'failure'; id: number; reason: CodeFailureReason; message: string; logs: CodeLogEntry[] }
+  /** The call's isolate hit a fatal V8 error; the process must be replaced. */
+  | { type: 'crashed'; id: number; message: string };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -17,6 +19,7 @@ export const isChildMessage = (value: unknown): value is ChildMessage => {
   if (isRecord(value) && value.type === 'ready') return true;
   if (!isRecord(value) || typeof value.id !== 'number') return false;
   if (value.type === 'result') return isRecord(value.output) && typeof value.output.json === 'string';
+  if (value.type === 'crashed') return typeof value.message === 'string';
   return (
     value.type === 'failure' &&
     typeof value.message === 'string' &&

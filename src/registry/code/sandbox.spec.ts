@@ -1,20 +1,34 @@
 import { ToolExecutionError } from '../tool-definition';
 import { CodeRunError } from './code-run-error';
 import type { CodeRunRequest } from './code-run';
-import { CodeSandbox } from './sandbox';
+import { CodeSandbox, type CodeSandboxEvent, type CodeSandboxOptions } from './sandbox';
 
-jest.setTimeout(30_000);
+jest.setTimeout(60_000);
 
 const MIB = 1024 * 1024;
 
 describe(CodeSandbox.name, () => {
   let sut: CodeSandbox;
+  let events: CodeSandboxEvent[];
 
   const run = (code: string, overrides: Partial<CodeRunRequest> = {}) =>
     sut.run({ code, args: {}, timeoutMs: 1000, memoryMb: 64, maxOutputBytes: MIB, ...overrides });
 
+  const create = (options: CodeSandboxOptions): CodeSandbox =>
+    new CodeSandbox({ ...options, onEvent: (event) => events.push(event) });
+
+  /** Resolves once the sandbox has reported an event matching `predicate`. */
+  const reported = (predicate: (event: CodeSandboxEvent) => boolean): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => (events.some(predicate) ? resolve() : void setImmediate(check));
+      check();
+    });
+
+  const started = (count: number) => reported(() => events.filter((e) => e.type === 'call-started').length >= count);
+
   beforeEach(() => {
-    sut = new CodeSandbox({ maxConcurrent: 2 });
+    events = [];
+    sut = create({ processes: 1, isolatesPerProcess: 2 });
   });
 
   afterEach(() => sut.dispose());
@@ -42,6 +56,102 @@ describe(CodeSandbox.name, () => {
       reason: 'crashed',
     });
     await expect(run('return "still here"')).resolves.toMatchObject({ value: 'still here' });
+  });
+
+  it('should fail only the call that crashes its process and run a concurrent call of other code again', async () => {
+    // The other call is running in the same process when the crash comes; it starts again on a fresh one.
+    const other = run('let sum = 0; for (let i = 0; i < args.n; i++) sum += i % 7; return sum;', {
+      args: { n: 1.5e9 },
+      timeoutMs: 120_000,
+      owner: 'alice',
+    });
+    await started(1);
+    const bomb = run('return new Array(1e8).fill(0).length', { memoryMb: 16, owner: 'mallory' });
+    await expect(bomb).rejects.toMatchObject({
+      reason: 'crashed',
+      message: expect.stringMatching(/^this code crashed the code sandbox \(Catastrophic out-of-memory error\)/),
+    });
+    await expect(other).resolves.toMatchObject({ value: expect.any(Number) });
+    const [first, second] = events.filter((event) => event.type === 'call-started');
+    expect(events.filter((event) => event.type !== 'call-started')).toEqual([
+      { type: 'process-started', pid: first.pid },
+      { type: 'process-crashed', pid: first.pid, culprit: second.id, how: 'Catastrophic out-of-memory error' },
+      { type: 'process-started', pid: expect.any(Number) },
+      { type: 'call-retried', id: first.id },
+    ]);
+  });
+
+  it('should replace a crashed process at once and serve the next call from the new one', async () => {
+    await expect(run('return new Array(1e8).fill(0).length', { memoryMb: 16 })).rejects.toMatchObject({
+      reason: 'crashed',
+    });
+    const processes = events.filter((event) => event.type === 'process-started');
+    expect(processes).toHaveLength(2);
+    expect(processes[1].pid).not.toBe(processes[0].pid);
+    await expect(run('return "fresh"')).resolves.toMatchObject({ value: 'fresh' });
+    expect(events.at(-1)).toMatchObject({ type: 'call-started', pid: processes[1].pid });
+  });
+
+  it('should serve another owner while two calls of one owner spin', async () => {
+    sut.dispose();
+    sut = create({ processes: 1, isolatesPerProcess: 3, maxPerOwner: 2 });
+    const stop = new AbortController();
+    const spinning = [1, 2].map(() =>
+      run('for (;;) {}', { owner: 'alice', timeoutMs: 60_000, signal: stop.signal }).catch((error: unknown) => error),
+    );
+    await started(2);
+    await expect(run('return args.n + 1', { owner: 'bob', args: { n: 41 } })).resolves.toMatchObject({ value: 42 });
+    stop.abort();
+    await expect(Promise.all(spinning)).resolves.toEqual([
+      expect.objectContaining({ reason: 'cancelled' }),
+      expect.objectContaining({ reason: 'cancelled' }),
+    ]);
+  });
+
+  it("should keep one owner's further calls waiting so another owner is served first", async () => {
+    sut.dispose();
+    sut = create({ processes: 1, isolatesPerProcess: 2, maxPerOwner: 1 });
+    const stop = new AbortController();
+    const spin = () =>
+      run('for (;;) {}', { owner: 'alice', timeoutMs: 60_000, signal: stop.signal }).catch((error: unknown) => error);
+    const spinning = [spin(), spin()];
+    await started(1);
+    expect(sut.usage).toEqual({ running: 1, waiting: 1 });
+    const served = await run('return "bob"', { owner: 'bob' });
+    expect(served.value).toBe('bob');
+    expect(events.filter((event) => event.type === 'call-started').map((event) => event.owner)).toEqual([
+      'alice',
+      'bob',
+    ]);
+    stop.abort();
+    await Promise.all(spinning);
+  });
+
+  it('should not count the wait for a slot against the limits of the waiting call and report it', async () => {
+    sut.dispose();
+    sut = create({ processes: 1, isolatesPerProcess: 1 });
+    const spinner = run('for (;;) {}', { owner: 'alice', timeoutMs: 500 });
+    await started(1);
+    // 10 ms of CPU, far less than the wait behind the spinner, which uses its full 500 ms.
+    const waiting = run('return 1', { owner: 'bob', timeoutMs: 10 });
+    await expect(spinner).rejects.toMatchObject({ reason: 'cpu_time' });
+    const result = await waiting;
+    expect(result.value).toBe(1);
+    expect(result.queueMs).toBeGreaterThan(0);
+  });
+
+  it('should fail a call that waits for a slot longer than the queue limit as busy', async () => {
+    sut.dispose();
+    sut = create({ processes: 1, isolatesPerProcess: 1, maxQueueMs: 100 });
+    const stop = new AbortController();
+    const spinner = run('for (;;) {}', { timeoutMs: 60_000, signal: stop.signal }).catch((error: unknown) => error);
+    await started(1);
+    await expect(run('return 1')).rejects.toMatchObject({
+      reason: 'busy',
+      message: 'no code sandbox slot became free within 100 ms; too many code calls are running',
+    });
+    stop.abort();
+    await spinner;
   });
 
   it('should stop a memory bomb within the memory limit', async () => {
