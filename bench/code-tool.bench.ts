@@ -37,6 +37,22 @@ const inProcessCalls = async (maxCallsPerIsolate: number, samples: number): Prom
   return durations;
 };
 
+/** Warm calls of one owner while another owner's two calls spin (`for (;;) {}`) in the same pool. */
+const besideSpinning = async (samples: number): Promise<number[]> => {
+  const sandbox = new CodeSandbox();
+  await sandbox.warmUp();
+  const stop = new AbortController();
+  const spin = { ...request, code: 'for (;;) {}', timeoutMs: 60_000, owner: 'spinner', signal: stop.signal };
+  const spinning = [sandbox.run(spin), sandbox.run(spin)].map((call) => call.catch(() => undefined));
+  while (sandbox.usage.running < 2) await new Promise((resolve) => setImmediate(resolve));
+  const durations: number[] = [];
+  for (let i = 0; i < samples; i++) durations.push(await timed(() => sandbox.run({ ...request, owner: 'other' })));
+  stop.abort();
+  await Promise.all(spinning);
+  sandbox.dispose();
+  return durations;
+};
+
 /** Cold start and warm call of the code tool sandbox, in milliseconds. */
 export async function benchCodeTool(): Promise<Record<string, number>> {
   const processStart: number[] = [];
@@ -59,6 +75,7 @@ export async function benchCodeTool(): Promise<Record<string, number>> {
   for (let i = 0; i < WARM_SAMPLES; i++) warm.push(await timed(() => sandbox.run(request)));
   sandbox.dispose();
 
+  const beside = await besideSpinning(100);
   const reused = await inProcessCalls(100, WARM_SAMPLES);
   const fresh = await inProcessCalls(1, 100);
 
@@ -68,6 +85,8 @@ export async function benchCodeTool(): Promise<Record<string, number>> {
     first_call_after_warm_up_ms_median: round(percentile(firstCallAfterWarmUp, 50)),
     warm_call_ms_median: round(percentile(warm, 50)),
     warm_call_ms_p95: round(percentile(warm, 95)),
+    warm_call_beside_two_spinning_ms_median: round(percentile(beside, 50)),
+    warm_call_beside_two_spinning_ms_p95: round(percentile(beside, 95)),
     in_process_reused_isolate_ms_median: round(percentile(reused, 50)),
     in_process_reused_isolate_ms_p95: round(percentile(reused, 95)),
     in_process_fresh_isolate_ms_median: round(percentile(fresh, 50)),

@@ -52,21 +52,25 @@ describe(CodeSandbox.name, () => {
 
   it('should survive code that aborts the sandbox process and serve the next call', async () => {
     // A single allocation far above the isolate's limit is a fatal V8 OOM, not a catchable one.
-    await expect(run('return new Array(1e8).fill(0).length', { memoryMb: 16 })).rejects.toMatchObject({
+    await expect(
+      run('return new Array(1e8).fill(0).length', { memoryMb: 16, timeoutMs: 60_000 }),
+    ).rejects.toMatchObject({
       reason: 'crashed',
     });
     await expect(run('return "still here"')).resolves.toMatchObject({ value: 'still here' });
   });
 
   it('should fail only the call that crashes its process and run a concurrent call of other code again', async () => {
-    // The other call is running in the same process when the crash comes; it starts again on a fresh one.
+    // The other call (several times longer than the crash takes) is running in the same process when
+    // the crash comes; it starts again on a fresh one.
     const other = run('let sum = 0; for (let i = 0; i < args.n; i++) sum += i % 7; return sum;', {
-      args: { n: 1.5e9 },
+      args: { n: 2.5e9 },
       timeoutMs: 120_000,
       owner: 'alice',
     });
     await started(1);
-    const bomb = run('return new Array(1e8).fill(0).length', { memoryMb: 16, owner: 'mallory' });
+    // A long time limit: V8 may take seconds to give up on the allocation, the wall-clock guard must not come first.
+    const bomb = run('return new Array(1e8).fill(0).length', { memoryMb: 16, timeoutMs: 60_000, owner: 'mallory' });
     await expect(bomb).rejects.toMatchObject({
       reason: 'crashed',
       message: expect.stringMatching(/^this code crashed the code sandbox \(Catastrophic out-of-memory error\)/),
@@ -79,10 +83,12 @@ describe(CodeSandbox.name, () => {
       { type: 'process-started', pid: expect.any(Number) },
       { type: 'call-retried', id: first.id },
     ]);
-  });
+  }, 180_000);
 
   it('should replace a crashed process at once and serve the next call from the new one', async () => {
-    await expect(run('return new Array(1e8).fill(0).length', { memoryMb: 16 })).rejects.toMatchObject({
+    await expect(
+      run('return new Array(1e8).fill(0).length', { memoryMb: 16, timeoutMs: 60_000 }),
+    ).rejects.toMatchObject({
       reason: 'crashed',
     });
     const processes = events.filter((event) => event.type === 'process-started');
