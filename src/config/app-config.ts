@@ -159,11 +159,15 @@ const SETTINGS = {
     maxDepth: int('WORKFLOW_MAX_DEPTH', 3, 1, 20),
     waitTimeoutMs: int('RUN_WAIT_TIMEOUT_MS', 120000, 1000, 3_600_000),
     maxConcurrentRuns: int('MAX_CONCURRENT_RUNS', 16, 1, 1000),
+    /** Runs waiting for a slot (not counting running ones); past it, new runs get 429. */
+    maxQueuedRuns: int('MAX_QUEUED_RUNS', 1000, 1, 1_000_000),
   },
   /** How long writes of run state and events retry while the database is unavailable. */
   runDbRetryMs: int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
   /** On SIGTERM, how long running runs may go on before they are recorded as interrupted. */
   shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10000, 0, 3_600_000),
+  /** Requests per minute per API key; past it, 429 with Retry-After. */
+  rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
   /** Time limit of an LLM node that sets no `timeout_ms`; the most one model call may take, retries included. */
   llmLimits: {
     nodeTimeoutMs: int('LLM_NODE_TIMEOUT_MS', 600_000, 100, 3_600_000),

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
@@ -9,6 +10,7 @@ import { Public } from '../common/auth/principal';
 // a client could act on), so it stays out of the OpenAPI document; README documents it.
 @ApiExcludeController()
 @Public()
+@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

@@ -50,13 +50,14 @@ describe(InProcessRunSupervisor.name, () => {
   const submitted = async () => {
     const run = await runs.create(newRun());
     const execution = new ControlledExecution(runs, run.id);
-    sut.submit(run.id, execution.execute);
+    sut.reserve().submit(run.id, execution.execute);
     return { id: run.id, execution };
   };
 
   beforeEach(async () => {
     moduleRef = await runsTestingModule([RunsService, RunEventsService, InProcessRunSupervisor], {
       MAX_CONCURRENT_RUNS: '2',
+      MAX_QUEUED_RUNS: '2',
       SHUTDOWN_GRACE_MS: '50',
     });
     runs = moduleRef.get(RunsService);
@@ -76,6 +77,22 @@ describe(InProcessRunSupervisor.name, () => {
     for (const run of [first, third, fourth]) run.execution.finish();
     await Promise.all([first, third, fourth].map((run) => sut.waitForEnd(run.id, 5_000)));
     expect(fourth.execution.started).toBe(true);
+  });
+
+  it('should refuse a place past MAX_QUEUED_RUNS queued runs, not counting running ones', async () => {
+    const runs = [await submitted(), await submitted(), await submitted()];
+    const held = sut.reserve();
+
+    expect(() => sut.reserve()).toThrow(
+      expect.objectContaining({ code: 'too_many_requests', retryAfterSeconds: expect.any(Number) as number }),
+    );
+    held.release();
+    const place = sut.reserve();
+    place.release();
+    runs[0].execution.finish();
+    await sut.waitForEnd(runs[0].id, 5_000);
+    sut.reserve().release();
+    for (const run of runs.slice(1)) run.execution.finish();
   });
 
   it('should cancel a queued run at once, without waiting for a slot', async () => {
@@ -133,7 +150,7 @@ describe(InProcessRunSupervisor.name, () => {
     it('should refuse new runs with 503 while draining', async () => {
       const draining = sut.beforeApplicationShutdown();
 
-      expect(() => sut.assertAccepting()).toThrow(
+      expect(() => sut.reserve()).toThrow(
         expect.objectContaining({ code: 'unavailable', retryAfterSeconds: expect.any(Number) as number }),
       );
       await draining;

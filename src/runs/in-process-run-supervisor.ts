@@ -12,7 +12,13 @@ import { APP_CONFIG } from '../config/config.module';
 import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES } from './run.entity';
 import { RunEventsService } from './run-events.service';
-import { INTERRUPTED, RunInterruptedError, type RunExecution, type RunSupervisor } from './run-supervisor';
+import {
+  INTERRUPTED,
+  type QueuePlace,
+  RunInterruptedError,
+  type RunExecution,
+  type RunSupervisor,
+} from './run-supervisor';
 import { RunsService } from './runs.service';
 
 interface ActiveRun {
@@ -27,6 +33,7 @@ const CANCEL_WAIT_MS = 10_000;
 /** After the grace period, how long aborted runs get to record their end themselves. */
 const ABORT_WAIT_MS = 5_000;
 const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots. At boot,
@@ -40,6 +47,8 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: ActiveRun[] = [];
   private running = 0;
+  /** Places held by requests that are creating their run and have not submitted it yet. */
+  private reserved = 0;
   private draining = false;
 
   constructor(
@@ -73,16 +82,36 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     await this.events.flushAll();
   }
 
-  assertAccepting(): void {
+  reserve(): QueuePlace {
     if (this.draining) {
       throw DomainError.unavailable(
         'The service is shutting down and accepts no new runs; retry shortly',
         SHUTTING_DOWN_RETRY_AFTER_SECONDS,
       );
     }
+    const limit = this.config.workflows.maxQueuedRuns;
+    if (this.waiting.length + this.reserved >= limit) {
+      throw DomainError.tooManyRequests(
+        `The run queue is full (${limit} runs waiting to start); retry later`,
+        QUEUE_FULL_RETRY_AFTER_SECONDS,
+      );
+    }
+    this.reserved += 1;
+    let held = true;
+    const release = () => {
+      if (held) this.reserved -= 1;
+      held = false;
+    };
+    return {
+      submit: (runId, execute) => {
+        release();
+        this.enqueue(runId, execute);
+      },
+      release,
+    };
   }
 
-  submit(runId: string, execute: RunExecution): void {
+  private enqueue(runId: string, execute: RunExecution): void {
     let end: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (end = resolve));
     const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end };

@@ -23,12 +23,20 @@ export const INTERRUPTED = 'interrupted';
  * (BullMQ) can take its place behind this token.
  */
 export interface RunSupervisor {
-  /** @throws DomainError `unavailable` while shutting down, `too_many_requests` when the queue is full. */
-  assertAccepting(): void;
-  /** Queues a run already stored as `queued`; `execute` starts when a slot is free. */
-  submit(runId: string, execute: RunExecution): void;
+  /**
+   * Holds a place in the queue for a run about to be created.
+   * @throws DomainError `unavailable` while shutting down, `too_many_requests` when MAX_QUEUED_RUNS are queued.
+   */
+  reserve(): QueuePlace;
   /** Resolves when the run ends or after `timeoutMs`, whichever is first; true if it ended. */
   waitForEnd(runId: string, timeoutMs: number): Promise<boolean>;
   /** Stops a queued or running run (409 when it has already ended) and returns it. */
   cancel(runId: string, principal: Principal): Promise<RunResponse>;
+}
+
+/** A reserved place in the run queue: used by `submit`, or given back by `release` (a no-op after submit). */
+export interface QueuePlace {
+  /** Queues a run already stored as `queued`; `execute` starts when a slot is free. */
+  submit(runId: string, execute: RunExecution): void;
+  release(): void;
 }

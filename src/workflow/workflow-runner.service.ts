@@ -9,7 +9,13 @@ import type { WorkflowRunnerRef, WorkflowToolRunner } from '../registry/workflow
 import type { RunResponse } from '../runs/run.dto';
 import type { RunEntity, UsageTotals } from '../runs/run.entity';
 import { RunEventsService } from '../runs/run-events.service';
-import { INTERRUPTED, RUN_SUPERVISOR, RunInterruptedError, type RunSupervisor } from '../runs/run-supervisor';
+import {
+  INTERRUPTED,
+  type QueuePlace,
+  RUN_SUPERVISOR,
+  RunInterruptedError,
+  type RunSupervisor,
+} from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
@@ -57,26 +63,38 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
   }
 
   async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
-    this.supervisor.assertAccepting();
-    const workflow = await this.workflows.findVisible(idOrName, options.principal);
-    const checked = await this.workflows.check(workflow.definition, options.principal);
-    const inputs = this.workflows.checkInputs(checked.definition, options.inputs, `${workflow.id}@${workflow.version}`);
-    const run = await this.runs.create({
-      definition: checked.definition,
-      inputs,
-      userId: options.principal.userId,
-      workflowId: workflow.id,
-      workflowVersion: workflow.version,
-    });
-    return this.launch(run, checked, options);
+    const place = this.supervisor.reserve();
+    try {
+      const workflow = await this.workflows.findVisible(idOrName, options.principal);
+      const checked = await this.workflows.check(workflow.definition, options.principal);
+      const inputs = this.workflows.checkInputs(
+        checked.definition,
+        options.inputs,
+        `${workflow.id}@${workflow.version}`,
+      );
+      const run = await this.runs.create({
+        definition: checked.definition,
+        inputs,
+        userId: options.principal.userId,
+        workflowId: workflow.id,
+        workflowVersion: workflow.version,
+      });
+      return await this.launch(run, checked, options, place);
+    } finally {
+      place.release();
+    }
   }
 
   async startInline(definition: unknown, options: StartOptions): Promise<StartResult> {
-    this.supervisor.assertAccepting();
-    const checked = await this.workflows.check(definition, options.principal);
-    const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
-    const run = await this.runs.create({ definition: checked.definition, inputs, userId: options.principal.userId });
-    return this.launch(run, checked, options);
+    const place = this.supervisor.reserve();
+    try {
+      const checked = await this.workflows.check(definition, options.principal);
+      const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
+      const run = await this.runs.create({ definition: checked.definition, inputs, userId: options.principal.userId });
+      return await this.launch(run, checked, options, place);
+    } finally {
+      place.release();
+    }
   }
 
   /** WorkflowToolRunner: the inputs schema a workflow tool offers as its parameters; null when not visible. */
@@ -118,9 +136,14 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     return { runId: run.id, outputs: result.outputs ?? {} };
   }
 
-  private async launch(run: RunEntity, checked: CheckedDefinition, options: StartOptions): Promise<StartResult> {
+  private async launch(
+    run: RunEntity,
+    checked: CheckedDefinition,
+    options: StartOptions,
+    place: QueuePlace,
+  ): Promise<StartResult> {
     this.events.open(run.id);
-    this.supervisor.submit(run.id, async (signal) => {
+    place.submit(run.id, async (signal) => {
       await this.execute(run, checked, options.principal, signal, 0);
     });
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };

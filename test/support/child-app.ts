@@ -39,6 +39,7 @@ export async function startChildApp(env: Record<string, string>): Promise<ChildA
       ADMIN_API_KEY: ADMIN_KEY,
       HOST: '127.0.0.1',
       PORT: String(port),
+      RATE_LIMIT_PER_MINUTE: '1000000',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
