@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { FieldProblem } from '../common/errors/domain-error';
 import { createAjv } from '../json-schema/create-ajv';
 import { WORKFLOW_DEFINITION_SCHEMA } from './definition.schema';
-import type { WorkflowDefinition } from './definition.types';
+import type { WorkflowDefinition } from './definition.schema';
 
 const validateShape = createAjv('draft-07').compile<WorkflowDefinition>(WORKFLOW_DEFINITION_SCHEMA);
 

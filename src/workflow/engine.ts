@@ -1,10 +1,9 @@
 import type { UsageTotals } from '../runs/run.entity';
-import type { NodeType, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.types';
-import type { NodeHandler } from './nodes/node-handler';
+import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
+import type { NodeHandler, NodeServices } from './nodes/node-handler';
+import type { NodeHandlers } from './nodes/node-handlers';
 import type { Scope } from './references';
 import { type RunContext, WorkflowRunError } from './run-context';
-
-export type NodeHandlers = { [K in NodeType]: NodeHandler };
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
@@ -38,10 +37,15 @@ const addUsage = (total: UsageTotals, output: Record<string, unknown>): void => 
  * node reached gives the outputs. Throws WorkflowRunError when a node fails; aborts on `run.signal`.
  */
 export class WorkflowEngine {
+  private readonly handlers: Readonly<Record<string, NodeHandler>>;
+
   constructor(
-    private readonly handlers: NodeHandlers,
+    handlers: NodeHandlers,
+    private readonly services: NodeServices,
     private readonly recorder: NodeRecorder,
-  ) {}
+  ) {
+    this.handlers = handlers;
+  }
 
   async run(definition: WorkflowDefinition, order: string[], inputs: Record<string, unknown>, run: RunContext) {
     const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
@@ -51,15 +55,16 @@ export class WorkflowEngine {
 
     for (const id of order) {
       const node = nodes.get(id) as WorkflowNode;
+      const handler = this.handlers[node.type];
       const activated =
-        node.type === 'start' || definition.edges.some((edge) => edge.target === id && activeEdges.has(edge));
+        handler.entry === true || definition.edges.some((edge) => edge.target === id && activeEdges.has(edge));
       if (!activated) continue;
       if (run.signal.aborted) throw run.signal.reason ?? new Error('cancelled');
 
-      const output = await this.runNode(node, scope, run, definition);
+      const output = await this.runNode(handler, node, scope, run, definition);
       scope[id] = output;
       addUsage(usage, output);
-      if (node.type === 'end') return { outputs: output.outputs as Record<string, unknown>, usage };
+      if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown>, usage };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
         if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
@@ -69,6 +74,7 @@ export class WorkflowEngine {
   }
 
   private async runNode(
+    handler: NodeHandler,
     node: WorkflowNode,
     scope: Scope,
     run: RunContext,
@@ -78,7 +84,15 @@ export class WorkflowEngine {
     const startedAt = Date.now();
     run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
     try {
-      const output = await this.handlers[node.type].run(node, scope, run, definition);
+      const output = await handler.run({
+        node,
+        data: node.data ?? {},
+        scope,
+        run,
+        definition,
+        services: this.services,
+        handlers: this.handlers,
+      });
       await this.recorder.nodeFinished(nodeRunId, { status: 'succeeded', output });
       run.emit('node.finished', {
         node_id: node.id,

@@ -1,4 +1,4 @@
-import type { WorkflowEdge } from './definition.types';
+import type { WorkflowEdge } from './definition.schema';
 
 export interface GraphOrder {
   /** Every node after all of its sources (Kahn's algorithm); incomplete when there is a cycle. */

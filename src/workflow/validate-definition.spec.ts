@@ -1,3 +1,4 @@
+import { nodeCheckContext } from '../../test/factories/node-check-context.factory';
 import { analyzeDefinition } from './validate-definition';
 
 const definition = (changes: Record<string, unknown> = {}) => ({
@@ -15,14 +16,14 @@ const definition = (changes: Record<string, unknown> = {}) => ({
 });
 
 const messages = (input: unknown) =>
-  analyzeDefinition(input).problems.map((problem) => `${problem.field}: ${problem.message}`);
+  analyzeDefinition(input, nodeCheckContext()).problems.map((problem) => `${problem.field}: ${problem.message}`);
 
 describe(analyzeDefinition.name, () => {
   it('should accept a valid definition and list its order and tools', () => {
-    const sut = analyzeDefinition(definition());
+    const sut = analyzeDefinition(definition(), nodeCheckContext());
     expect(sut.problems).toEqual([]);
     expect(sut.order).toEqual(['start', 'llm-1', 'end']);
-    expect(sut.toolsByNode).toEqual(new Map([['llm-1', ['search']]]));
+    expect(sut.toolsByNode).toEqual(new Map([['llm-1', { field: 'tools', names: ['search'] }]]));
   });
 
   it('should name the node whose type is unknown', () => {
@@ -51,5 +52,33 @@ describe(analyzeDefinition.name, () => {
     const input = definition();
     input.nodes[2].data = { outputs: { thoughts: '{{llm-1.reasoning}}' } };
     expect(messages(input)).toEqual([expect.stringMatching(/a llm node has no "reasoning"/)]);
+  });
+
+  it('should refuse an LLM node without data instead of failing when it runs', () => {
+    const input = definition();
+    delete (input.nodes[1] as { data?: unknown }).data;
+    expect(messages(input)).toEqual(["definition.nodes[1](llm-1): must have required property 'data'"]);
+  });
+
+  it('should accept a reference to the results of a condition node', () => {
+    const input = definition();
+    input.nodes.splice(2, 0, {
+      id: 'check',
+      type: 'condition',
+      data: { conditions: [{ left: '{{llm-1.output}}', op: 'is_not_empty' }] },
+    });
+    input.edges = [
+      { source: 'start', target: 'llm-1' },
+      { source: 'llm-1', target: 'check' },
+      { source: 'check', target: 'end', condition: true },
+    ] as typeof input.edges;
+    input.nodes[3].data = { outputs: { answer: '{{llm-1.output}}', checks: '{{check.results}}' } };
+    expect(messages(input)).toEqual([]);
+  });
+
+  it('should name the LLM node whose provider is not configured', () => {
+    const input = definition();
+    input.nodes[1].data.provider = 'nowhere';
+    expect(messages(input)).toEqual(['nodes[1](llm-1).data.provider: unknown provider "nowhere"; configured: local']);
   });
 });

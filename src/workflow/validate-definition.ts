@@ -1,32 +1,32 @@
 import type { FieldProblem } from '../common/errors/domain-error';
 import { checkParametersSchema } from '../registry/arguments';
 import { checkShape } from './definition-shape';
-import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.types';
+import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import { graphOrder } from './graph-order';
+import type { NodeCheckContext, NodeHandler, ToolUse } from './nodes/node-handler';
+import { NODE_HANDLERS, NODE_TYPES } from './nodes/node-handlers';
 import { findReferences } from './references';
 
-const NODE_OUTPUT_FIELDS: Record<string, readonly string[] | null> = {
-  start: null,
-  llm: ['output', 'tool_calls', 'usage', 'stop_reason', 'iterations_used'],
-  template: ['output'],
-  condition: ['output'],
-  tool: ['output', 'data', 'status', 'error'],
-  end: ['outputs'],
-};
+const handlerOf = (node: WorkflowNode): NodeHandler => (NODE_HANDLERS as Record<string, NodeHandler>)[node.type];
+const typesWhere = (has: (handler: NodeHandler) => boolean): string =>
+  NODE_TYPES.filter((type) => has(NODE_HANDLERS[type] as NodeHandler)).join(' or ');
+const ENTRY = typesWhere((handler) => handler.entry === true);
+const EXIT = typesWhere((handler) => handler.exit === true);
+const BRANCHING = typesWhere((handler) => handler.branches === true);
 
 export interface DefinitionAnalysis {
   problems: FieldProblem[];
   /** Node ids in an order where every node comes after all its sources. */
   order: string[];
-  /** Tool names used by llm and tool nodes, by node id. */
-  toolsByNode: Map<string, string[]>;
+  /** The tools each node calls (and the data field naming them), by node id. */
+  toolsByNode: Map<string, ToolUse>;
 }
 
 const nodeField = (index: number, node: WorkflowNode | undefined, rest = '') =>
   `nodes[${index}]${node?.id ? `(${node.id})` : ''}${rest}`;
 
-/** Structure checks that need no database: shape, ids, edges, cycles, reachability, references. */
-export function analyzeDefinition(input: unknown): DefinitionAnalysis {
+/** Checks that need no database: shape, ids, edges, cycles, reachability, references, each node type's own checks. */
+export function analyzeDefinition(input: unknown, context: NodeCheckContext): DefinitionAnalysis {
   const empty: DefinitionAnalysis = { problems: [], order: [], toolsByNode: new Map() };
   const shapeProblems = checkShape(input);
   if (shapeProblems.length > 0) return { ...empty, problems: shapeProblems };
@@ -38,11 +38,11 @@ export function analyzeDefinition(input: unknown): DefinitionAnalysis {
       problems.push({ field: nodeField(index, node, '.id'), message: `duplicate node id "${node.id}"` });
     byId.set(node.id, node);
   });
-  const starts = definition.nodes.filter((node) => node.type === 'start');
-  const ends = definition.nodes.filter((node) => node.type === 'end');
+  const starts = definition.nodes.filter((node) => handlerOf(node).entry === true);
+  const ends = definition.nodes.filter((node) => handlerOf(node).exit === true);
   if (starts.length !== 1)
-    problems.push({ field: 'nodes', message: `needs exactly one start node, found ${starts.length}` });
-  if (ends.length === 0) problems.push({ field: 'nodes', message: 'needs at least one end node' });
+    problems.push({ field: 'nodes', message: `needs exactly one ${ENTRY} node, found ${starts.length}` });
+  if (ends.length === 0) problems.push({ field: 'nodes', message: `needs at least one ${EXIT} node` });
   if (definition.inputs) {
     for (const problem of checkParametersSchema(definition.inputs).problems) {
       problems.push({ field: `inputs${problem.path.replace(/\//g, '.')}`, message: problem.message });
@@ -58,21 +58,29 @@ export function analyzeDefinition(input: unknown): DefinitionAnalysis {
       }
     }
     const source = byId.get(edge.source);
-    if (source?.type === 'end')
-      problems.push({ field: `edges[${index}]`, message: `end node "${edge.source}" cannot have outgoing edges` });
-    if (byId.get(edge.target)?.type === 'start') {
-      problems.push({ field: `edges[${index}]`, message: `start node "${edge.target}" cannot have incoming edges` });
-    }
-    if (source && source.type !== 'condition' && edge.condition !== undefined) {
+    const target = byId.get(edge.target);
+    const sourceHandler = source && handlerOf(source);
+    if (sourceHandler?.exit)
       problems.push({
-        field: `edges[${index}].condition`,
-        message: `only edges leaving a condition node carry a condition`,
+        field: `edges[${index}]`,
+        message: `${source?.type} node "${edge.source}" cannot have outgoing edges`,
+      });
+    if (target && handlerOf(target).entry) {
+      problems.push({
+        field: `edges[${index}]`,
+        message: `${target.type} node "${edge.target}" cannot have incoming edges`,
       });
     }
-    if (source?.type === 'condition' && edge.condition === undefined) {
+    if (sourceHandler && !sourceHandler.branches && edge.condition !== undefined) {
       problems.push({
         field: `edges[${index}].condition`,
-        message: `edges leaving condition node "${edge.source}" need condition "true" or "false"`,
+        message: `only edges leaving a ${BRANCHING} node carry a condition`,
+      });
+    }
+    if (sourceHandler?.branches && edge.condition === undefined) {
+      problems.push({
+        field: `edges[${index}].condition`,
+        message: `edges leaving ${source?.type} node "${edge.source}" need condition "true" or "false"`,
       });
     }
     outgoing.set(edge.source, [...(outgoing.get(edge.source) ?? []), edge]);
@@ -121,7 +129,7 @@ export function analyzeDefinition(input: unknown): DefinitionAnalysis {
     }
     ancestors.set(id, set);
   }
-  const toolsByNode = new Map<string, string[]>();
+  const toolsByNode = new Map<string, ToolUse>();
   definition.nodes.forEach((node, index) => {
     for (const reference of findReferences(node.data ?? {})) {
       checkReference(
@@ -133,17 +141,13 @@ export function analyzeDefinition(input: unknown): DefinitionAnalysis {
         (message) => problems.push({ field: nodeField(index, node, '.data'), message }),
       );
     }
+    const handler = handlerOf(node);
     const data = node.data ?? {};
-    if (node.type === 'llm' && data.enable_tools !== false && Array.isArray(data.tools) && data.tools.length > 0) {
-      toolsByNode.set(node.id, data.tools as string[]);
+    const tools = handler.toolsUsed?.(data);
+    if (tools) toolsByNode.set(node.id, tools);
+    for (const problem of handler.check?.(data, context) ?? []) {
+      problems.push({ field: nodeField(index, node, `.data.${problem.field}`), message: problem.message });
     }
-    if (node.type === 'llm' && data.enable_tools === true && (!Array.isArray(data.tools) || data.tools.length === 0)) {
-      problems.push({
-        field: nodeField(index, node, '.data.tools'),
-        message: 'enable_tools is true but no tools are listed',
-      });
-    }
-    if (node.type === 'tool') toolsByNode.set(node.id, [data.tool as string]);
   });
   const allNodes = new Set(definition.nodes.map((node) => node.id));
   for (const reference of findReferences(definition.outputs ?? {})) {
@@ -172,7 +176,7 @@ function checkReference(
     report(`${text} refers to node "${root}", which does not run before this node`);
     return;
   }
-  const fields = NODE_OUTPUT_FIELDS[target.type];
+  const fields = handlerOf(target).outputs;
   if (fields && path.length > 0 && !fields.includes(path[0])) {
     report(`${text}: a ${target.type} node has no "${path[0]}" (it has ${fields.join(', ')})`);
   }

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { WorkflowDefinition } from './definition.types';
+import type { WorkflowDefinition } from './definition.schema';
 
 @Entity('workflows')
 @Index('idx_workflows_user_id', ['userId'])

@@ -10,12 +10,7 @@ import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { WorkflowEngine } from './engine';
-import { conditionNode } from './nodes/condition-node';
-import { endNode } from './nodes/end-node';
-import { createLlmNode } from './nodes/llm-node';
-import { startNode } from './nodes/start-node';
-import { templateNode } from './nodes/template-node';
-import { createToolNode } from './nodes/tool-node';
+import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
 import { WORKFLOW_ENGINE, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsController } from './workflows.controller';
@@ -33,18 +28,12 @@ import { WorkflowsService } from './workflows.service';
       inject: [RegistryService, ProviderRegistry, RunsService, APP_CONFIG],
       useFactory: (registry: RegistryService, providers: ProviderRegistry, runs: RunsService, config: AppConfig) =>
         new WorkflowEngine(
+          NODE_HANDLERS,
           {
-            start: startNode,
-            llm: createLlmNode({
-              providers,
-              registry,
-              defaultProvider: config.defaultProvider,
-              defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
-            }),
-            template: templateNode,
-            condition: conditionNode,
-            tool: createToolNode(registry),
-            end: endNode,
+            providers,
+            registry,
+            defaultProvider: config.defaultProvider,
+            defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
           },
           runs,
         ),

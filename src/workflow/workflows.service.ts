@@ -25,8 +25,7 @@ import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
-import type { LlmNodeData, WorkflowDefinition } from './definition.types';
-import { toolsEnabled } from './nodes/llm-node';
+import type { WorkflowDefinition } from './definition.schema';
 import { analyzeDefinition } from './validate-definition';
 import {
   type ListWorkflowsQuery,
@@ -65,7 +64,10 @@ export class WorkflowsService implements WorkflowLookup {
    * exist and that the caller may use, providers and models that are configured. 400 on any problem.
    */
   async check(input: unknown, principal: Principal, field = 'definition'): Promise<CheckedDefinition> {
-    const analysis = analyzeDefinition(input);
+    const analysis = analyzeDefinition(input, {
+      providers: this.providers,
+      defaultProvider: this.config.defaultProvider,
+    });
     const problems: FieldProblem[] = analysis.problems.map((problem) => ({
       ...problem,
       field: problem.field.startsWith('definition')
@@ -75,36 +77,15 @@ export class WorkflowsService implements WorkflowLookup {
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     const definition = input as WorkflowDefinition;
     for (const [index, node] of definition.nodes.entries()) {
-      const at = `${field}.nodes[${index}](${node.id})`;
-      const names = analysis.toolsByNode.get(node.id) ?? [];
-      if (names.length > 0 && (node.type === 'tool' || toolsEnabled(node.data as unknown as LlmNodeData))) {
-        const resolved = await this.registry.resolve(names, principal);
-        const toolsField = `${at}.data.${node.type === 'tool' ? 'tool' : 'tools'}`;
-        for (const name of resolved.missing) {
-          problems.push({
-            field: toolsField,
-            message: `tool "${name}" does not exist or this API key may not use it`,
-          });
-        }
-        for (const name of resolved.disabled) {
-          problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
-        }
+      const tools = analysis.toolsByNode.get(node.id);
+      if (!tools) continue;
+      const resolved = await this.registry.resolve(tools.names, principal);
+      const toolsField = `${field}.nodes[${index}](${node.id}).data.${tools.field}`;
+      for (const name of resolved.missing) {
+        problems.push({ field: toolsField, message: `tool "${name}" does not exist or this API key may not use it` });
       }
-      if (node.type === 'llm') {
-        const data = node.data as unknown as LlmNodeData;
-        const provider = data.provider ?? this.config.defaultProvider;
-        if (!this.providers.has(provider)) {
-          problems.push({
-            field: `${at}.data.provider`,
-            message: `unknown provider "${provider}"; configured: ${this.providers.names.join(', ')}`,
-          });
-        } else {
-          try {
-            this.providers.resolveModel(provider, data.model);
-          } catch (error) {
-            problems.push({ field: `${at}.data.model`, message: (error as Error).message });
-          }
-        }
+      for (const name of resolved.disabled) {
+        problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
       }
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
@@ -253,7 +234,7 @@ export const toWorkflowResponse = (entity: WorkflowEntity): WorkflowResponse => 
   id: entity.id,
   name: entity.name,
   description: entity.description,
-  definition: entity.definition as unknown as Record<string, unknown>,
+  definition: entity.definition,
   is_public: entity.isPublic,
   user_id: entity.userId,
   version: entity.version,

@@ -1,11 +1,30 @@
-import type { ConditionNodeData } from '../definition.types';
-import { evaluateCondition } from './condition-operators';
+import { Type } from '@sinclair/typebox';
+import { enumOf } from '../../json-schema/schema-helpers';
 import { resolveReferences } from '../references';
+import { CONDITION_OPERATORS, evaluateCondition } from './condition-operators';
 import type { NodeHandler } from './node-handler';
 
-export const conditionNode: NodeHandler = {
-  run: (node, scope) => {
-    const data = node.data as unknown as ConditionNodeData;
+const ConditionNodeData = Type.Object(
+  {
+    label: Type.Optional(Type.String()),
+    logic: Type.Optional(enumOf(['and', 'or'], { default: 'and' })),
+    conditions: Type.Array(
+      Type.Object(
+        { left: Type.Unknown(), op: enumOf(CONDITION_OPERATORS), right: Type.Optional(Type.Unknown()) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Evaluates its conditions (all with `and`, any with `or`); the outgoing edges of that branch go on. */
+export const conditionNode: NodeHandler<typeof ConditionNodeData> = {
+  data: ConditionNodeData,
+  outputs: ['output', 'results'],
+  branches: true,
+  run: ({ data, scope }) => {
     const results = data.conditions.map((condition) =>
       evaluateCondition({
         op: condition.op,

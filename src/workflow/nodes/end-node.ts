@@ -1,15 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { freeObject } from '../../json-schema/schema-helpers';
 import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
 
-/** Collects the run outputs: the node's `outputs`, else the definition's, else the last LLM answer. */
-export const endNode: NodeHandler = {
-  run: (node, scope, _run, definition) => {
-    const spec = (node.data.outputs as Record<string, unknown> | undefined) ?? definition.outputs;
+const EndNodeData = Type.Object({
+  label: Type.Optional(Type.String()),
+  outputs: Type.Optional(freeObject({ description: 'Run outputs; values may reference nodes' })),
+});
+
+/** Collects the run outputs: the node's `outputs`, else the definition's, else the last answer (an LLM node's). */
+export const endNode: NodeHandler<typeof EndNodeData> = {
+  data: EndNodeData,
+  outputs: ['outputs'],
+  exit: true,
+  run: ({ data, scope, definition, handlers }) => {
+    const spec = data.outputs ?? definition.outputs;
     if (spec) return Promise.resolve({ outputs: resolveReferences(spec, scope) as Record<string, unknown> });
-    const lastLlm = [...definition.nodes]
+    const lastAnswer = [...definition.nodes]
       .reverse()
-      .find((candidate) => candidate.type === 'llm' && candidate.id in scope);
-    const output = lastLlm ? (scope[lastLlm.id] as { output?: unknown }).output : undefined;
+      .find((candidate) => handlers[candidate.type]?.answers === true && candidate.id in scope);
+    const output = lastAnswer ? (scope[lastAnswer.id] as { output?: unknown }).output : undefined;
     return Promise.resolve({ outputs: output === undefined ? {} : { output } });
   },
 };

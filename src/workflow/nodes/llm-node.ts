@@ -1,27 +1,74 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
+import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
-import type { ProviderRegistry } from '../../llm/provider-registry';
-import type { RegistryService } from '../../registry/registry.service';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
 import { AgentLoopError, runAgentLoop, type AgentLoopResult } from '../agent-loop';
-import type { LlmNodeData } from '../definition.types';
 import { renderText } from '../references';
-import type { NodeHandler } from './node-handler';
+import type { DataProblem, NodeCheckContext, NodeHandler } from './node-handler';
+import { referenceText } from './reference-text';
 
 const PREVIEW_CHARS = 1000;
 
-export interface LlmNodeDependencies {
-  providers: ProviderRegistry;
-  defaultProvider: string;
-  registry: RegistryService;
-  /** Time limit of a node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
-  defaultTimeoutMs: number;
-}
+const LlmNodeData = Type.Object(
+  {
+    label: Type.Optional(Type.String()),
+    provider: Type.Optional(
+      Type.String({ description: 'Configured provider name (openai, ollama, …); default LLM_DEFAULT_PROVIDER' }),
+    ),
+    model: Type.Optional(Type.String({ description: "Model name; default the provider's default_model" })),
+    system: Type.Optional(referenceText),
+    prompt: referenceText,
+    enable_tools: Type.Optional(Type.Boolean({ default: false })),
+    tools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, maxItems: 128 }),
+    ),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5 })),
+    tool_choice: Type.Optional(
+      Type.Union([
+        enumOf(['auto', 'required', 'none']),
+        Type.Object({ name: Type.String() }, { additionalProperties: false }),
+      ]),
+    ),
+    parallel_tool_calls: Type.Optional(Type.Boolean()),
+    on_max_iterations: Type.Optional(enumOf(['final_answer', 'fail'], { default: 'final_answer' })),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+    max_tool_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    max_total_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type LlmNodeData = Static<typeof LlmNodeData>;
 
-/** Tools are on when `enable_tools` is true, or left out while `tools` lists some. */
-export const toolsEnabled = (data: LlmNodeData): boolean =>
-  data.enable_tools !== false && Array.isArray(data.tools) && data.tools.length > 0;
+/** The one place that decides whether tools are on: `enable_tools` not false and `tools` listing some. */
+const toolsUsed = (data: LlmNodeData) =>
+  data.enable_tools !== false && data.tools !== undefined && data.tools.length > 0
+    ? { field: 'tools', names: data.tools }
+    : null;
+
+const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckContext): DataProblem[] => {
+  const problems: DataProblem[] = [];
+  if (data.enable_tools === true && (data.tools ?? []).length === 0) {
+    problems.push({ field: 'tools', message: 'enable_tools is true but no tools are listed' });
+  }
+  const provider = data.provider ?? defaultProvider;
+  if (!providers.has(provider)) {
+    problems.push({
+      field: 'provider',
+      message: `unknown provider "${provider}"; configured: ${providers.names.join(', ')}`,
+    });
+    return problems;
+  }
+  try {
+    providers.resolveModel(provider, data.model);
+  } catch (error) {
+    problems.push({ field: 'model', message: (error as Error).message });
+  }
+  return problems;
+};
 
 const nodeOutput = (result: AgentLoopResult) => ({
   output: result.output,
@@ -37,88 +84,91 @@ const nodeOutput = (result: AgentLoopResult) => ({
 });
 
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
-export function createLlmNode(deps: LlmNodeDependencies): NodeHandler {
-  return {
-    async run(node, scope, run) {
-      const data = node.data as unknown as LlmNodeData;
-      const providerName = data.provider ?? deps.defaultProvider;
-      const provider = deps.providers.getProvider(providerName);
-      const model = deps.providers.resolveModel(providerName, data.model);
+export const llmNode: NodeHandler<typeof LlmNodeData> = {
+  data: LlmNodeData,
+  outputs: ['output', 'tool_calls', 'usage', 'stop_reason', 'iterations_used'],
+  answers: true,
+  toolsUsed,
+  check,
+  async run({ node, data, scope, run, services: deps }) {
+    const providerName = data.provider ?? deps.defaultProvider;
+    const provider = deps.providers.getProvider(providerName);
+    const model = deps.providers.resolveModel(providerName, data.model);
 
-      let tools: ToolDefinition[] = [];
-      if (toolsEnabled(data)) {
-        const resolved = await deps.registry.resolve(data.tools ?? [], run.principal);
-        const unusable = [...resolved.missing, ...resolved.disabled];
-        if (unusable.length > 0) throw new Error(`tools not available: ${unusable.join(', ')}`);
-        tools = resolved.definitions;
-      }
-      const messages: ChatMessage[] = [];
-      const system = data.system ? renderText(data.system, scope) : '';
-      if (system) messages.push({ role: 'system', content: system });
-      messages.push({ role: 'user', content: renderText(data.prompt, scope) });
+    let tools: ToolDefinition[] = [];
+    const use = toolsUsed(data);
+    if (use) {
+      const resolved = await deps.registry.resolve(use.names, run.principal);
+      const unusable = [...resolved.missing, ...resolved.disabled];
+      if (unusable.length > 0) throw new Error(`tools not available: ${unusable.join(', ')}`);
+      tools = resolved.definitions;
+    }
+    const messages: ChatMessage[] = [];
+    const system = data.system ? renderText(data.system, scope) : '';
+    if (system) messages.push({ role: 'system', content: system });
+    messages.push({ role: 'user', content: renderText(data.prompt, scope) });
 
-      const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
-      const emit = run.emit.bind(run);
-      const toolContext = {
-        runId: run.runId,
-        userId: run.principal.userId,
-        isAdmin: isAdmin(run.principal),
-        depth: run.depth,
-      };
-      try {
-        const result = await runAgentLoop<ToolRunOutcome>({
-          provider,
-          model,
-          messages,
-          tools,
-          executeTool: (call, history, signal) =>
-            deps.registry.runCall({
-              call,
-              tools,
-              nodeId: node.id,
-              messages: history,
-              context: { ...toolContext, signal },
+    const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
+    const emit = run.emit.bind(run);
+    const toolContext = {
+      runId: run.runId,
+      userId: run.principal.userId,
+      isAdmin: isAdmin(run.principal),
+      depth: run.depth,
+    };
+    try {
+      const result = await runAgentLoop<ToolRunOutcome>({
+        provider,
+        model,
+        messages,
+        tools,
+        executeTool: (call, history, signal) =>
+          deps.registry.runCall({
+            call,
+            tools,
+            nodeId: node.id,
+            messages: history,
+            context: { ...toolContext, signal },
+          }),
+        maxIterations: data.max_iterations,
+        toolChoice: tools.length > 0 ? data.tool_choice : undefined,
+        parallelToolCalls: tools.length > 0 ? data.parallel_tool_calls : undefined,
+        temperature: data.temperature,
+        maxTokens: data.max_tokens,
+        onMaxIterations: data.on_max_iterations,
+        maxToolCalls: data.max_tool_calls,
+        maxTotalTokens: data.max_total_tokens,
+        timeoutMs,
+        signal: run.signal,
+        hooks: {
+          onText: (delta) => emit('llm.delta', { node_id: node.id, delta }),
+          onReasoning: (delta) => emit('llm.reasoning', { node_id: node.id, delta }),
+          onToolCall: ({ id, name, index }) => emit('tool.call', { node_id: node.id, call_id: id, name, index }),
+          onToolParam: ({ id, name, argsDelta }) =>
+            emit('tool.args.delta', { node_id: node.id, call_id: id, name, delta: argsDelta }),
+          onAfterToolCall: (outcome) =>
+            emit('tool.result', {
+              node_id: node.id,
+              call_id: outcome.call.id,
+              name: outcome.toolName,
+              status: outcome.status,
+              duration_ms: outcome.metadata.duration_ms,
+              response: outcome.response.slice(0, PREVIEW_CHARS),
             }),
-          maxIterations: data.max_iterations,
-          toolChoice: tools.length > 0 ? data.tool_choice : undefined,
-          parallelToolCalls: tools.length > 0 ? data.parallel_tool_calls : undefined,
-          temperature: data.temperature,
-          maxTokens: data.max_tokens,
-          onMaxIterations: data.on_max_iterations,
-          maxToolCalls: data.max_tool_calls,
-          maxTotalTokens: data.max_total_tokens,
-          timeoutMs,
-          signal: run.signal,
-          hooks: {
-            onText: (delta) => emit('llm.delta', { node_id: node.id, delta }),
-            onReasoning: (delta) => emit('llm.reasoning', { node_id: node.id, delta }),
-            onToolCall: ({ id, name, index }) => emit('tool.call', { node_id: node.id, call_id: id, name, index }),
-            onToolParam: ({ id, name, argsDelta }) =>
-              emit('tool.args.delta', { node_id: node.id, call_id: id, name, delta: argsDelta }),
-            onAfterToolCall: (outcome) =>
-              emit('tool.result', {
-                node_id: node.id,
-                call_id: outcome.call.id,
-                name: outcome.toolName,
-                status: outcome.status,
-                duration_ms: outcome.metadata.duration_ms,
-                response: outcome.response.slice(0, PREVIEW_CHARS),
-              }),
-            onRetry: ({ attempt, delayMs, reason }) =>
-              emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
-          },
-        });
-        if (result.stopReason === 'timeout') {
-          const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
-          throw new Error(`the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`);
-        }
-        return nodeOutput(result);
-      } catch (error) {
-        if (error instanceof AgentLoopError && error.stopReason !== 'cancelled') {
-          throw new Error(error.message, { cause: error });
-        }
-        throw error;
+          onRetry: ({ attempt, delayMs, reason }) =>
+            emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
+        },
+      });
+      if (result.stopReason === 'timeout') {
+        const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
+        throw new Error(`the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`);
       }
-    },
-  };
-}
+      return nodeOutput(result);
+    } catch (error) {
+      if (error instanceof AgentLoopError && error.stopReason !== 'cancelled') {
+        throw new Error(error.message, { cause: error });
+      }
+      throw error;
+    }
+  },
+};

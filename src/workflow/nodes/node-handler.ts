@@ -1,13 +1,65 @@
-import type { WorkflowDefinition, WorkflowNode } from '../definition.types';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ProviderRegistry } from '../../llm/provider-registry';
+import type { RegistryService } from '../../registry/registry.service';
+import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
 
-/** One node type: turns the node's data and the values so far into its output. */
-export interface NodeHandler {
-  run(
-    node: WorkflowNode,
-    scope: Scope,
-    run: RunContext,
-    definition: WorkflowDefinition,
-  ): Promise<Record<string, unknown>>;
+/** What handlers use at run time; the workflow module provides it. */
+export interface NodeServices {
+  providers: ProviderRegistry;
+  defaultProvider: string;
+  registry: RegistryService;
+  /** Time limit of an LLM node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
+  defaultTimeoutMs: number;
+}
+
+/** What checks beyond the schema may consult: the configured providers. */
+export type NodeCheckContext = Pick<NodeServices, 'defaultProvider'> & {
+  providers: Pick<ProviderRegistry, 'has' | 'names' | 'resolveModel'>;
+};
+
+/** A problem inside a node's `data`; `field` is relative to it (`tools`, `provider`). */
+export interface DataProblem {
+  field: string;
+  message: string;
+}
+
+/** The tools a node calls and the `data` field that names them. */
+export interface ToolUse {
+  field: string;
+  names: string[];
+}
+
+export interface NodeRunInput<D> {
+  node: WorkflowNode;
+  data: D;
+  scope: Scope;
+  run: RunContext;
+  definition: WorkflowDefinition;
+  services: NodeServices;
+  /** Every node type's handler, for handlers that look at other nodes (the end node). */
+  handlers: Readonly<Record<string, NodeHandler>>;
+}
+
+/**
+ * One node type. Everything about it lives here: the JSON Schema of its `data` (which also yields the
+ * TS type and the published schema), the output fields references may name, the tools it calls,
+ * checks beyond the schema, and how it runs. Validation and the engine only loop over handlers.
+ */
+export interface NodeHandler<S extends TSchema = TSchema> {
+  readonly data: S;
+  /** Fields of the output; null when they are free (the start node's are the run inputs). */
+  readonly outputs: readonly string[] | null;
+  /** Every run starts at the one node of an entry type. */
+  readonly entry?: boolean;
+  /** Reaching a node of an exit type ends the run; its output's `outputs` are the run's. */
+  readonly exit?: boolean;
+  /** Its boolean `output` chooses the edges (`condition: true | false`) that go on. */
+  readonly branches?: boolean;
+  /** Its `output` is an answer: the run's output when nothing else names one. */
+  readonly answers?: boolean;
+  toolsUsed?(data: Static<S>): ToolUse | null;
+  check?(data: Static<S>, context: NodeCheckContext): DataProblem[];
+  run(input: NodeRunInput<Static<S>>): Promise<Record<string, unknown>>;
 }

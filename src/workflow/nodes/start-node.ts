@@ -1,6 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import type { NodeHandler } from './node-handler';
 
+const StartNodeData = Type.Object({ label: Type.Optional(Type.String()) });
+
 /** The run inputs (validated against the definition's `inputs` schema before the run starts). */
-export const startNode: NodeHandler = {
-  run: (_node, scope) => Promise.resolve({ ...(scope.inputs as Record<string, unknown>) }),
+export const startNode: NodeHandler<typeof StartNodeData> = {
+  data: StartNodeData,
+  outputs: null,
+  entry: true,
+  run: ({ scope }) => Promise.resolve({ ...(scope.inputs as Record<string, unknown>) }),
 };

@@ -1,7 +1,13 @@
+import { Type } from '@sinclair/typebox';
 import { renderText } from '../references';
 import type { NodeHandler } from './node-handler';
+import { referenceText } from './reference-text';
+
+const TemplateNodeData = Type.Object({ label: Type.Optional(Type.String()), template: referenceText });
 
 /** Renders `data.template` with references resolved. */
-export const templateNode: NodeHandler = {
-  run: (node, scope) => Promise.resolve({ output: renderText(node.data.template, scope) }),
+export const templateNode: NodeHandler<typeof TemplateNodeData> = {
+  data: TemplateNodeData,
+  outputs: ['output'],
+  run: ({ data, scope }) => Promise.resolve({ output: renderText(data.template, scope) }),
 };

@@ -1,56 +1,67 @@
-import type { RegistryService } from '../../registry/registry.service';
+import { Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
+import { freeObject } from '../../json-schema/schema-helpers';
 import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
 
 const PREVIEW_CHARS = 1000;
 
+const ToolNodeData = Type.Object(
+  {
+    label: Type.Optional(Type.String()),
+    tool: Type.String({ minLength: 1, maxLength: 64 }),
+    arguments: Type.Optional(freeObject({ description: 'Arguments; values may reference nodes' })),
+  },
+  { additionalProperties: false },
+);
+
 /** One direct tool call with arguments from references. A failing tool is data (`status`), not a failed node. */
-export function createToolNode(registry: RegistryService): NodeHandler {
-  return {
-    async run(node, scope, run) {
-      const name = node.data.tool as string;
-      const resolved = await registry.resolve([name], run.principal);
-      if (resolved.definitions.length === 0) {
-        throw new Error(
-          resolved.disabled.length > 0
-            ? `tool "${name}" is disabled`
-            : `tool "${name}" does not exist or may not be used`,
-        );
-      }
-      const call = {
-        id: `${node.id}-call`,
-        name,
-        arguments: JSON.stringify(resolveReferences(node.data.arguments ?? {}, scope)),
-      };
-      run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
-      const outcome = await registry.runCall({
-        call,
-        tools: resolved.definitions,
-        nodeId: node.id,
-        context: {
-          runId: run.runId,
-          userId: run.principal.userId,
-          isAdmin: isAdmin(run.principal),
-          signal: run.signal,
-          depth: run.depth,
-        },
-      });
-      run.emit('tool.result', {
-        node_id: node.id,
-        call_id: call.id,
-        name,
-        status: outcome.status,
-        duration_ms: outcome.metadata.duration_ms,
-        response: outcome.response.slice(0, PREVIEW_CHARS),
-      });
-      const success = outcome.status === 'success';
-      return {
-        output: outcome.response,
-        data: outcome.data ?? null,
-        status: outcome.status,
-        error: success ? null : outcome.response,
-      };
-    },
-  };
-}
+export const toolNode: NodeHandler<typeof ToolNodeData> = {
+  data: ToolNodeData,
+  outputs: ['output', 'data', 'status', 'error'],
+  toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
+  async run({ node, data, scope, run, services: { registry } }) {
+    const name = data.tool;
+    const resolved = await registry.resolve([name], run.principal);
+    if (resolved.definitions.length === 0) {
+      throw new Error(
+        resolved.disabled.length > 0
+          ? `tool "${name}" is disabled`
+          : `tool "${name}" does not exist or may not be used`,
+      );
+    }
+    const call = {
+      id: `${node.id}-call`,
+      name,
+      arguments: JSON.stringify(resolveReferences(data.arguments ?? {}, scope)),
+    };
+    run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
+    const outcome = await registry.runCall({
+      call,
+      tools: resolved.definitions,
+      nodeId: node.id,
+      context: {
+        runId: run.runId,
+        userId: run.principal.userId,
+        isAdmin: isAdmin(run.principal),
+        signal: run.signal,
+        depth: run.depth,
+      },
+    });
+    run.emit('tool.result', {
+      node_id: node.id,
+      call_id: call.id,
+      name,
+      status: outcome.status,
+      duration_ms: outcome.metadata.duration_ms,
+      response: outcome.response.slice(0, PREVIEW_CHARS),
+    });
+    const success = outcome.status === 'success';
+    return {
+      output: outcome.response,
+      data: outcome.data ?? null,
+      status: outcome.status,
+      error: success ? null : outcome.response,
+    };
+  },
+};

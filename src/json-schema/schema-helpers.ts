@@ -1,0 +1,11 @@
+import { type TUnsafe, Type, type UnsafeOptions } from '@sinclair/typebox';
+
+/** `{ enum: [...] }` typed as the union of its values (TypeBox's own union would publish an `anyOf` of consts). */
+export const enumOf = <const T extends readonly (string | number | boolean)[]>(
+  values: T,
+  options: UnsafeOptions = {},
+): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ ...options, enum: [...values] });
+
+/** An object whose keys are free (outputs, arguments): `{ type: 'object' }` typed as a record. */
+export const freeObject = (options: UnsafeOptions = {}): TUnsafe<Record<string, unknown>> =>
+  Type.Unsafe<Record<string, unknown>>({ ...options, type: 'object' });

@@ -1,0 +1,86 @@
+import { chatResponse } from '../../../test/factories/chat-response.factory';
+import type { ProviderRegistry } from '../../llm/provider-registry';
+import type { RegistryService } from '../../registry/registry.service';
+import type { ToolDefinition } from '../../registry/tool-definition';
+import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
+import type { Scope } from '../references';
+import type { RunContext } from '../run-context';
+import type { NodeHandler, NodeServices } from './node-handler';
+import { NODE_HANDLERS, NODE_TYPES, type NodeType } from './node-handlers';
+
+const weather: ToolDefinition = {
+  schema: { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } },
+  effect: 'read_only',
+  execute: () => Promise.resolve({ response: 'sunny' }),
+};
+
+const services = (): NodeServices => ({
+  defaultProvider: 'local',
+  defaultTimeoutMs: 60_000,
+  providers: {
+    getProvider: () => ({ name: 'local', chat: () => Promise.resolve(chatResponse({ content: 'It is sunny.' })) }),
+    resolveModel: () => 'local-model',
+  } as unknown as ProviderRegistry,
+  registry: {
+    resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
+    runCall: ({ call }: { call: { id: string } }) =>
+      Promise.resolve({
+        call,
+        toolName: 'weather',
+        status: 'success',
+        response: 'sunny',
+        metadata: { duration_ms: 1 },
+      }),
+  } as unknown as RegistryService,
+});
+
+const run: RunContext = {
+  runId: 'run-1',
+  principal: { userId: 'user-1', role: 'user', keyId: 'key-1' },
+  depth: 0,
+  signal: new AbortController().signal,
+  emit: () => undefined,
+};
+
+/** One sample node per type; a new type fails to compile until it has one. */
+const SAMPLES: { [K in NodeType]: Extract<WorkflowNode, { type: K }> } = {
+  start: { id: 'start', type: 'start', data: {} },
+  llm: { id: 'llm-1', type: 'llm', data: { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] } },
+  template: { id: 'template-1', type: 'template', data: { template: 'It is {{llm-1.output}}' } },
+  condition: { id: 'condition-1', type: 'condition', data: { conditions: [{ left: 'a', op: 'equals', right: 'a' }] } },
+  tool: { id: 'tool-1', type: 'tool', data: { tool: 'weather', arguments: { city: '{{inputs.city}}' } } },
+  end: { id: 'end', type: 'end', data: {} },
+};
+
+describe('NODE_HANDLERS', () => {
+  const definition: WorkflowDefinition = { name: 'sample', nodes: Object.values(SAMPLES), edges: [] };
+
+  it.each(NODE_TYPES)('should produce exactly the output fields the %s handler declares', async (type) => {
+    const handler = NODE_HANDLERS[type] as NodeHandler;
+    const scope: Scope = { inputs: { city: 'Berlin' }, 'llm-1': { output: 'sunny' } };
+    const node = SAMPLES[type];
+    const output = await handler.run({
+      node,
+      data: node.data,
+      scope,
+      run,
+      definition,
+      services: services(),
+      handlers: NODE_HANDLERS,
+    });
+    expect(Object.keys(output).sort()).toEqual([...(handler.outputs ?? Object.keys(scope.inputs as object))].sort());
+  });
+
+  it('should have exactly one entry type and at least one exit type', () => {
+    const handlers: NodeHandler[] = Object.values(NODE_HANDLERS);
+    expect(handlers.filter((handler) => handler.entry)).toHaveLength(1);
+    expect(handlers.filter((handler) => handler.exit).length).toBeGreaterThan(0);
+  });
+
+  it('should let the LLM node use its tools unless enable_tools is false or none are listed', () => {
+    const { toolsUsed } = NODE_HANDLERS.llm;
+    expect(toolsUsed?.({ prompt: 'x', tools: ['weather'] })).toEqual({ field: 'tools', names: ['weather'] });
+    expect(toolsUsed?.({ prompt: 'x', tools: ['weather'], enable_tools: false })).toBeNull();
+    expect(toolsUsed?.({ prompt: 'x', tools: [], enable_tools: true })).toBeNull();
+  });
+});
