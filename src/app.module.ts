@@ -6,6 +6,7 @@ import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { databaseOptions } from './database-options';
 import { HealthModule } from './health/health.module';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';
 import { LlmModule } from './llm/llm.module';
@@ -42,6 +43,7 @@ export class AppModule {
         }),
         TypeOrmModule.forRoot(databaseOptions(config.database, config.migrationsRun)),
         HealthModule,
+        IdempotencyModule,
         ApiKeysModule,
         ToolsModule,
         RegistryModule,

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
+import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entity';
 import { NodeRunEntity } from './runs/node-run.entity';
 import { RunEventEntity } from './runs/run-event.entity';
 import { RunEntity } from './runs/run.entity';
@@ -19,6 +20,7 @@ export const entities = [
   RunEntity,
   NodeRunEntity,
   RunEventEntity,
+  IdempotencyKeyEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -20,6 +20,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
+import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
@@ -78,6 +79,7 @@ export class ToolsController {
   }
 
   @Post()
+  @ApiIdempotencyKey()
   @ApiOperation({ operationId: 'createTool', summary: 'Create a tool' })
   @ApiCreatedResponse({ type: ToolWriteResponse })
   @ApiProblemResponses(400, 403, 409, 413)

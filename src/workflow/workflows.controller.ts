@@ -12,6 +12,7 @@ import {
 import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
+import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
@@ -116,6 +117,7 @@ export class WorkflowsController {
   }
 
   @Post('workflows/:id/runs')
+  @ApiIdempotencyKey()
   @ApiOperation({
     operationId: 'runWorkflow',
     summary: 'Run a stored workflow: 202 with the run, or with ?wait=true 200 once it ends',
@@ -136,6 +138,7 @@ export class WorkflowsController {
   }
 
   @Post('workflow-runs')
+  @ApiIdempotencyKey()
   @ApiOperation({ operationId: 'runInlineWorkflow', summary: 'Run an inline definition (not stored)' })
   @ApiBody(INLINE_RUN_BODY_SCHEMA)
   @ApiAcceptedResponse({ type: RunResponse })

@@ -1,4 +1,7 @@
+import { getRepositoryToken } from '@nestjs/typeorm';
 import request from 'supertest';
+import type { Repository } from 'typeorm';
+import { IdempotencyKeyEntity } from '../../src/common/idempotency/idempotency-key.entity';
 import { toolBody } from '../factories/tool.factory';
 import { ADMIN_KEY, bearer, startTestApp, type TestApp } from '../support/test-app';
 import type { RunBody } from '../support/workflow-api';
@@ -191,6 +194,72 @@ describe('API conventions (e2e)', () => {
       const stale = await api.put('/workflows/etag_workflow', echoWorkflow('etag_workflow')).set('If-Match', '"1"');
 
       expect(stale.status).toBe(412);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('should replay a tool creation sent again with the same key and body, and refuse another body', async () => {
+      const key = await sut.createUserKey();
+      const body = toolBody({ name: 'idempotent_tool' });
+      const send = (payload: Record<string, unknown>, idempotencyKey = 'create-idempotent-tool') =>
+        request(sut.http).post('/api/v1/tools').set(bearer(key)).set('Idempotency-Key', idempotencyKey).send(payload);
+
+      const first = await send(body).expect(201);
+      const again = await send(body).expect(201);
+
+      expect(again.body).toEqual(first.body);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const other = await send({ ...body, description: 'something else' });
+      expect(other.status).toBe(422);
+      expect((other.body as Problem).errors).toEqual([expect.objectContaining({ field: 'Idempotency-Key' })]);
+      await request(sut.http).post('/api/v1/tools').set(bearer(key)).send(body).expect(409);
+    });
+
+    it('should forget a key whose request failed, so a corrected retry with it succeeds', async () => {
+      const key = await sut.createUserKey();
+      const send = (payload: Record<string, unknown>) =>
+        request(sut.http).post('/api/v1/tools').set(bearer(key)).set('Idempotency-Key', 'retry-me').send(payload);
+
+      await send(toolBody({ name: 'bad name!' })).expect(400);
+      await send(toolBody({ name: 'retried_tool' })).expect(201);
+    });
+
+    it('should start one run for a repeated run request, per caller', async () => {
+      const alice = new WorkflowApi(sut.http, await sut.createUserKey());
+      await alice.post('/workflows', echoWorkflow('idempotent_runs')).expect(201);
+      const start = (api: WorkflowApi, text: string) =>
+        api.post('/workflows/idempotent_runs/runs', { inputs: { text } }).set('Idempotency-Key', 'nightly-2026-12-01');
+
+      const first = await start(alice, 'x').expect(202);
+      const again = await start(alice, 'x').expect(202);
+      expect((again.body as RunBody).id).toBe((first.body as RunBody).id);
+      expect(again.headers.location).toBe(first.headers.location);
+      await start(alice, 'y').expect(422);
+      await alice.waitForRun((first.body as RunBody).id);
+      const runs = (await alice.get('/runs?workflow_id=idempotent_runs').expect(200)).body as Page<RunBody>;
+      expect(runs.total).toBe(1);
+
+      const admin = new WorkflowApi(sut.http, ADMIN_KEY);
+      const adminRun = await start(admin, 'x').expect(202);
+      expect((adminRun.body as RunBody).id).not.toBe((first.body as RunBody).id);
+      await admin.waitForRun((adminRun.body as RunBody).id);
+    });
+
+    it('should treat an expired key as new', async () => {
+      const key = await sut.createUserKey();
+      const send = (name: string) =>
+        request(sut.http)
+          .post('/api/v1/tools')
+          .set(bearer(key))
+          .set('Idempotency-Key', 'expires')
+          .send(toolBody({ name }));
+      await send('before_expiry').expect(201);
+      await sut.app
+        .get<Repository<IdempotencyKeyEntity>>(getRepositoryToken(IdempotencyKeyEntity))
+        .update({ key: 'expires' }, { expiresAt: new Date(Date.now() - 1000) });
+
+      await send('after_expiry').expect(201);
     });
   });
 

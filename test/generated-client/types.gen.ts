@@ -851,6 +851,12 @@ export type ListToolsResponse = ListToolsResponses[keyof ListToolsResponses];
 
 export type CreateToolData = {
     body: CreateToolDto;
+    headers?: {
+        /**
+         * Any unique string (e.g. a UUID): a retry with the same key and body gets the first response again (Idempotent-Replayed: true) instead of a second resource; another body with the key is a 422
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/tools';
@@ -871,12 +877,18 @@ export type CreateToolErrors = {
     403: Problem;
     /**
      * Conflict (e.g. the name is taken)
+     *
+     * Conflict (e.g. the name is taken)
      */
     409: Problem;
     /**
      * Request body too large
      */
     413: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
 };
 
 export type CreateToolError = CreateToolErrors[keyof CreateToolErrors];
@@ -1540,6 +1552,12 @@ export type RunWorkflowData = {
             [key: string]: unknown;
         };
     };
+    headers?: {
+        /**
+         * Any unique string (e.g. a UUID): a retry with the same key and body gets the first response again (Idempotent-Replayed: true) instead of a second resource; another body with the key is a 422
+         */
+        'Idempotency-Key'?: string;
+    };
     path: {
         id: string;
     };
@@ -1566,9 +1584,17 @@ export type RunWorkflowErrors = {
      */
     404: Problem;
     /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
      * Request body too large
      */
     413: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
 };
 
 export type RunWorkflowError = RunWorkflowErrors[keyof RunWorkflowErrors];
@@ -1593,6 +1619,12 @@ export type RunInlineWorkflowData = {
             [key: string]: unknown;
         };
     };
+    headers?: {
+        /**
+         * Any unique string (e.g. a UUID): a retry with the same key and body gets the first response again (Idempotent-Replayed: true) instead of a second resource; another body with the key is a 422
+         */
+        'Idempotency-Key'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -1613,9 +1645,17 @@ export type RunInlineWorkflowErrors = {
      */
     401: Problem;
     /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
      * Request body too large
      */
     413: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
 };
 
 export type RunInlineWorkflowError = RunInlineWorkflowErrors[keyof RunInlineWorkflowErrors];
