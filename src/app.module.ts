@@ -11,7 +11,6 @@ import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';
 import { LlmModule } from './llm/llm.module';
 import { RunsModule } from './runs/runs.module';
-import { ToolsModule } from './tools/tools.module';
 import { WorkflowModule } from './workflow/workflow.module';
 import { maskSecrets, redactUrl } from './shared/secrets';
 
@@ -45,7 +44,6 @@ export class AppModule {
         HealthModule,
         IdempotencyModule,
         ApiKeysModule,
-        ToolsModule,
         RegistryModule,
         LlmModule,
         RunsModule,

@@ -4,6 +4,13 @@ import type { ConfigProblem, ImplementationTypeDescription, StoredTool, ToolExec
 import { type ToolDefinition } from './tool-definition';
 import { maskSecrets, restoreMaskedSecrets, SECRET_MASK } from '../shared/secrets';
 import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';
+import type {
+  DerivedParameters,
+  ImplementationCaller,
+  ImplementationDefaults,
+  ShippedTool,
+  ToolImplementations,
+} from '../tools/tool-implementations';
 
 type ExecutorMap = { [K in ImplementationType]: ToolExecutor<never> };
 
@@ -31,9 +38,10 @@ function pointerSet(target: Record<string, unknown>, pointer: string, value: unk
 
 /**
  * The closed map from implementation type to executor. Building it with a missing type fails to compile,
- * so adding a type means writing its executor and listing it here — nowhere else.
+ * so adding a type means writing its executor and listing it here — nowhere else. It is the
+ * ToolImplementations port of tools/: every per-type rule of the Tools API comes from an executor.
  */
-export class ExecutorCatalog {
+export class ExecutorCatalog implements ToolImplementations {
   private readonly ajv = createAjv('draft-07', { useDefaults: true });
   private readonly validators = new Map<ImplementationType, ValidateFunction>();
 
@@ -103,6 +111,26 @@ export class ExecutorCatalog {
       if (pointerGet(merged, pointer) === SECRET_MASK) pointerSet(merged, pointer, pointerGet(previous, pointer));
     }
     return merged;
+  }
+
+  async deriveParameters(
+    type: ImplementationType,
+    config: Record<string, unknown>,
+    caller: ImplementationCaller,
+  ): Promise<DerivedParameters | undefined> {
+    return this.executors[type].deriveParameters?.(config, caller);
+  }
+
+  adminOnly(type: ImplementationType): boolean {
+    return this.executors[type].adminOnly ?? false;
+  }
+
+  defaults(type: ImplementationType, toolName: string, config: Record<string, unknown>): ImplementationDefaults {
+    return this.executors[type].defaults?.(toolName, config) ?? {};
+  }
+
+  shippedTools(): ShippedTool[] {
+    return IMPLEMENTATION_TYPES.flatMap((type) => this.executors[type].shippedTools?.() ?? []);
   }
 
   toDefinition(tool: StoredTool): ToolDefinition | Promise<ToolDefinition> {

@@ -1,5 +1,15 @@
 import type { ToolDefinition } from './tool-definition';
 import type { ImplementationType, JsonSchema, ToolEffect, FunctionTool } from '../shared/tool-types';
+import type {
+  ConfigProblem,
+  DerivedParameters,
+  ExecutorVariant,
+  ImplementationCaller,
+  ImplementationDefaults,
+  ShippedTool,
+} from '../tools/tool-implementations';
+
+export type { ConfigProblem, ExecutorVariant, ImplementationTypeDescription } from '../tools/tool-implementations';
 
 /** A stored tool as the registry sees it (already mapped out of the entity). */
 export interface StoredTool {
@@ -14,8 +24,8 @@ export interface StoredTool {
 }
 
 /**
- * One implementation type: how its config is validated, which config values are secret,
- * and how a stored row becomes an executable ToolDefinition.
+ * One implementation type: how its config is validated, which config values are secret, what it implies
+ * for a tool's fields, and how a stored row becomes an executable ToolDefinition.
  */
 export interface ToolExecutor<C = Record<string, unknown>> {
   type: ImplementationType;
@@ -30,28 +40,15 @@ export interface ToolExecutor<C = Record<string, unknown>> {
   toDefinition(tool: StoredTool & { implementationConfig: C }): ToolDefinition | Promise<ToolDefinition>;
   /** The named tools this type ships (the builtins), and whether configuration leaves each usable. */
   variants?(): ExecutorVariant[];
-}
-
-export interface ExecutorVariant {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-  effect: ToolEffect;
-  available: boolean;
-  /** Why it is unavailable; only when `available` is false. */
-  reason?: string;
-}
-
-/** One implementation type as GET /tools/implementation-types describes it. */
-export interface ImplementationTypeDescription {
-  type: ImplementationType;
-  description: string;
-  config_schema: JsonSchema;
-  builtins?: ExecutorVariant[];
-}
-
-export interface ConfigProblem {
-  /** JSON pointer inside implementation_config. */
-  path: string;
-  message: string;
+  /** Only admins create tools of this type. */
+  adminOnly?: boolean;
+  /** Category and effect for a tool that gives none. */
+  defaults?(toolName: string, config: Record<string, unknown>): ImplementationDefaults;
+  /** Parameters for a tool that gives none, from its (not yet validated) config. */
+  deriveParameters?(
+    config: Record<string, unknown>,
+    caller: ImplementationCaller,
+  ): Promise<DerivedParameters | undefined>;
+  /** Tools seeded as public rows at start. */
+  shippedTools?(): ShippedTool[];
 }

@@ -1,4 +1,5 @@
 import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BuiltinCatalog } from './builtin/builtin-catalog';
@@ -9,18 +10,21 @@ import { warnAboutQueryExposure } from './builtin/sql/query-exposure';
 import { createCodeExecutor } from './code/code-executor';
 import { CodeSandbox } from './code/sandbox';
 import { ExecutorCatalog } from './executor-catalog';
-import {
-  BUILTIN_CATALOG,
-  CODE_SANDBOX,
-  EXECUTOR_CATALOG,
-  OUTBOUND_CLIENT,
-  WORKFLOW_TOOL_RUNNER,
-} from './executors.tokens';
+import { BUILTIN_CATALOG, CODE_SANDBOX, EXECUTOR_CATALOG, OUTBOUND_CLIENT } from './executors.tokens';
 import { createHttpExecutor } from './http/http-executor';
 import { OutboundClient } from '../outbound/outbound-client';
-import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-executor';
+import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
+import { createWorkflowExecutor } from './workflow/workflow-executor';
+import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workflow-tool-runner';
 
-/** Builds the executors once from config; tools/ validates configs with them, registry/ runs them. */
+/** The WorkflowToolRunner the workflow module provides; it is built after (and on top of) this module. */
+const workflowRunner = (moduleRef: ModuleRef) => () =>
+  moduleRef.get<WorkflowToolRunner>(WORKFLOW_TOOL_RUNNER, { strict: false });
+
+/**
+ * Builds the executors once from config; tools/ validates configs with them (as its TOOL_IMPLEMENTATIONS port),
+ * registry/ runs them.
+ */
 @Module({
   providers: [
     {
@@ -47,19 +51,18 @@ import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-e
           logger: new Logger(CodeSandbox.name),
         }),
     },
-    { provide: WORKFLOW_TOOL_RUNNER, useFactory: () => new WorkflowRunnerRef() },
     {
       provide: BUILTIN_CATALOG,
       useFactory: () => new BuiltinCatalog(BUILTIN_TOOLS),
     },
     {
       provide: EXECUTOR_CATALOG,
-      inject: [APP_CONFIG, OUTBOUND_CLIENT, CODE_SANDBOX, WORKFLOW_TOOL_RUNNER, BUILTIN_CATALOG],
+      inject: [APP_CONFIG, OUTBOUND_CLIENT, CODE_SANDBOX, ModuleRef, BUILTIN_CATALOG],
       useFactory: (
         config: AppConfig,
         outbound: OutboundClient,
         sandbox: CodeSandbox,
-        workflows: WorkflowRunnerRef,
+        moduleRef: ModuleRef,
         builtins: BuiltinCatalog,
       ) =>
         new ExecutorCatalog({
@@ -70,11 +73,12 @@ import { createWorkflowExecutor, WorkflowRunnerRef } from './workflow/workflow-e
           }),
           http: createHttpExecutor({ outbound }),
           code: createCodeExecutor(sandbox, config.code),
-          workflow: createWorkflowExecutor(workflows, config.workflows.maxDepth),
+          workflow: createWorkflowExecutor(workflowRunner(moduleRef), config.workflows.maxDepth),
         }),
     },
+    { provide: TOOL_IMPLEMENTATIONS, useExisting: EXECUTOR_CATALOG },
   ],
-  exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, WORKFLOW_TOOL_RUNNER],
+  exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, TOOL_IMPLEMENTATIONS],
 })
 export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutorsModule.name);
@@ -83,10 +87,19 @@ export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
-  /** Starts the sandbox process now so the first code tool call does not pay for it. */
+  /**
+   * Refuses to start without a WorkflowToolRunner (workflow tools would fail on every call), checks the query
+   * database's exposure, and starts the sandbox process so the first code tool call does not pay for it.
+   */
   async onModuleInit(): Promise<void> {
+    try {
+      workflowRunner(this.moduleRef)();
+    } catch (error) {
+      throw new Error('No provider of WORKFLOW_TOOL_RUNNER: the app must import WorkflowModule', { cause: error });
+    }
     const query = this.config.queryDatabase;
     // Not awaited: a slow or absent query database must not hold up the start.
     if (query) this.queryExposureCheck = warnAboutQueryExposure(query.url, this.config.database, this.logger);

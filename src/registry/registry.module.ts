@@ -5,8 +5,9 @@ import { ExecutorsModule } from './executors.module';
 import { RegistryService } from './registry.service';
 import { ToolExecutionController } from './tool-execution.controller';
 
+/** Runs stored tools; it also gives tools/ its implementation types (the executors), so ToolsModule is wired here. */
 @Module({
-  imports: [ToolsModule, ExecutorsModule, ToolCallLogsModule],
+  imports: [ToolsModule.register(ExecutorsModule), ExecutorsModule, ToolCallLogsModule],
   controllers: [ToolExecutionController],
   providers: [RegistryService],
   exports: [RegistryService],

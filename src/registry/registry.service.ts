@@ -6,8 +6,10 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { ChatMessage } from '../shared/chat-types';
 import { ToolCallLogsService } from './tool-call-logs.service';
-import { toStoredTool, ToolsService } from '../tools/tools.service';
+import type { ToolEntity } from '../tools/tool.entity';
+import { ToolsService } from '../tools/tools.service';
 import { ArgumentValidator } from './arguments';
+import type { StoredTool } from './executor';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
 import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
@@ -30,6 +32,17 @@ export interface RunCallOptions {
   messages?: readonly ChatMessage[];
   hooks?: ToolRunHooks;
 }
+
+const toStoredTool = (entity: ToolEntity): StoredTool => ({
+  id: entity.id,
+  name: entity.name,
+  version: entity.version,
+  userId: entity.userId,
+  effect: entity.effect,
+  functionSchema: entity.functionSchema,
+  implementationType: entity.implementationType,
+  implementationConfig: entity.implementationConfig,
+});
 
 const stringify = (value: unknown): string => {
   if (typeof value === 'string') return value;

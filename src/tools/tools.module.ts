@@ -1,14 +1,22 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, type Type, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ExecutorsModule } from '../registry/executors.module';
 import { ToolEntity } from './tool.entity';
 import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
 
-@Module({
-  imports: [TypeOrmModule.forFeature([ToolEntity]), ExecutorsModule],
-  controllers: [ToolsController],
-  providers: [ToolsService],
-  exports: [ToolsService],
-})
-export class ToolsModule {}
+@Module({})
+export class ToolsModule {
+  /**
+   * Stored tools over the implementation types of `implementations`: a module (above this one) that
+   * exports TOOL_IMPLEMENTATIONS. Register once; each call is a module instance of its own.
+   */
+  static register(implementations: Type): DynamicModule {
+    return {
+      module: ToolsModule,
+      imports: [TypeOrmModule.forFeature([ToolEntity]), implementations],
+      controllers: [ToolsController],
+      providers: [ToolsService],
+      exports: [ToolsService],
+    };
+  }
+}

@@ -16,11 +16,6 @@ import {
 import type { Page } from '../common/http/pagination';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
 import { assertVersionMatches, type VersionPrecondition } from '../common/http/etag';
-import { BUILTIN_CATALOG, EXECUTOR_CATALOG, WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
-import type { WorkflowRunnerRef } from '../registry/workflow/workflow-executor';
-import type { BuiltinCatalog } from '../registry/builtin/builtin-catalog';
-import type { ExecutorCatalog } from '../registry/executor-catalog';
-import type { StoredTool } from '../registry/executor';
 import { normalizeFunctionSchema, type SchemaWarning } from './function-schema';
 import {
   type BuiltinToolResponse,
@@ -33,20 +28,16 @@ import {
   type UpdateToolDto,
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
+import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 
 // TypeORM's deep-partial type cannot follow JSON columns typed as open records.
 const asRow = (row: Partial<ToolEntity>) => row as QueryDeepPartialEntity<ToolEntity>;
 
-export const toStoredTool = (entity: ToolEntity): StoredTool => ({
-  id: entity.id,
-  name: entity.name,
-  version: entity.version,
-  userId: entity.userId,
-  effect: entity.effect,
-  functionSchema: entity.functionSchema,
-  implementationType: entity.implementationType,
-  implementationConfig: entity.implementationConfig,
-});
+const toConfigFields = (problems: readonly ConfigProblem[]): FieldProblem[] =>
+  problems.map((problem) => ({
+    field: problem.path ? `implementation_config${problem.path.replace(/\//g, '.')}` : 'implementation_config',
+    message: problem.message,
+  }));
 
 /** Stored tools: CRUD with the validation rules of the API, visibility and ownership. */
 @Injectable()
@@ -55,31 +46,29 @@ export class ToolsService implements OnApplicationBootstrap {
 
   constructor(
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
-    @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
-    @Inject(BUILTIN_CATALOG) private readonly builtins: BuiltinCatalog,
-    @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowTools: WorkflowRunnerRef,
+    @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
   ) {}
 
-  /** Seeds every builtin as a public tool; refreshes seeds nobody has edited when the code's schema changes. */
+  /** Seeds every shipped tool as a public one; refreshes seeds nobody has edited when the code's schema changes. */
   async onApplicationBootstrap(): Promise<void> {
-    for (const builtin of this.builtins.list()) {
-      const schema = this.builtins.schemaOf(builtin);
-      const existing = await this.tools.findOneBy({ name: builtin.name });
+    for (const shipped of this.implementations.shippedTools()) {
+      const schema = shipped.functionSchema;
+      const existing = await this.tools.findOneBy({ name: shipped.name });
       const now = new Date();
       if (!existing) {
         try {
           await this.tools.insert(
             asRow({
               id: randomUUID(),
-              name: builtin.name,
-              description: builtin.description,
-              category: builtin.category,
+              name: shipped.name,
+              description: shipped.description,
+              category: shipped.category,
               functionSchema: schema,
-              implementationType: 'builtin',
+              implementationType: shipped.implementationType,
               implementationConfig: {},
               isPublic: true,
               enabled: true,
-              effect: builtin.effect,
+              effect: shipped.effect,
               userId: null,
               useCount: 0,
               version: 1,
@@ -91,16 +80,16 @@ export class ToolsService implements OnApplicationBootstrap {
           if (!isDuplicateKey(error)) throw error;
         }
       } else if (
-        existing.implementationType === 'builtin' &&
+        existing.implementationType === shipped.implementationType &&
         existing.userId === null &&
         existing.version === 1 &&
         JSON.stringify(existing.functionSchema) !== JSON.stringify(schema)
       ) {
         await this.tools.update(
           { id: existing.id, version: 1 },
-          asRow({ functionSchema: schema, description: builtin.description, effect: builtin.effect, updatedAt: now }),
+          asRow({ functionSchema: schema, description: shipped.description, effect: shipped.effect, updatedAt: now }),
         );
-        this.logger.log(`Refreshed the schema of builtin tool ${builtin.name}`);
+        this.logger.log(`Refreshed the schema of ${shipped.implementationType} tool ${shipped.name}`);
       }
     }
   }
@@ -127,18 +116,18 @@ export class ToolsService implements OnApplicationBootstrap {
   }
 
   listBuiltins(): BuiltinToolResponse[] {
-    return this.builtins.list().map((builtin) => ({
-      name: builtin.name,
-      description: builtin.description,
-      category: builtin.category,
-      effect: builtin.effect,
-      implementation_type: 'builtin' as const,
-      function_schema: this.builtins.schemaOf(builtin) as unknown as Record<string, unknown>,
+    return this.implementations.shippedTools().map((shipped) => ({
+      name: shipped.name,
+      description: shipped.description,
+      category: shipped.category,
+      effect: shipped.effect,
+      implementation_type: shipped.implementationType,
+      function_schema: shipped.functionSchema as unknown as Record<string, unknown>,
     }));
   }
 
   implementationTypes(): ImplementationTypeResponse[] {
-    return this.executors.describe();
+    return this.implementations.describe();
   }
 
   async get(idOrName: string, principal: Principal): Promise<ToolResponse> {
@@ -243,41 +232,33 @@ export class ToolsService implements OnApplicationBootstrap {
     return { ...this.toResponse(this.tools.merge(existing, updated)), warnings };
   }
 
-  /** A workflow tool without `parameters` takes the workflow's declared inputs as its schema. */
-  private async withWorkflowParameters(input: CreateToolDto, principal: Principal): Promise<CreateToolDto> {
+  /** A tool without `parameters` takes those its implementation config implies (a workflow tool: the inputs). */
+  private async withDerivedParameters(input: CreateToolDto, principal: Principal): Promise<CreateToolDto> {
     const schema = input.function_schema;
     const fn = (schema.function && typeof schema.function === 'object' ? schema.function : schema) as Record<
       string,
       unknown
     >;
-    const workflowId = input.implementation_config?.workflow_id;
-    if (input.implementation_type !== 'workflow' || fn.parameters !== undefined || typeof workflowId !== 'string') {
-      return input;
-    }
-    const inputs = await this.workflowTools.runner?.inputsSchemaOf(workflowId, {
-      userId: principal.userId,
-      isAdmin: isAdmin(principal),
-    });
-    if (inputs === undefined) return input;
-    if (inputs === null) {
-      throw DomainError.validation([
-        {
-          field: 'implementation_config.workflow_id',
-          message: `no workflow "${workflowId}" that this API key can use`,
-        },
-      ]);
-    }
-    const parameters = structuredClone(inputs);
+    if (fn.parameters !== undefined) return input;
+    const derived = await this.implementations.deriveParameters(
+      input.implementation_type,
+      input.implementation_config ?? {},
+      { userId: principal.userId, isAdmin: isAdmin(principal) },
+    );
+    if (derived === undefined) return input;
+    if (!derived.ok) throw DomainError.validation(toConfigFields(derived.problems));
+    const { parameters } = derived;
     const filled = schema.function ? { ...schema, function: { ...fn, parameters } } : { ...schema, parameters };
     return { ...input, function_schema: filled };
   }
 
   private async buildFields(raw: CreateToolDto, principal: Principal, existing: ToolEntity | null) {
-    const input = await this.withWorkflowParameters(raw, principal);
+    const input = await this.withDerivedParameters(raw, principal);
     const problems: FieldProblem[] = [];
     if (!isAdmin(principal)) {
-      if (input.implementation_type === 'builtin' && existing?.implementationType !== 'builtin') {
-        problems.push({ field: 'implementation_type', message: 'only admins create builtin tools' });
+      const type = input.implementation_type;
+      if (this.implementations.adminOnly(type) && existing?.implementationType !== type) {
+        problems.push({ field: 'implementation_type', message: `only admins create ${type} tools` });
       }
       if (input.is_public && !existing?.isPublic) {
         problems.push({ field: 'is_public', message: 'only admins make tools public' });
@@ -288,32 +269,27 @@ export class ToolsService implements OnApplicationBootstrap {
     if (!normalized.ok) problems.push(...normalized.problems);
     let config = input.implementation_config ?? {};
     if (existing && existing.implementationType === input.implementation_type) {
-      config = this.executors.restoreSecrets(input.implementation_type, config, existing.implementationConfig);
+      config = this.implementations.restoreSecrets(input.implementation_type, config, existing.implementationConfig);
     }
     if (normalized.ok) {
-      const configProblems = this.executors.validateConfig(input.implementation_type, config, {
+      const configProblems = this.implementations.validateConfig(input.implementation_type, config, {
         name: input.name,
         functionSchema: normalized.schema,
       });
-      for (const problem of configProblems) {
-        const field = problem.path
-          ? `implementation_config${problem.path.replace(/\//g, '.')}`
-          : 'implementation_config';
-        problems.push({ field, message: problem.message });
-      }
+      problems.push(...toConfigFields(configProblems));
     }
     if (problems.length > 0 || !normalized.ok) throw DomainError.validation(problems);
-    const builtin = input.implementation_type === 'builtin' ? this.builtins.find(input.name, config) : undefined;
+    const defaults = this.implementations.defaults(input.implementation_type, input.name, config);
     return {
       warnings: normalized.warnings,
       fields: {
         name: input.name,
         description: input.description,
-        category: input.category ?? builtin?.category ?? 'general',
+        category: input.category ?? defaults.category ?? 'general',
         functionSchema: normalized.schema,
         implementationType: input.implementation_type,
         implementationConfig: config,
-        effect: input.effect ?? builtin?.effect ?? 'mutating',
+        effect: input.effect ?? defaults.effect ?? 'mutating',
         isPublic: input.is_public ?? false,
         enabled: input.enabled ?? true,
       },
@@ -328,7 +304,7 @@ export class ToolsService implements OnApplicationBootstrap {
       category: entity.category,
       function_schema: entity.functionSchema as unknown as Record<string, unknown>,
       implementation_type: entity.implementationType,
-      implementation_config: this.executors.mask(entity.implementationType, entity.implementationConfig),
+      implementation_config: this.implementations.mask(entity.implementationType, entity.implementationConfig),
       effect: entity.effect,
       is_public: entity.isPublic,
       enabled: entity.enabled,

@@ -1,11 +1,10 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { WORKFLOW_TOOL_RUNNER } from '../registry/executors.tokens';
 import { ToolExecutionError, type ToolRunContext } from '../registry/tool-definition';
-import type { WorkflowRunnerRef, WorkflowToolRunner } from '../registry/workflow/workflow-executor';
+import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
 import type { RunEntity, UsageTotals } from '../runs/run.entity';
 import { RunEventsService } from '../runs/run-events.service';
@@ -45,7 +44,7 @@ const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal 
 
 /** Starts runs (stored, inline, or as a tool), executes them with the engine, and records how they end. */
 @Injectable()
-export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
+export class WorkflowRunner implements WorkflowToolRunner {
   private readonly logger = new Logger(WorkflowRunner.name);
 
   constructor(
@@ -53,14 +52,9 @@ export class WorkflowRunner implements WorkflowToolRunner, OnModuleInit {
     private readonly events: RunEventsService,
     private readonly workflows: WorkflowsService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
-    @Inject(WORKFLOW_TOOL_RUNNER) private readonly toolRunnerRef: WorkflowRunnerRef,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.toolRunnerRef.runner = this;
-  }
 
   async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
     const place = this.supervisor.reserve();

@@ -3,9 +3,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ProviderRegistry } from '../llm/provider-registry';
-import { ExecutorsModule } from '../registry/executors.module';
 import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
+import { WORKFLOW_TOOL_RUNNER } from '../registry/workflow/workflow-tool-runner';
 import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
@@ -17,12 +17,13 @@ import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkflowEntity]), RegistryModule, ExecutorsModule, RunsModule],
+  imports: [TypeOrmModule.forFeature([WorkflowEntity]), RegistryModule, RunsModule],
   controllers: [WorkflowsController],
   providers: [
     WorkflowsService,
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     WorkflowRunner,
+    { provide: WORKFLOW_TOOL_RUNNER, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
       inject: [RegistryService, ProviderRegistry, RunsService, APP_CONFIG],

@@ -25,6 +25,21 @@ export function createBuiltinExecutor(
       },
     },
     secretPaths: [],
+    // A builtin runs with the service's own rights (files, database, network).
+    adminOnly: true,
+    defaults(toolName, config) {
+      const builtin = catalog.find(toolName, config);
+      return builtin ? { category: builtin.category, effect: builtin.effect } : {};
+    },
+    shippedTools: () =>
+      catalog.list().map((builtin) => ({
+        name: builtin.name,
+        description: builtin.description,
+        category: builtin.category,
+        effect: builtin.effect,
+        implementationType: 'builtin' as const,
+        functionSchema: catalog.schemaOf(builtin),
+      })),
     validateConfig(config, tool) {
       return catalog.find(tool.name, config as Record<string, unknown>)
         ? []

@@ -1,30 +1,20 @@
 import type { ToolExecutor } from '../executor';
-import { ToolExecutionError, type ToolRunContext } from '../tool-definition';
-import { type JsonSchema } from '../../shared/tool-types';
+import { ToolExecutionError } from '../tool-definition';
+import type { WorkflowToolRunner } from './workflow-tool-runner';
 
 export interface WorkflowToolConfig {
   workflow_id: string;
   timeout_ms?: number;
 }
 
-/** Runs a stored workflow for a tool call; implemented by the workflow module and bound at start-up. */
-export interface WorkflowToolRunner {
-  runAsTool(
-    workflowId: string,
-    inputs: Record<string, unknown>,
-    context: ToolRunContext,
-  ): Promise<{ runId: string; outputs: Record<string, unknown> }>;
-  /** The declared inputs schema of a workflow the caller can see, or null when there is none. */
-  inputsSchemaOf(workflowId: string, caller: { userId: string; isAdmin: boolean }): Promise<JsonSchema | null>;
-}
-
-/** Late binding: the workflow module depends on the registry, so it hands its runner over once it exists. */
-export class WorkflowRunnerRef {
-  runner: WorkflowToolRunner | null = null;
-}
-
-/** `workflow` implementation type: another stored workflow run as a tool, with a nesting limit. */
-export function createWorkflowExecutor(ref: WorkflowRunnerRef, maxDepth: number): ToolExecutor<WorkflowToolConfig> {
+/**
+ * `workflow` implementation type: another stored workflow run as a tool, with a nesting limit.
+ * `runner` is looked up per use: the workflow module that provides it is built on top of this one.
+ */
+export function createWorkflowExecutor(
+  runner: () => WorkflowToolRunner,
+  maxDepth: number,
+): ToolExecutor<WorkflowToolConfig> {
   return {
     type: 'workflow',
     configDescription:
@@ -40,6 +30,19 @@ export function createWorkflowExecutor(ref: WorkflowRunnerRef, maxDepth: number)
       },
     },
     secretPaths: [],
+    async deriveParameters(config, caller) {
+      if (typeof config.workflow_id !== 'string') return undefined;
+      const inputs = await runner().inputsSchemaOf(config.workflow_id, caller);
+      if (inputs === null) {
+        return {
+          ok: false,
+          problems: [
+            { path: '/workflow_id', message: `no workflow "${config.workflow_id}" that this API key can use` },
+          ],
+        };
+      }
+      return { ok: true, parameters: structuredClone(inputs) };
+    },
     toDefinition(tool) {
       return {
         id: tool.id,
@@ -54,8 +57,7 @@ export function createWorkflowExecutor(ref: WorkflowRunnerRef, maxDepth: number)
                 `the limit is ${maxDepth} (WORKFLOW_MAX_DEPTH); a workflow calling itself stops here`,
             );
           }
-          if (!ref.runner) throw new ToolExecutionError('workflow tools are not available in this process');
-          const { runId, outputs } = await ref.runner.runAsTool(tool.implementationConfig.workflow_id, context.params, {
+          const { runId, outputs } = await runner().runAsTool(tool.implementationConfig.workflow_id, context.params, {
             ...context.run,
             signal: context.signal,
             depth: context.run.depth + 1,
