@@ -7,6 +7,7 @@ import { LruCache } from './lru-cache';
 import { ParametersSchemaError } from './parameters-schema-error';
 import { detectSchemaDraft, type SchemaDraft } from './schema-draft';
 import { toArgumentErrors } from './to-argument-errors';
+import { errorMessage } from '../shared/error-text';
 
 export type ArgumentValidationResult = { ok: true } | { ok: false; errors: ArgumentError[] };
 
@@ -72,7 +73,7 @@ export class ArgumentValidator {
       return { ok: true, validate: ajv.compile(schema), ajv, schema };
     } catch (error) {
       ajv.removeSchema(schema);
-      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      return { ok: false, reason: errorMessage(error) };
     }
   }
 

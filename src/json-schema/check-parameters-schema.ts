@@ -3,11 +3,12 @@ import type AjvCore from 'ajv/dist/core';
 import type { JsonSchema } from '../shared/tool-types';
 import { createAjv } from './create-ajv';
 import { closestMatch } from './edit-distance';
-import { appendPointer } from './json-pointer';
+import { appendPointer, unescapePointerSegment } from './json-pointer';
 import { compileSafePattern } from './safe-regexp';
 import { detectSchemaDraft, type SchemaDraft } from './schema-draft';
 import { JSON_SCHEMA_KEYWORDS, MISLEADING_ANNOTATIONS, SILENT_ANNOTATIONS } from './schema-keywords';
 import { walkSchema } from './walk-schema';
+import { errorMessage } from '../shared/error-text';
 
 export interface SchemaProblem {
   /** JSON pointer of the offending keyword inside the parameters schema. */
@@ -79,7 +80,7 @@ function metaSchemaProblems(ajv: AjvCore, schema: JsonSchema): SchemaProblem[] {
 
 function describeMetaError(path: string, error: ErrorObject): string {
   const keyword = path.split('/').pop() ?? '';
-  const subject = keyword ? `"${keyword.replace(/~1/g, '/').replace(/~0/g, '~')}" ` : 'schema ';
+  const subject = keyword ? `"${unescapePointerSegment(keyword)}" ` : 'schema ';
   const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
   const suffix = Array.isArray(allowed) ? `: ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : '';
   return `${subject}${error.message ?? 'is invalid'}${suffix}`;
@@ -130,7 +131,7 @@ function compileProblems(ajv: AjvCore, schema: JsonSchema): SchemaProblem[] {
     ajv.compile(schema);
     return [];
   } catch (error) {
-    return [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+    return [{ path: '', message: errorMessage(error) }];
   } finally {
     ajv.removeSchema(schema);
   }

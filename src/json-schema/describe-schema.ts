@@ -1,7 +1,5 @@
 import type { JsonSchema } from '../shared/tool-types';
-
-const isObject = (value: unknown): value is JsonSchema =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from '../shared/is-record';
 
 const MAX_PROPERTIES = 12;
 
@@ -9,7 +7,7 @@ const MAX_PROPERTIES = 12;
 export function describeSchema(schema: unknown, depth = 2): string {
   if (schema === true || schema === undefined) return 'any value';
   if (schema === false) return 'nothing (not allowed)';
-  if (!isObject(schema)) return 'any value';
+  if (!isRecord(schema)) return 'any value';
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   if ('const' in schema) return JSON.stringify(schema.const);
   const variants = schema.anyOf ?? schema.oneOf;
@@ -21,7 +19,7 @@ export function describeSchema(schema: unknown, depth = 2): string {
     : typeof schema.type === 'string'
       ? [schema.type]
       : [];
-  if (types.length === 0 && isObject(schema.properties)) types.push('object');
+  if (types.length === 0 && isRecord(schema.properties)) types.push('object');
   if (types.length === 0) return 'any value';
   return types.map((type) => describeType(type, schema, depth)).join(' | ');
 }
@@ -56,7 +54,7 @@ function describeType(type: string, schema: JsonSchema, depth: number): string {
 }
 
 function describeObject(schema: JsonSchema, depth: number): string {
-  if (!isObject(schema.properties) || depth <= 0) return 'object';
+  if (!isRecord(schema.properties) || depth <= 0) return 'object';
   const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
   const entries = Object.entries(schema.properties);
   const fields = entries

@@ -1,3 +1,4 @@
+import { ELLIPSIS, truncate } from '../shared/truncate';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { describeSchema } from './describe-schema';
@@ -6,12 +7,10 @@ const MAX_LENGTH = 1500;
 const MAX_VALUE_LENGTH = 80;
 const MAX_LINE_LENGTH = 400;
 
-const truncate = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 const describeValue = (value: unknown): string => {
   if (value === undefined) return 'nothing';
   const text = JSON.stringify(value) ?? 'an unserializable value';
-  return truncate(text, MAX_VALUE_LENGTH);
+  return truncate(text, MAX_VALUE_LENGTH, ELLIPSIS);
 };
 
 /**
@@ -29,6 +28,7 @@ export function formatArgumentErrors(toolName: string, errors: readonly Argument
       `- ${error.path || '(arguments)'}: ${error.message} (rule: ${error.rule}); ` +
         `received ${describeValue(error.value)}; expected ${error.expected}`,
       MAX_LINE_LENGTH,
+      ELLIPSIS,
     );
     const remaining = errors.length - index;
     if (length + line.length + 1 > MAX_LENGTH - 40) {
@@ -39,6 +39,6 @@ export function formatArgumentErrors(toolName: string, errors: readonly Argument
     length += line.length + 1;
   }
   const budget = MAX_LENGTH - lines.join('\n').length - 1;
-  lines.push(truncate(shape, Math.max(1, budget)));
+  lines.push(truncate(shape, Math.max(1, budget), ELLIPSIS));
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types';
 import { RE2JS } from 're2js';
+import { errorMessage } from '../shared/error-text';
 
 export type PatternCompileResult = { ok: true; regExp: RegExpLike } | { ok: false; message: string };
 
@@ -16,7 +17,7 @@ export function compileSafePattern(pattern: string): PatternCompileResult {
       regExp: { test: (input: string) => compiled.test(input), toString: () => `re2:${pattern}` } as RegExpLike,
     };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, message: `pattern ${JSON.stringify(pattern)} is not supported: ${reason}` };
   }
 }

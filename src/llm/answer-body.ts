@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { _iterSSEMessages, type ServerSentEvent } from 'openai/core/streaming';
 import { toProviderError } from './openai-error';
 import { ProviderError } from './provider';
+import { isRecord } from '../shared/is-record';
 
 /** What a 2xx answer to a streaming request holds. */
 export type AnswerBody =
@@ -11,9 +12,6 @@ export type AnswerBody =
 
 const SSE_START = /^(?::|data:|event:|id:|retry:)/;
 const PREVIEW_CHARS = 120;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Decides by its first bytes what a 2xx answer holds, since servers mislabel the content type both ways:
@@ -48,8 +46,8 @@ export async function readAnswerBody(response: Response): Promise<AnswerBody> {
     }
     text += decoder.decode();
     const value = parseJson(text);
-    if (isObject(value) && Array.isArray(value.choices)) return { kind: 'completion', completion: value };
-    if (isObject(value) && value.error !== undefined && value.error !== null) {
+    if (isRecord(value) && Array.isArray(value.choices)) return { kind: 'completion', completion: value };
+    if (isRecord(value) && value.error !== undefined && value.error !== null) {
       throw toProviderError(new OpenAI.APIError(undefined, value.error, undefined, response.headers));
     }
     throw notAnAnswer(response, contentType, text);
@@ -66,7 +64,7 @@ export function parseStreamEvent(event: ServerSentEvent, headers: Headers): unkn
   } catch (error) {
     throw toProviderError(error);
   }
-  if (isObject(value) && value.error !== undefined && value.error !== null) {
+  if (isRecord(value) && value.error !== undefined && value.error !== null) {
     throw toProviderError(new OpenAI.APIError(undefined, value.error, undefined, headers));
   }
   return value;

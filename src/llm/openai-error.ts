@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { ProviderError } from './provider';
-import { parseRetryAfter, RetryableProviderError } from './retry';
+import { retryAfterFromHeaders, RetryableProviderError } from './retry';
 
 /** 408 and 409 (lock timeout) are retried by OpenAI's own SDK too. */
 const RETRYABLE_STATUSES = new Set([408, 409, 429]);
@@ -30,7 +30,7 @@ export function toProviderError(error: unknown, now: () => number = Date.now): P
       return new RetryableProviderError(`provider stream error: ${message}`, null);
     }
     const text = `provider ${status}: ${message}`;
-    const retryAfterMs = headers instanceof Headers ? parseRetryAfter(headers, now) : null;
+    const retryAfterMs = headers instanceof Headers ? retryAfterFromHeaders(headers, now) : null;
     return isRetryableStatus(status)
       ? new RetryableProviderError(text, status, retryAfterMs)
       : new ProviderError(text, status, false);

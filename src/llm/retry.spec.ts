@@ -1,12 +1,5 @@
 import { ProviderError } from './provider';
-import {
-  abortableSleep,
-  parseRetryAfter,
-  retryDelayMs,
-  RetryableProviderError,
-  withRetry,
-  type RetryAttempt,
-} from './retry';
+import { retryAfterFromHeaders, retryDelayMs, RetryableProviderError, withRetry, type RetryAttempt } from './retry';
 
 describe(withRetry.name, () => {
   const sleeps: number[] = [];
@@ -119,25 +112,14 @@ describe(retryDelayMs.name, () => {
   });
 });
 
-describe(parseRetryAfter.name, () => {
+describe(retryAfterFromHeaders.name, () => {
   it('should prefer retry-after-ms, then seconds, then an HTTP date', () => {
     const now = () => Date.parse('2025-01-01T00:00:00Z');
 
-    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }))).toBe(250);
-    expect(parseRetryAfter(new Headers({ 'retry-after': '2' }))).toBe(2_000);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }), now)).toBe(3_000);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }))).toBeNull();
-    expect(parseRetryAfter(new Headers())).toBeNull();
-  });
-});
-
-describe('abortableSleep', () => {
-  it('should reject at once with the reason when the signal aborts', async () => {
-    const controller = new AbortController();
-    const sleeping = abortableSleep(60_000, controller.signal);
-
-    controller.abort(new Error('stop'));
-
-    await expect(sleeping).rejects.toThrow('stop');
+    expect(retryAfterFromHeaders(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }))).toBe(250);
+    expect(retryAfterFromHeaders(new Headers({ 'retry-after': '2' }))).toBe(2_000);
+    expect(retryAfterFromHeaders(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }), now)).toBe(3_000);
+    expect(retryAfterFromHeaders(new Headers({ 'retry-after': 'soon' }))).toBeNull();
+    expect(retryAfterFromHeaders(new Headers())).toBeNull();
   });
 });

@@ -1,3 +1,5 @@
+import { backoffDelayMs, parseRetryAfter } from '../shared/backoff';
+import { sleep as defaultSleep, type Sleep } from '../shared/sleep';
 import { ProviderError } from './provider';
 
 /** A transient provider failure; `retryAfterMs` is what the provider asked for (Retry-After), if anything. */
@@ -10,8 +12,6 @@ export class RetryableProviderError extends ProviderError {
     super(message, status, true);
   }
 }
-
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface RetryOptions {
   /** Retries after the first attempt. Default 3. */
@@ -41,29 +41,14 @@ export interface WithRetryOptions extends RetryOptions {
 
 export const DEFAULT_MAX_RETRIES = 3;
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export const abortableSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal?.reason as Error);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** Exponential backoff with full jitter, unless the provider said how long to wait. */
 export function retryDelayMs(retryIndex: number, retryAfterMs: number | null, options: RetryOptions = {}): number {
   if (retryAfterMs !== null) return Math.max(0, Math.min(retryAfterMs, options.maxRetryAfterMs ?? 30_000));
-  const ceiling = Math.min(options.maxDelayMs ?? 8_000, (options.baseDelayMs ?? 500) * 2 ** retryIndex);
-  return Math.floor((options.random ?? Math.random)() * ceiling);
+  return backoffDelayMs(retryIndex, {
+    baseDelayMs: options.baseDelayMs ?? 500,
+    maxDelayMs: options.maxDelayMs ?? 8_000,
+    random: options.random,
+  });
 }
 
 /**
@@ -76,7 +61,7 @@ export async function withRetry<T>(
   options: WithRetryOptions = {},
 ): Promise<T> {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const sleep = options.sleep ?? abortableSleep;
+  const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 0; ; attempt++) {
     options.signal?.throwIfAborted();
     try {
@@ -93,12 +78,8 @@ export async function withRetry<T>(
 }
 
 /** Reads `retry-after-ms` (non-standard, sent by OpenAI) or `Retry-After` (seconds or an HTTP date). */
-export function parseRetryAfter(headers: Headers | undefined, now: () => number = Date.now): number | null {
+export function retryAfterFromHeaders(headers: Headers | undefined, now: () => number = Date.now): number | null {
   const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  const value = headers?.get('retry-after')?.trim();
-  if (value === undefined || value === '') return null;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now());
+  return parseRetryAfter(headers?.get('retry-after'), now());
 }

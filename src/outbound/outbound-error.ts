@@ -1,6 +1,7 @@
 import { ToolExecutionError } from '../shared/tool-errors';
 import { OutboundNetworkError } from './outbound-network-error';
 import type { RequestDeadline } from './request-deadline';
+import { errorMessage } from '../shared/error-text';
 
 const codeOf = (error: unknown): string | undefined => {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
@@ -63,7 +64,7 @@ export const toOutboundError = (error: unknown, target: URL, deadline: RequestDe
     default:
       break;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (code && TLS_CODES.test(code)) return new ToolExecutionError(`TLS error talking to ${hostPort}: ${message}`);
   return new ToolExecutionError(`request to ${hostPort} failed: ${message}${code ? ` (${code})` : ''}`);
 };

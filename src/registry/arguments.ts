@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { isRecord } from '../shared/is-record';
 
 export type { ArgumentError } from '../json-schema/argument-error';
 export { ArgumentValidator } from '../json-schema/argument-validator';
@@ -15,9 +16,6 @@ export type ParsedArguments =
 export const MAX_ARGUMENTS_LENGTH = 1_000_000;
 const MAX_DECODE_DEPTH = 2;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const kindOf = (value: unknown): string =>
   Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
 
@@ -29,7 +27,7 @@ const kindOf = (value: unknown): string =>
 export function parseToolArguments(raw: string | object | null): ParsedArguments {
   if (raw === null) return { ok: true, value: {}, repaired: false };
   if (typeof raw !== 'string') {
-    return isPlainObject(raw) ? { ok: true, value: raw, repaired: false } : failure(raw);
+    return isRecord(raw) ? { ok: true, value: raw, repaired: false } : failure(raw);
   }
   const text = raw.trim();
   if (text === '' || text === 'null') return { ok: true, value: {}, repaired: false };
@@ -46,7 +44,7 @@ export function parseToolArguments(raw: string | object | null): ParsedArguments
     notes.push('decoded arguments that were a JSON-encoded string');
     value = parseLenient(inner, notes);
   }
-  if (!isPlainObject(value)) return failure(value);
+  if (!isRecord(value)) return failure(value);
   return notes.length > 0
     ? { ok: true, value, repaired: true, repairNote: notes.join('; ') }
     : { ok: true, value, repaired: false };

@@ -18,6 +18,7 @@ import {
 } from './tool-definition';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';
+import { errorMessage } from '../shared/error-text';
 
 export { ToolForbiddenError } from './tool-definition';
 
@@ -209,20 +210,11 @@ function executionFailure(error: unknown): PartialOutcome {
       },
     };
   }
-  return { status: 'error', errorKind: 'execution_error', response: `Error: ${errorMessage(error)}` };
-}
-
-function errorMessage(error: unknown): string {
-  if (typeof error === 'string') return error;
-  // Structural on purpose: errors from another realm (vm, worker) fail `instanceof Error`.
-  if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') {
-    return error.message || ('name' in error ? String(error.name) : 'unknown error');
-  }
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+  return {
+    status: 'error',
+    errorKind: 'execution_error',
+    response: `Error: ${errorMessage(error, { descriptive: true })}`,
+  };
 }
 
 function notFound(name: string, tools: readonly ToolDefinition[]): PartialOutcome {

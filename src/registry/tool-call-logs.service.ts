@@ -9,6 +9,7 @@ import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
+import { truncate } from '../shared/truncate';
 
 export interface ToolCallRecord {
   toolId: string | null;
@@ -38,8 +39,9 @@ const maskedInput = (input: string): string => {
   return masked === JSON.stringify(parsed) ? input : masked;
 };
 
-const truncate = (text: string | null, max: number): string | null =>
-  text === null || text.length <= max ? text : `${text.slice(0, max)}… [truncated ${text.length - max} chars]`;
+const truncated = (omitted: number): string => `… [truncated ${omitted} chars]`;
+const cut = (text: string | null, max: number): string | null =>
+  text === null ? null : truncate(text, max, { note: truncated });
 
 export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogResponse => ({
   id: entity.id,
@@ -72,9 +74,9 @@ export class ToolCallLogsService {
     const entity = this.logs.create({
       ...record,
       id: randomUUID(),
-      input: truncate(maskedInput(record.input), max) ?? '',
-      output: truncate(record.output, max),
-      errorMessage: truncate(record.errorMessage, 2000),
+      input: cut(maskedInput(record.input), max) ?? '',
+      output: cut(record.output, max),
+      errorMessage: cut(record.errorMessage, 2000),
       createdAt: new Date(),
     });
     await this.logs.insert(entity);

@@ -1,5 +1,7 @@
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../common/errors/database-unavailable';
-import { abortableSleep, retryDelayMs, type Sleep } from '../llm/retry';
+import { backoffDelayMs } from '../shared/backoff';
+import { errorMessage } from '../shared/error-text';
+import { sleep as defaultSleep, type Sleep } from '../shared/sleep';
 
 export interface DatabaseWriteRetryOptions {
   /** Total time to keep retrying after the first failure; then DatabaseUnavailableError. */
@@ -25,7 +27,7 @@ export async function retryDatabaseWrite<T>(
   options: DatabaseWriteRetryOptions,
 ): Promise<T | undefined> {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? abortableSleep;
+  const sleep = options.sleep ?? defaultSleep;
   let deadline: number | null = null;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -36,13 +38,12 @@ export async function retryDatabaseWrite<T>(
       deadline ??= now() + options.budgetMs;
       const remaining = deadline - now();
       if (remaining <= 0) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new DatabaseUnavailableError(`database unavailable for ${options.budgetMs} ms: ${reason}`, {
+        throw new DatabaseUnavailableError(`database unavailable for ${options.budgetMs} ms: ${errorMessage(error)}`, {
           cause: error,
         });
       }
       await sleep(
-        Math.min(remaining, retryDelayMs(attempt, null, { baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS })),
+        Math.min(remaining, backoffDelayMs(attempt, { baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS })),
       );
     }
   }

@@ -1,6 +1,8 @@
 import type { FieldProblem } from '../common/errors/domain-error';
 import { checkParametersSchema } from '../json-schema/check-parameters-schema';
 import type { FunctionTool } from '../shared/tool-types';
+import { isRecord } from '../shared/is-record';
+import { unescapePointerSegment } from '../json-schema/json-pointer';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -14,14 +16,11 @@ export interface SchemaWarning {
 export type NormalizedSchema =
   { ok: true; schema: FunctionTool; warnings: SchemaWarning[] } | { ok: false; problems: FieldProblem[] };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const pointerToField = (base: string, pointer: string): string =>
   pointer
     .split('/')
     .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map(unescapePointerSegment)
     .reduce((field, part) => `${field}.${part}`, base);
 
 /**
@@ -30,7 +29,7 @@ const pointerToField = (base: string, pointer: string): string =>
  */
 export function normalizeFunctionSchema(input: unknown, name: string, description: string): NormalizedSchema {
   const problems: FieldProblem[] = [];
-  if (!isObject(input)) {
+  if (!isRecord(input)) {
     return { ok: false, problems: [{ field: 'function_schema', message: 'must be an object' }] };
   }
   let fn: unknown = input;
@@ -45,7 +44,7 @@ export function normalizeFunctionSchema(input: unknown, name: string, descriptio
     }
     fn = input.function;
     base = 'function_schema.function';
-    if (!isObject(fn)) {
+    if (!isRecord(fn)) {
       problems.push({ field: base, message: 'must be an object with name, description and parameters' });
       return { ok: false, problems };
     }
@@ -73,7 +72,7 @@ export function normalizeFunctionSchema(input: unknown, name: string, descriptio
   }
   const parameters = func.parameters ?? { type: 'object', properties: {} };
   const warnings: SchemaWarning[] = [];
-  if (!isObject(parameters)) {
+  if (!isRecord(parameters)) {
     problems.push({ field: `${base}.parameters`, message: 'must be a JSON Schema object' });
   } else {
     const check = checkParametersSchema(parameters);

@@ -20,7 +20,8 @@ import type { AgentStopReason, LimitStopReason } from './agent/stop-reason';
 import { forwardStreamEvents } from './agent/stream-event-forwarder';
 import { runToolBatches } from './agent/tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
-import { truncateText } from './agent/truncate-text';
+import { truncate } from '../shared/truncate';
+import { errorMessage } from '../shared/error-text';
 
 export { AgentLoopError } from './agent/agent-loop-error';
 export type * from './agent/agent-loop-options';
@@ -56,8 +57,6 @@ const clampIterations = (value: number | undefined): number =>
   value === undefined || !Number.isFinite(value)
     ? DEFAULT_MAX_ITERATIONS
     : Math.min(MAX_ITERATIONS_CAP, Math.max(1, Math.floor(value)));
-
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * The tool-calling loop of an LLM node.
@@ -256,7 +255,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       name: call.name,
       arguments: call.arguments,
       status,
-      response: truncateText(response, RECORDED_RESPONSE_MAX_CHARS),
+      response: truncate(response, RECORDED_RESPONSE_MAX_CHARS),
       duration_ms: durationMs,
     });
   }

@@ -4,6 +4,7 @@ import type { NodeHandler, NodeServices } from './nodes/node-handler';
 import type { NodeHandlers } from './nodes/node-handlers';
 import type { Scope } from './references';
 import { type RunContext, WorkflowRunError } from './run-context';
+import { errorMessage } from '../shared/error-text';
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
@@ -103,7 +104,7 @@ export class WorkflowEngine {
       return output;
     } catch (error) {
       const cancelled = run.signal.aborted;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       await this.recorder.nodeFinished(nodeRunId, { status: cancelled ? 'cancelled' : 'failed', error: message });
       run.emit('node.finished', {
         node_id: node.id,

@@ -19,6 +19,7 @@ import { RunsService } from '../runs/runs.service';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
 import { type CheckedDefinition, WorkflowsService } from './workflows.service';
+import { errorMessage } from '../shared/error-text';
 
 export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
 
@@ -32,8 +33,6 @@ export interface StartResult {
   finished: boolean;
   run: RunResponse;
 }
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Who a workflow tool runs as: the caller of the tool, with the caller's rights. */
 const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal => ({
@@ -121,7 +120,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
         depth: context.depth,
       });
     } catch (error) {
-      throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorText(error)}`);
+      throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
     }
     const result = await this.execute(run, checked, principal, context.signal, context.depth);
     if (result.status !== 'succeeded') {
@@ -173,10 +172,10 @@ export class WorkflowRunner implements WorkflowToolRunner {
       if (signal.aborted && signal.reason instanceof RunInterruptedError) {
         result = { status: 'failed', error: INTERRUPTED };
       } else if (signal.aborted) {
-        result = { status: 'cancelled', error: errorText(signal.reason ?? error) };
+        result = { status: 'cancelled', error: errorMessage(signal.reason ?? error) };
       } else {
         if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');
-        result = { status: 'failed', error: errorText(error) };
+        result = { status: 'failed', error: errorMessage(error) };
       }
     }
     try {

@@ -34,14 +34,12 @@ import {
   type WorkflowResponse,
 } from './workflow.dto';
 import { WorkflowEntity } from './workflow.entity';
+import { isRecord } from '../shared/is-record';
 
 export interface CheckedDefinition {
   definition: WorkflowDefinition;
   order: string[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Stored workflows and the checks every definition passes on save and on run. */
 @Injectable()
@@ -94,7 +92,7 @@ export class WorkflowsService implements WorkflowLookup {
 
   /** Run inputs against the definition's `inputs` schema (defaults filled in). */
   checkInputs(definition: WorkflowDefinition, inputs: unknown, key: string): Record<string, unknown> {
-    if (inputs !== undefined && !isObject(inputs)) {
+    if (inputs !== undefined && !isRecord(inputs)) {
       throw DomainError.validation([{ field: 'inputs', message: 'must be an object' }]);
     }
     const value = structuredClone(inputs ?? {});
@@ -215,7 +213,7 @@ export class WorkflowsService implements WorkflowLookup {
   }
 
   private async readBody(body: unknown, principal: Principal, wasPublic = false) {
-    if (!isObject(body))
+    if (!isRecord(body))
       throw DomainError.validation([{ field: 'body', message: 'must be a workflow definition object' }]);
     const wrapped = 'definition' in body && !('nodes' in body);
     const { is_public: isPublicRaw, ...rest } = body;

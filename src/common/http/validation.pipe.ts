@@ -2,11 +2,10 @@ import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@ne
 import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
 import { instanceToPlain, plainToInstance } from 'class-transformer';
 import { DomainError, type FieldProblem } from '../errors/domain-error';
+import { isRecord } from '../../shared/is-record';
 
 /** Keys that cannot become own properties of a DTO instance without changing what it is. */
 const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
 
 function flatten(errors: ValidationError[], parent = ''): FieldProblem[] {
   return errors.flatMap((error) => {
@@ -23,7 +22,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldProblem[] {
 const keepingTransformer: TransformerPackage = {
   plainToInstance(type, plain, options) {
     const entity = plainToInstance(type, plain, options);
-    if (isObject(plain) && isObject(entity) && !Array.isArray(plain)) {
+    if (isRecord(plain) && isRecord(entity) && !Array.isArray(plain)) {
       for (const key of Object.keys(plain)) {
         if (Object.hasOwn(entity, key)) continue;
         Object.defineProperty(entity, key, { value: plain[key], enumerable: true, writable: true, configurable: true });
@@ -41,7 +40,7 @@ const keepingTransformer: TransformerPackage = {
  */
 class KeepingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.metatype && this.toValidate(metadata) && isObject(value)) {
+    if (metadata.metatype && this.toValidate(metadata) && isRecord(value)) {
       const problems = RESERVED_KEYS.filter((key) => Object.hasOwn(value, key)).map((key) => ({
         field: key,
         message: `property ${key} should not exist`,

@@ -1,7 +1,8 @@
-import { isJson, decodeText, truncateText } from '../http/response-text';
+import { isJson, decodeText, truncatedBody } from '../http/response-text';
 import type { OutboundBody } from '../../outbound/outbound-request';
 import { redactSecretValues, secretValuesIn } from '../../shared/secrets';
 import { defineBuiltin } from './builtin-tool';
+import { truncate } from '../../shared/truncate';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const SHOWN_HEADERS = [
@@ -84,7 +85,7 @@ export const httpRequest = defineBuiltin<HttpRequestParams>({
     });
     const contentType = response.headers['content-type'];
     const text = decodeText(response.body, contentType);
-    const shown = truncateText(text, MAX_BODY_CHARS);
+    const truncated = text.length > MAX_BODY_CHARS;
     const headers = Object.fromEntries(
       SHOWN_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => [
         name,
@@ -96,8 +97,8 @@ export const httpRequest = defineBuiltin<HttpRequestParams>({
       status_text: response.statusText,
       final_url: response.finalUrl,
       headers,
-      body: shown.truncated ? shown.text : parseBody(text, contentType),
-      ...(shown.truncated ? { truncated: true } : {}),
+      body: truncated ? truncate(text, MAX_BODY_CHARS, { note: truncatedBody }) : parseBody(text, contentType),
+      ...(truncated ? { truncated: true } : {}),
     };
     // Credentials it was given never come back, even when the server echoes the request.
     const sent = [...secretValuesIn(params.headers), ...secretValuesIn(params.query), ...secretValuesIn(params.url)];

@@ -1,7 +1,8 @@
 import { htmlToMarkdown } from '../http/html-to-markdown';
-import { decodeText, excerpt, isHtml, truncateText } from '../http/response-text';
+import { decodeText, excerpt, isHtml, truncatedBody } from '../http/response-text';
 import { ToolExecutionError } from '../tool-definition';
 import { defineBuiltin } from './builtin-tool';
+import { truncate } from '../../shared/truncate';
 
 const FORMATS = ['markdown', 'json', 'raw'] as const;
 const DEFAULT_MAX_CHARS = 20_000;
@@ -87,17 +88,18 @@ export const webFetch = defineBuiltin<WebFetchParams>({
     } else if (format === 'markdown' && (isHtml(contentType) || /^\s*<(!doctype html|html)/i.test(text))) {
       content = htmlToMarkdown(text);
     }
-    const shown = truncateText(content, params.max_chars ?? DEFAULT_MAX_CHARS);
+    const maxChars = params.max_chars ?? DEFAULT_MAX_CHARS;
+    const shown = truncate(content, maxChars, { note: truncatedBody });
     const title = format === 'markdown' ? titleOf(text) : undefined;
     return {
-      response: title ? `Title: ${title}\n\n${shown.text}` : shown.text,
+      response: title ? `Title: ${title}\n\n${shown}` : shown,
       data: {
         url: response.finalUrl,
         status: response.status,
         content_type: contentType ?? null,
         ...(title ? { title } : {}),
-        content: json ?? shown.text,
-        truncated: shown.truncated,
+        content: json ?? shown,
+        truncated: content.length > maxChars,
       },
       metadata: { status_code: response.status, response_bytes: response.bytes, final_url: response.finalUrl },
     };

@@ -1,6 +1,6 @@
 import type ivm from 'isolated-vm';
 import { CodeRunError } from './code-run-error';
-import { errorText } from './error-text';
+import { errorMessage, errorText } from '../../shared/error-text';
 import { type CodeRunOutput, type CodeRunRequest, wallTimeLimitMs } from './code-run';
 import { IsolatePool, type IsolateLease, type IsolatePoolOptions } from './isolate-pool';
 import { ISOLATE_RUNTIME_SOURCE } from './isolate-runtime';
@@ -39,7 +39,7 @@ export class IsolateSandbox {
       lease = await this.pool.acquire(request.memoryMb, request.signal);
     } catch (error) {
       if (request.signal?.aborted) throw new CodeRunError('cancelled', 'code run was cancelled');
-      throw new CodeRunError('unavailable', `code sandbox is unavailable: ${errorText(error).message}`);
+      throw new CodeRunError('unavailable', `code sandbox is unavailable: ${errorMessage(error)}`);
     }
     lease.onCatastrophicError = onCatastrophicError;
     const started = performance.now();

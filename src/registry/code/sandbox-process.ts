@@ -1,5 +1,5 @@
 import { CodeRunError } from './code-run-error';
-import { errorText } from './error-text';
+import { errorMessage } from '../../shared/error-text';
 import { IsolateSandbox, type IsolateSandboxOptions } from './isolate-sandbox';
 import { type ChildMessage, isHostMessage } from './sandbox-protocol';
 
@@ -29,7 +29,7 @@ export const serveSandbox = (options: IsolateSandboxOptions): void => {
           const failure =
             error instanceof CodeRunError
               ? error
-              : new CodeRunError('unavailable', `code sandbox failed: ${errorText(error).message}`);
+              : new CodeRunError('unavailable', `code sandbox failed: ${errorMessage(error)}`);
           reply({ type: 'failure', id, reason: failure.reason, message: failure.message, logs: failure.logs });
         },
       )

@@ -1,6 +1,7 @@
 import { CODE_FAILURE_REASONS, type CodeFailureReason } from './code-run-error';
 import type { CodeRunOutput, CodeRunRequest } from './code-run';
 import type { CodeLogEntry } from './sandbox-state';
+import { isRecord } from '../../shared/is-record';
 
 /** Messages between CodeSandbox and its child process (JSON over the IPC channel). */
 export type HostMessage =
@@ -12,8 +13,6 @@ export type ChildMessage =
   | { type: 'failure'; id: number; reason: CodeFailureReason; message: string; logs: CodeLogEntry[] }
   /** The call's isolate hit a fatal V8 error; the process must be replaced. */
   | { type: 'crashed'; id: number; message: string };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 export const isChildMessage = (value: unknown): value is ChildMessage => {
   if (isRecord(value) && value.type === 'ready') return true;

@@ -1,3 +1,5 @@
+import { isRecord } from '../../shared/is-record';
+
 export const LOG_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -21,8 +23,6 @@ export interface SandboxState {
   logs: CodeLogEntry[];
   droppedLogs: number;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 const readOutcome = (raw: unknown): SandboxOutcome | undefined => {
   if (raw === undefined) return undefined;

@@ -1,6 +1,6 @@
 import ivm from 'isolated-vm';
 import type { ConfigProblem } from '../executor';
-import { errorText } from './error-text';
+import { errorMessage, errorText } from '../../shared/error-text';
 import { USER_CODE_FILENAME } from './isolate-runtime';
 
 const VALIDATION_MEMORY_MB = 32;
@@ -44,7 +44,7 @@ export const validateCode = (code: string): ConfigProblem[] => {
       ? []
       : [{ path: '/code', message: `code must be a single function body (${problem}); check for unbalanced braces` }];
   } catch (error) {
-    return [{ path: '/code', message: `code could not be checked: ${errorText(error).message}` }];
+    return [{ path: '/code', message: `code could not be checked: ${errorMessage(error)}` }];
   } finally {
     isolate.dispose();
   }

@@ -3,7 +3,8 @@ import { ToolExecutionError, type ToolExecuteResult } from '../tool-definition';
 import { htmlToMarkdown } from './html-to-markdown';
 import type { HttpToolConfig } from './http-tool-config';
 import { pickFields } from './response-fields';
-import { decodeText, excerpt, isHtml, isJson, truncateText } from './response-text';
+import { decodeText, excerpt, isHtml, isJson, truncatedBody } from './response-text';
+import { truncate } from '../../shared/truncate';
 
 /** Longest text handed to the model; the full parsed JSON stays in `data`. */
 export const MAX_RESPONSE_CHARS = 16_000;
@@ -47,9 +48,9 @@ export const formatHttpResponse = (
       }
     } else {
       const data = config.response_fields?.length ? pickFields(parsed.value, config.response_fields) : parsed.value;
-      return { response: truncateText(jsonText(data), MAX_RESPONSE_CHARS).text, data, metadata };
+      return { response: truncate(jsonText(data), MAX_RESPONSE_CHARS, { note: truncatedBody }), data, metadata };
     }
   }
   const shown = mode === 'markdown' && isHtml(contentType) ? htmlToMarkdown(text) : text;
-  return { response: truncateText(shown, MAX_RESPONSE_CHARS).text, metadata };
+  return { response: truncate(shown, MAX_RESPONSE_CHARS, { note: truncatedBody }), metadata };
 };

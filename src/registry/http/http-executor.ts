@@ -2,6 +2,7 @@ import type { OutboundClient } from '../../outbound/outbound-client';
 import { OutboundNetworkError } from '../../outbound/outbound-network-error';
 import type { OutboundRequest, OutboundResponse } from '../../outbound/outbound-request';
 import { redactSecretValues } from '../../shared/secrets';
+import { sleep, type Sleep } from '../../shared/sleep';
 import type { ToolExecutor } from '../executor';
 import {
   ToolExecutionError,
@@ -19,7 +20,7 @@ import {
   MAX_TIMEOUT_MS,
   type HttpToolConfig,
 } from './http-tool-config';
-import { backoffDelay, MAX_RETRY_WAIT_MS, parseRetryAfter, RETRYABLE_STATUSES, sleep } from './retry-policy';
+import { backoffDelay, cappedRetryAfter, MAX_RETRY_WAIT_MS, RETRYABLE_STATUSES } from './retry-policy';
 import { validateHttpConfig } from './validate-http-config';
 
 export interface HttpExecutorDeps {
@@ -29,7 +30,7 @@ export interface HttpExecutorDeps {
   /** Per-attempt time limit when a tool sets none; the outbound client's default otherwise. */
   defaultTimeoutMs?: number;
   /** Injectable for tests: waiting and jitter. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
   random?: () => number;
 }
 
@@ -72,7 +73,7 @@ export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToo
       }
       if (RETRYABLE_STATUSES.has(response.status) && attempt <= retries) {
         const delay =
-          parseRetryAfter(response.headers['retry-after']) ??
+          cappedRetryAfter(response.headers['retry-after']) ??
           backoffDelay(attempt, retry.backoff_ms ?? DEFAULT_RETRY.backoff_ms, deps.random);
         await wait(delay, context.signal);
         continue;

@@ -1,4 +1,5 @@
 import { ToolExecutionError } from '../tool-definition';
+import { appendPointer } from '../../json-schema/json-pointer';
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const EXACT_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -65,9 +66,7 @@ export const renderJson = (template: unknown, params: TemplateParams): unknown =
 export const placeholdersInJson = (template: unknown, base: string): { path: string; name: string }[] => {
   if (typeof template === 'string') return placeholdersIn(template).map((name) => ({ path: base, name }));
   if (template === null || typeof template !== 'object') return [];
-  return Object.entries(template).flatMap(([key, value]) =>
-    placeholdersInJson(value, `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
-  );
+  return Object.entries(template).flatMap(([key, value]) => placeholdersInJson(value, appendPointer(base, key)));
 };
 
 const AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;

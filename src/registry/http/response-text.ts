@@ -1,3 +1,5 @@
+import { ELLIPSIS, truncate } from '../../shared/truncate';
+
 export const isHtml = (contentType: string | undefined): boolean =>
   /\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType ?? '');
 
@@ -14,11 +16,8 @@ export const decodeText = (body: Buffer, contentType: string | undefined): strin
   }
 };
 
-/** Cuts text for the model and says how much was left out. */
-export const truncateText = (text: string, maxChars: number): { text: string; truncated: boolean } =>
-  text.length <= maxChars
-    ? { text, truncated: false }
-    : { text: `${text.slice(0, maxChars)}\n… [truncated ${text.length - maxChars} more characters]`, truncated: true };
+/** The `truncate` note for response bodies shown to the model. */
+export const truncatedBody = (omitted: number): string => `\n… [truncated ${omitted} more characters]`;
 
 /** A one-line excerpt of a (possibly HTML) body for error messages. */
 export const excerpt = (text: string, maxChars = 500): string => {
@@ -27,5 +26,5 @@ export const excerpt = (text: string, maxChars = 500): string => {
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1)}…`;
+  return truncate(flat, maxChars, ELLIPSIS);
 };

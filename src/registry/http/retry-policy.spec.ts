@@ -1,6 +1,6 @@
-import { backoffDelay, MAX_RETRY_WAIT_MS, parseRetryAfter } from './retry-policy';
+import { backoffDelay, MAX_RETRY_WAIT_MS, cappedRetryAfter } from './retry-policy';
 
-describe(parseRetryAfter.name, () => {
+describe(cappedRetryAfter.name, () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
 
   it.each([
@@ -9,11 +9,11 @@ describe(parseRetryAfter.name, () => {
     ['Tue, 31 Dec 2024 23:59:00 GMT', 0],
     ['86400', MAX_RETRY_WAIT_MS],
   ])('should read %s as %d ms', (header, expected) => {
-    expect(parseRetryAfter(header, now)).toBe(expected);
+    expect(cappedRetryAfter(header, now)).toBe(expected);
   });
 
   it.each([undefined, '', 'soon'])('should ignore %p', (header) => {
-    expect(parseRetryAfter(header, now)).toBeNull();
+    expect(cappedRetryAfter(header, now)).toBeNull();
   });
 });
 

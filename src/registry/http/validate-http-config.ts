@@ -1,9 +1,8 @@
 import type { ConfigProblem, StoredTool } from '../executor';
+import { appendPointer } from '../../json-schema/json-pointer';
 import type { HttpToolConfig } from './http-tool-config';
 import { literalSecretsInUrl } from '../../shared/secrets';
 import { placeholdersIn, placeholdersInJson, urlAuthority } from './placeholder-template';
-
-const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const parameterNames = (tool: Pick<StoredTool, 'functionSchema'>): Set<string> => {
   const properties = tool.functionSchema.function.parameters.properties;
@@ -19,10 +18,10 @@ export const validateHttpConfig = (
   const used = [
     ...placeholdersIn(config.url).map((name) => ({ path: '/url', name })),
     ...Object.entries(config.headers ?? {}).flatMap(([header, value]) =>
-      placeholdersIn(value).map((name) => ({ path: `/headers/${pointer(header)}`, name })),
+      placeholdersIn(value).map((name) => ({ path: appendPointer('/headers', header), name })),
     ),
     ...Object.entries(config.query ?? {}).flatMap(([key, value]) =>
-      placeholdersIn(value).map((name) => ({ path: `/query/${pointer(key)}`, name })),
+      placeholdersIn(value).map((name) => ({ path: appendPointer('/query', key), name })),
     ),
     ...placeholdersInJson(config.body, '/body'),
   ];

@@ -1,5 +1,5 @@
 import type { MalformedToolCall } from '../../llm/provider';
-import { truncateText } from './truncate-text';
+import { truncate } from '../../shared/truncate';
 
 const MAX_ARGUMENT_CHARS = 300;
 
@@ -10,7 +10,7 @@ const MAX_ARGUMENT_CHARS = 300;
 export const malformedCallsNote = (calls: readonly MalformedToolCall[]): string => {
   const lines = calls.map((call) => {
     const id = call.id === '' ? '' : ` (id ${call.id})`;
-    return `- tool call${id} could not be executed: ${call.reason}. Arguments received: ${truncateText(call.arguments, MAX_ARGUMENT_CHARS)}`;
+    return `- tool call${id} could not be executed: ${call.reason}. Arguments received: ${truncate(call.arguments, MAX_ARGUMENT_CHARS)}`;
   });
   return [
     'Some of your tool calls were malformed and were not executed:',

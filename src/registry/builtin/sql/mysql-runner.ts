@@ -1,6 +1,6 @@
 import type { Connection as CallbackConnection } from 'mysql2';
 import { createPool, type FieldPacket, type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
-import { errorText } from '../../code/error-text';
+import { errorMessage } from '../../../shared/error-text';
 import { ToolExecutionError, ToolForbiddenError } from '../../tool-definition';
 import { queryTimeoutError, toJsonRow, type QueryResult, type ReadOnlyQueryOptions } from './query-result';
 
@@ -87,7 +87,7 @@ export class MysqlRunner {
       return await this.flavor;
     } catch (error) {
       this.flavor = undefined;
-      throw new ToolExecutionError(`cannot reach the query database: ${errorText(error).message}`);
+      throw new ToolExecutionError(`cannot reach the query database: ${errorMessage(error)}`);
     }
   }
 }
@@ -96,10 +96,10 @@ function toToolError(error: unknown, timeoutMs: number): ToolExecutionError {
   if (error instanceof ToolExecutionError) return error;
   const errno = (error as { errno?: unknown }).errno;
   if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return queryTimeoutError(timeoutMs);
-  if (/read only transaction|READ ONLY/i.test(errorText(error).message)) {
-    return new ToolForbiddenError(`the database refused a write: ${errorText(error).message}`);
+  if (/read only transaction|READ ONLY/i.test(errorMessage(error))) {
+    return new ToolForbiddenError(`the database refused a write: ${errorMessage(error)}`);
   }
-  return new ToolExecutionError(`SQL error: ${errorText(error).message}`);
+  return new ToolExecutionError(`SQL error: ${errorMessage(error)}`);
 }
 
 /** Streams so a huge result costs at most `rowLimit` rows of memory; the rest is read and dropped. */

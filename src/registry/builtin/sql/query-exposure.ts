@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createConnection, escapeId, type RowDataPacket } from 'mysql2/promise';
 import type { DatabaseConfig } from '../../../config/app-config';
-import { errorText } from '../../code/error-text';
+import { errorMessage } from '../../../shared/error-text';
 import { parseQueryTarget } from './query-target';
 
 /** Tables of the service a query user must never read: credentials and tool configurations. */
@@ -92,6 +92,6 @@ export async function warnAboutQueryExposure(
       );
     }
   } catch (error) {
-    logger.warn(`database_query: could not check the QUERY_DATABASE_URL user's access: ${errorText(error).message}`);
+    logger.warn(`database_query: could not check the QUERY_DATABASE_URL user's access: ${errorMessage(error)}`);
   }
 }

@@ -3,6 +3,7 @@ import { Parser as MariadbParser } from 'node-sql-parser/build/mariadb';
 import { Parser as SqliteParser } from 'node-sql-parser/build/sqlite';
 import { ToolForbiddenError } from '../../tool-definition';
 import { ALLOWED_FUNCTIONS, ALLOWED_KEYWORDS, ALLOWED_NODE_TYPES } from './sql-allow-list';
+import { errorMessage } from '../../../shared/error-text';
 
 export type SqlDialect = 'mysql' | 'sqlite';
 
@@ -73,7 +74,7 @@ function parse(sql: string, dialect: SqlDialect): AST[] {
       firstError ??= error;
     }
   }
-  const detail = firstError instanceof Error ? firstError.message.slice(0, 200) : String(firstError);
+  const detail = errorMessage(firstError).slice(0, 200);
   return refuse(`it could not be parsed (${detail})`);
 }
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { SqliteProcessMessage, SqliteQueryRequest } from './sqlite-protocol';
 import { runSqliteQuery } from './sqlite-query';
+import { errorMessage } from '../../../shared/error-text';
 
 /**
  * The child side of SqliteRunner: opens the file read-only and answers one query at a time. A
@@ -14,7 +15,7 @@ export const serveSqliteQueries = (file: string): void => {
   try {
     database = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    send({ type: 'open-failed', message: error instanceof Error ? error.message : String(error) });
+    send({ type: 'open-failed', message: errorMessage(error) });
     return;
   }
   process.on('message', (request: SqliteQueryRequest) => send(runSqliteQuery(database, request)));

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { errorText } from '../../code/error-text';
+import { errorMessage } from '../../../shared/error-text';
 import { toJsonRow } from './query-result';
 import type { SqliteQueryRequest, SqliteReply } from './sqlite-protocol';
 
@@ -12,7 +12,7 @@ export function runSqliteQuery(database: Database.Database, request: SqliteQuery
   try {
     statement = database.prepare(request.sql);
   } catch (error) {
-    return { type: 'failed', forbidden: false, message: `SQL error: ${errorText(error).message}` };
+    return { type: 'failed', forbidden: false, message: `SQL error: ${errorMessage(error)}` };
   }
   if (!statement.reader) {
     return {
@@ -33,7 +33,7 @@ export function runSqliteQuery(database: Database.Database, request: SqliteQuery
       rows.push(toJsonRow(row));
     }
   } catch (error) {
-    return { type: 'failed', forbidden: false, message: `SQL error: ${errorText(error).message}` };
+    return { type: 'failed', forbidden: false, message: `SQL error: ${errorMessage(error)}` };
   }
   const columns = statement.columns().map((column) => column.name);
   return { type: 'result', result: { columns, rows, truncated } };
