@@ -412,13 +412,25 @@ export type HttpToolConfig = {
         token?: string;
         username?: string;
         password?: string;
+        /**
+         * Header carrying the key for `api_key_header`; defaults to `X-API-Key`
+         */
         header_name?: string;
+        /**
+         * Query parameter carrying the key for `api_key_query`; defaults to `api_key`
+         */
         query_name?: string;
         key?: string;
     };
     timeout_ms?: number;
     max_response_bytes?: number;
+    /**
+     * How the body is turned into text for the model; detected from Content-Type when absent
+     */
     parse_mode?: 'raw' | 'json' | 'markdown';
+    /**
+     * Dotted paths kept from a JSON response, e.g. `current.temp_c`, `items[0].name`
+     */
     response_fields?: Array<string>;
     allowed_domains?: Array<string>;
     blocked_domains?: Array<string>;

@@ -1,12 +1,19 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { ToolExecutor } from '../executor';
 import type { ToolDefinition } from '../tool-definition';
 import type { BuiltinCatalog } from './builtin-catalog';
 import type { BuiltinEnvironment } from './builtin-tool';
 
-export interface BuiltinToolConfig {
-  builtin?: string;
-  timeout_ms?: number;
-}
+/** `implementation_config` of a `builtin` tool; `builtin` is one of the catalog's names. */
+const configSchema = (names: readonly string[]) =>
+  Type.Object(
+    {
+      builtin: Type.Optional(Type.String({ enum: [...names], description: 'Which builtin to run' })),
+      timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
+    },
+    { additionalProperties: false },
+  );
+export type BuiltinToolConfig = Static<ReturnType<typeof configSchema>>;
 
 /** `builtin` implementation type: a stored row pointing at one of the tools in BUILTIN_TOOLS. */
 export function createBuiltinExecutor(
@@ -16,14 +23,7 @@ export function createBuiltinExecutor(
   return {
     type: 'builtin',
     configDescription: 'Runs a tool shipped with ToolFlow; `builtin` names it (defaults to the tool name).',
-    configSchema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        builtin: { type: 'string', enum: catalog.names(), description: 'Which builtin to run' },
-        timeout_ms: { type: 'integer', minimum: 100, maximum: 600000 },
-      },
-    },
+    configSchema: configSchema(catalog.names()),
     secretPaths: [],
     // A builtin runs with the service's own rights (files, database, network).
     adminOnly: true,
@@ -41,7 +41,7 @@ export function createBuiltinExecutor(
         functionSchema: catalog.schemaOf(builtin),
       })),
     validateConfig(config, tool) {
-      return catalog.find(tool.name, config as Record<string, unknown>)
+      return catalog.find(tool.name, config)
         ? []
         : [
             {

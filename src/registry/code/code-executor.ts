@@ -1,17 +1,9 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { enumOf } from '../../json-schema/schema-helpers';
 import type { ToolExecutor } from '../executor';
-import type { JsonSchema } from '../../shared/tool-types';
 import { wallTimeLimitMs } from './code-run';
 import type { CodeSandbox } from './sandbox';
 import { validateCode } from './validate-code';
-
-/** `implementation_config` of a `code` tool. */
-export interface CodeToolConfig {
-  language: 'javascript';
-  /** Body of an async function that receives `args` and returns JSON. */
-  code: string;
-  timeout_ms?: number;
-  memory_mb?: number;
-}
 
 /** Operator limits (from config/); per-tool values may only lower them. */
 export interface CodeToolLimits {
@@ -28,23 +20,23 @@ export const MAX_CODE_CHARS = 100_000;
 /** isolated-vm refuses isolates below 8 MiB. */
 const MIN_MEMORY_MB = 8;
 
-const configSchema = (limits: CodeToolLimits): JsonSchema => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['language', 'code'],
-  properties: {
-    language: { type: 'string', enum: ['javascript'] },
-    code: {
-      type: 'string',
-      minLength: 1,
-      maxLength: MAX_CODE_CHARS,
-      description: 'Body of an async function receiving `args`; `return` a JSON value. No require, timers or I/O.',
-      examples: ['return { sum: args.a + args.b };'],
+/** `implementation_config` of a `code` tool; the operator limits bound `timeout_ms` and `memory_mb`. */
+const configSchema = (limits: Pick<CodeToolLimits, 'maxTimeoutMs' | 'maxMemoryMb'>) =>
+  Type.Object(
+    {
+      language: enumOf(['javascript'], { type: 'string' }),
+      code: Type.String({
+        minLength: 1,
+        maxLength: MAX_CODE_CHARS,
+        description: 'Body of an async function receiving `args`; `return` a JSON value. No require, timers or I/O.',
+        examples: ['return { sum: args.a + args.b };'],
+      }),
+      timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.maxTimeoutMs })),
+      memory_mb: Type.Optional(Type.Integer({ minimum: MIN_MEMORY_MB, maximum: limits.maxMemoryMb })),
     },
-    timeout_ms: { type: 'integer', minimum: 1, maximum: limits.maxTimeoutMs },
-    memory_mb: { type: 'integer', minimum: MIN_MEMORY_MB, maximum: limits.maxMemoryMb },
-  },
-});
+    { additionalProperties: false },
+  );
+export type CodeToolConfig = Static<ReturnType<typeof configSchema>>;
 
 /** The `code` implementation type: user JavaScript run in the sandbox with the model's arguments. */
 export const createCodeExecutor = (

@@ -1,11 +1,17 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { ToolExecutor } from '../executor';
 import { ToolExecutionError } from '../tool-definition';
 import type { WorkflowToolRunner } from './workflow-tool-runner';
 
-export interface WorkflowToolConfig {
-  workflow_id: string;
-  timeout_ms?: number;
-}
+/** `implementation_config` of a `workflow` tool. */
+const WorkflowToolConfig = Type.Object(
+  {
+    workflow_id: Type.String({ minLength: 1, maxLength: 64, description: 'Id or name of the workflow' }),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  },
+  { additionalProperties: false },
+);
+export type WorkflowToolConfig = Static<typeof WorkflowToolConfig>;
 
 /**
  * `workflow` implementation type: another stored workflow run as a tool, with a nesting limit.
@@ -20,15 +26,7 @@ export function createWorkflowExecutor(
     configDescription:
       'Runs the stored workflow `workflow_id` with the arguments as its inputs and returns its outputs. ' +
       'The parameters schema defaults to the workflow’s declared inputs.',
-    configSchema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['workflow_id'],
-      properties: {
-        workflow_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Id or name of the workflow' },
-        timeout_ms: { type: 'integer', minimum: 100, maximum: 3_600_000 },
-      },
-    },
+    configSchema: WorkflowToolConfig,
     secretPaths: [],
     async deriveParameters(config, caller) {
       if (typeof config.workflow_id !== 'string') return undefined;
