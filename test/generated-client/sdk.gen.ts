@@ -50,90 +50,6 @@ export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Opti
 });
 
 /**
- * List the tools this key can see (public ones and its own)
- */
-export const listTools = <ThrowOnError extends boolean = false>(options?: Options<ListToolsData, ThrowOnError>) => (options?.client ?? client).get<ListToolsResponses, ListToolsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools',
-    ...options
-});
-
-/**
- * Create a tool
- */
-export const createTool = <ThrowOnError extends boolean = false>(options: Options<CreateToolData, ThrowOnError>) => (options.client ?? client).post<CreateToolResponses, CreateToolErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
- * The builtin tools the registry offers
- */
-export const listBuiltinTools = <ThrowOnError extends boolean = false>(options?: Options<ListBuiltinToolsData, ThrowOnError>) => (options?.client ?? client).get<ListBuiltinToolsResponses, ListBuiltinToolsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/builtin',
-    ...options
-});
-
-/**
- * Every implementation type with its config schema; builtins with their parameters and availability
- */
-export const listImplementationTypes = <ThrowOnError extends boolean = false>(options?: Options<ListImplementationTypesData, ThrowOnError>) => (options?.client ?? client).get<ListImplementationTypesResponses, ListImplementationTypesErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/implementation-types',
-    ...options
-});
-
-/**
- * Delete a tool
- */
-export const deleteTool = <ThrowOnError extends boolean = false>(options: Options<DeleteToolData, ThrowOnError>) => (options.client ?? client).delete<DeleteToolResponses, DeleteToolErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/{id}',
-    ...options
-});
-
-/**
- * One tool, by id or name
- */
-export const getTool = <ThrowOnError extends boolean = false>(options: Options<GetToolData, ThrowOnError>) => (options.client ?? client).get<GetToolResponses, GetToolErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/{id}',
-    ...options
-});
-
-/**
- * Change some fields of a tool
- */
-export const updateTool = <ThrowOnError extends boolean = false>(options: Options<UpdateToolData, ThrowOnError>) => (options.client ?? client).patch<UpdateToolResponses, UpdateToolErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/{id}',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
- * Replace a tool (every field)
- */
-export const replaceTool = <ThrowOnError extends boolean = false>(options: Options<ReplaceToolData, ThrowOnError>) => (options.client ?? client).put<ReplaceToolResponses, ReplaceToolErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/api/v1/tools/{id}',
-    ...options,
-    headers: {
-        'Content-Type': 'application/json',
-        ...options.headers
-    }
-});
-
-/**
  * Run a tool once, outside any workflow (debugging); the call is logged
  */
 export const executeTool = <ThrowOnError extends boolean = false>(options: Options<ExecuteToolData, ThrowOnError>) => (options.client ?? client).post<ExecuteToolResponses, ExecuteToolErrors, ThrowOnError>({
@@ -274,6 +190,90 @@ export const runWorkflow = <ThrowOnError extends boolean = false>(options: Optio
 export const runInlineWorkflow = <ThrowOnError extends boolean = false>(options: Options<RunInlineWorkflowData, ThrowOnError>) => (options.client ?? client).post<RunInlineWorkflowResponses, RunInlineWorkflowErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workflow-runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the tools this key can see (public ones and its own)
+ */
+export const listTools = <ThrowOnError extends boolean = false>(options?: Options<ListToolsData, ThrowOnError>) => (options?.client ?? client).get<ListToolsResponses, ListToolsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools',
+    ...options
+});
+
+/**
+ * Create a tool
+ */
+export const createTool = <ThrowOnError extends boolean = false>(options: Options<CreateToolData, ThrowOnError>) => (options.client ?? client).post<CreateToolResponses, CreateToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The builtin tools the registry offers
+ */
+export const listBuiltinTools = <ThrowOnError extends boolean = false>(options?: Options<ListBuiltinToolsData, ThrowOnError>) => (options?.client ?? client).get<ListBuiltinToolsResponses, ListBuiltinToolsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/builtin',
+    ...options
+});
+
+/**
+ * Every implementation type with its config schema; builtins with their parameters and availability
+ */
+export const listImplementationTypes = <ThrowOnError extends boolean = false>(options?: Options<ListImplementationTypesData, ThrowOnError>) => (options?.client ?? client).get<ListImplementationTypesResponses, ListImplementationTypesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/implementation-types',
+    ...options
+});
+
+/**
+ * Delete a tool
+ */
+export const deleteTool = <ThrowOnError extends boolean = false>(options: Options<DeleteToolData, ThrowOnError>) => (options.client ?? client).delete<DeleteToolResponses, DeleteToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}',
+    ...options
+});
+
+/**
+ * One tool, by id or name
+ */
+export const getTool = <ThrowOnError extends boolean = false>(options: Options<GetToolData, ThrowOnError>) => (options.client ?? client).get<GetToolResponses, GetToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}',
+    ...options
+});
+
+/**
+ * Change some fields of a tool
+ */
+export const updateTool = <ThrowOnError extends boolean = false>(options: Options<UpdateToolData, ThrowOnError>) => (options.client ?? client).patch<UpdateToolResponses, UpdateToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Replace a tool (every field)
+ */
+export const replaceTool = <ThrowOnError extends boolean = false>(options: Options<ReplaceToolData, ThrowOnError>) => (options.client ?? client).put<ReplaceToolResponses, ReplaceToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -74,153 +74,6 @@ export type ApiKeyPageResponse = {
     total: number;
 };
 
-export type ToolResponse = {
-    id: string;
-    name: string;
-    description: string;
-    category: string;
-    function_schema: {
-        [key: string]: unknown;
-    };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
-    /**
-     * Secrets are masked as ********
-     */
-    implementation_config: {
-        [key: string]: unknown;
-    };
-    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
-    is_public: boolean;
-    enabled: boolean;
-    user_id: string | null;
-    use_count: number;
-    version: number;
-    created_at: string;
-    updated_at: string;
-};
-
-export type ToolPageResponse = {
-    items: Array<ToolResponse>;
-    page: number;
-    page_size: number;
-    total: number;
-};
-
-export type BuiltinToolResponse = {
-    name: string;
-    description: string;
-    category: string;
-    function_schema: {
-        [key: string]: unknown;
-    };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
-    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
-};
-
-export type BuiltinAvailabilityDto = {
-    name: string;
-    description: string;
-    /**
-     * JSON Schema of its arguments
-     */
-    parameters: {
-        [key: string]: unknown;
-    };
-    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
-    /**
-     * False when the configuration leaves it unusable
-     */
-    available: boolean;
-    /**
-     * Why it is unavailable
-     */
-    reason?: string;
-};
-
-export type ImplementationTypeResponse = {
-    type: 'builtin' | 'http' | 'workflow' | 'code';
-    description: string;
-    /**
-     * JSON Schema of `implementation_config` for this type
-     */
-    config_schema: {
-        [key: string]: unknown;
-    };
-    /**
-     * On the builtin type: every builtin
-     */
-    builtins?: Array<BuiltinAvailabilityDto>;
-};
-
-export type CreateToolDto = ({
-    implementation_type: 'builtin';
-} & CreateToolDtoBuiltin) | ({
-    implementation_type: 'http';
-} & CreateToolDtoHttp) | ({
-    implementation_type: 'workflow';
-} & CreateToolDtoWorkflow) | ({
-    implementation_type: 'code';
-} & CreateToolDtoCode);
-
-export type SchemaWarningDto = {
-    field: string;
-    keyword: string;
-    message: string;
-    suggestion?: string;
-};
-
-export type ToolWriteResponse = {
-    id: string;
-    name: string;
-    description: string;
-    category: string;
-    function_schema: {
-        [key: string]: unknown;
-    };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
-    /**
-     * Secrets are masked as ********
-     */
-    implementation_config: {
-        [key: string]: unknown;
-    };
-    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
-    is_public: boolean;
-    enabled: boolean;
-    user_id: string | null;
-    use_count: number;
-    version: number;
-    created_at: string;
-    updated_at: string;
-    /**
-     * Accepted but suspicious parts of the parameters schema
-     */
-    warnings: Array<SchemaWarningDto>;
-};
-
-export type UpdateToolDto = {
-    name?: string;
-    description?: string;
-    category?: string;
-    /**
-     * OpenAI function tool: the full `{"type":"function","function":{…}}` object or the bare `{name, description, parameters}`; stored in the full form
-     */
-    function_schema?: {
-        [key: string]: unknown;
-    };
-    implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
-    /**
-     * The config schema of the implementation type (the stored one when the type is not sent)
-     */
-    implementation_config?: BuiltinToolConfig | HttpToolConfig | WorkflowToolConfig | CodeToolConfig;
-    effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
-    /**
-     * Visible to every user (admins only)
-     */
-    is_public?: boolean;
-    enabled?: boolean;
-};
-
 export type ExecuteToolDto = {
     /**
      * The arguments, as an object or as the JSON string a model would send
@@ -375,6 +228,153 @@ export type WorkflowPageResponse = {
     page: number;
     page_size: number;
     total: number;
+};
+
+export type ToolResponse = {
+    id: string;
+    name: string;
+    description: string;
+    category: string;
+    function_schema: {
+        [key: string]: unknown;
+    };
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    /**
+     * Secrets are masked as ********
+     */
+    implementation_config: {
+        [key: string]: unknown;
+    };
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    is_public: boolean;
+    enabled: boolean;
+    user_id: string | null;
+    use_count: number;
+    version: number;
+    created_at: string;
+    updated_at: string;
+};
+
+export type ToolPageResponse = {
+    items: Array<ToolResponse>;
+    page: number;
+    page_size: number;
+    total: number;
+};
+
+export type BuiltinToolResponse = {
+    name: string;
+    description: string;
+    category: string;
+    function_schema: {
+        [key: string]: unknown;
+    };
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+};
+
+export type BuiltinAvailabilityDto = {
+    name: string;
+    description: string;
+    /**
+     * JSON Schema of its arguments
+     */
+    parameters: {
+        [key: string]: unknown;
+    };
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * False when the configuration leaves it unusable
+     */
+    available: boolean;
+    /**
+     * Why it is unavailable
+     */
+    reason?: string;
+};
+
+export type ImplementationTypeResponse = {
+    type: 'builtin' | 'http' | 'workflow' | 'code';
+    description: string;
+    /**
+     * JSON Schema of `implementation_config` for this type
+     */
+    config_schema: {
+        [key: string]: unknown;
+    };
+    /**
+     * On the builtin type: every builtin
+     */
+    builtins?: Array<BuiltinAvailabilityDto>;
+};
+
+export type CreateToolDto = ({
+    implementation_type: 'builtin';
+} & CreateToolDtoBuiltin) | ({
+    implementation_type: 'http';
+} & CreateToolDtoHttp) | ({
+    implementation_type: 'workflow';
+} & CreateToolDtoWorkflow) | ({
+    implementation_type: 'code';
+} & CreateToolDtoCode);
+
+export type SchemaWarningDto = {
+    field: string;
+    keyword: string;
+    message: string;
+    suggestion?: string;
+};
+
+export type ToolWriteResponse = {
+    id: string;
+    name: string;
+    description: string;
+    category: string;
+    function_schema: {
+        [key: string]: unknown;
+    };
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    /**
+     * Secrets are masked as ********
+     */
+    implementation_config: {
+        [key: string]: unknown;
+    };
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    is_public: boolean;
+    enabled: boolean;
+    user_id: string | null;
+    use_count: number;
+    version: number;
+    created_at: string;
+    updated_at: string;
+    /**
+     * Accepted but suspicious parts of the parameters schema
+     */
+    warnings: Array<SchemaWarningDto>;
+};
+
+export type UpdateToolDto = {
+    name?: string;
+    description?: string;
+    category?: string;
+    /**
+     * OpenAI function tool: the full `{"type":"function","function":{…}}` object or the bare `{name, description, parameters}`; stored in the full form
+     */
+    function_schema?: {
+        [key: string]: unknown;
+    };
+    implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
+    /**
+     * The config schema of the implementation type (the stored one when the type is not sent)
+     */
+    implementation_config?: BuiltinToolConfig | HttpToolConfig | WorkflowToolConfig | CodeToolConfig;
+    effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * Visible to every user (admins only)
+     */
+    is_public?: boolean;
+    enabled?: boolean;
 };
 
 /**
@@ -820,308 +820,6 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
-
-export type ListToolsData = {
-    body?: never;
-    path?: never;
-    query?: {
-        page?: number;
-        page_size?: number;
-        category?: string;
-        implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
-        enabled?: boolean;
-        /**
-         * Search in name and description
-         */
-        q?: string;
-        /**
-         * Comma-separated fields, `-` for descending (e.g. `-created_at,name`). Allowed: name, category, created_at, updated_at, use_count. Default: `name`
-         */
-        sort?: string;
-    };
-    url: '/api/v1/tools';
-};
-
-export type ListToolsErrors = {
-    /**
-     * Invalid request: `errors` lists each field and the reason
-     */
-    400: Problem;
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-};
-
-export type ListToolsError = ListToolsErrors[keyof ListToolsErrors];
-
-export type ListToolsResponses = {
-    200: ToolPageResponse;
-};
-
-export type ListToolsResponse = ListToolsResponses[keyof ListToolsResponses];
-
-export type CreateToolData = {
-    body: CreateToolDto;
-    headers?: {
-        /**
-         * Any unique string (e.g. a UUID): a retry with the same key and body gets the first response again (Idempotent-Replayed: true) instead of a second resource; another body with the key is a 422
-         */
-        'Idempotency-Key'?: string;
-    };
-    path?: never;
-    query?: never;
-    url: '/api/v1/tools';
-};
-
-export type CreateToolErrors = {
-    /**
-     * Invalid request: `errors` lists each field and the reason
-     */
-    400: Problem;
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-    /**
-     * The API key may not do this
-     */
-    403: Problem;
-    /**
-     * Conflict (e.g. the name is taken)
-     *
-     * Conflict (e.g. the name is taken)
-     */
-    409: Problem;
-    /**
-     * Request body too large
-     */
-    413: Problem;
-    /**
-     * The request is well-formed but cannot be processed
-     */
-    422: Problem;
-};
-
-export type CreateToolError = CreateToolErrors[keyof CreateToolErrors];
-
-export type CreateToolResponses = {
-    201: ToolWriteResponse;
-};
-
-export type CreateToolResponse = CreateToolResponses[keyof CreateToolResponses];
-
-export type ListBuiltinToolsData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/api/v1/tools/builtin';
-};
-
-export type ListBuiltinToolsErrors = {
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-};
-
-export type ListBuiltinToolsError = ListBuiltinToolsErrors[keyof ListBuiltinToolsErrors];
-
-export type ListBuiltinToolsResponses = {
-    200: Array<BuiltinToolResponse>;
-};
-
-export type ListBuiltinToolsResponse = ListBuiltinToolsResponses[keyof ListBuiltinToolsResponses];
-
-export type ListImplementationTypesData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/api/v1/tools/implementation-types';
-};
-
-export type ListImplementationTypesErrors = {
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-};
-
-export type ListImplementationTypesError = ListImplementationTypesErrors[keyof ListImplementationTypesErrors];
-
-export type ListImplementationTypesResponses = {
-    200: Array<ImplementationTypeResponse>;
-};
-
-export type ListImplementationTypesResponse = ListImplementationTypesResponses[keyof ListImplementationTypesResponses];
-
-export type DeleteToolData = {
-    body?: never;
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/api/v1/tools/{id}';
-};
-
-export type DeleteToolErrors = {
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-    /**
-     * The API key may not do this
-     */
-    403: Problem;
-    /**
-     * Not found
-     */
-    404: Problem;
-};
-
-export type DeleteToolError = DeleteToolErrors[keyof DeleteToolErrors];
-
-export type DeleteToolResponses = {
-    204: void;
-};
-
-export type DeleteToolResponse = DeleteToolResponses[keyof DeleteToolResponses];
-
-export type GetToolData = {
-    body?: never;
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/api/v1/tools/{id}';
-};
-
-export type GetToolErrors = {
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-    /**
-     * Not found
-     */
-    404: Problem;
-};
-
-export type GetToolError = GetToolErrors[keyof GetToolErrors];
-
-export type GetToolResponses = {
-    200: ToolResponse;
-};
-
-export type GetToolResponse = GetToolResponses[keyof GetToolResponses];
-
-export type UpdateToolData = {
-    body: UpdateToolDto;
-    headers?: {
-        /**
-         * The ETag of the version you read (e.g. "3"); a stale one is refused with 412
-         */
-        'If-Match'?: string;
-    };
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/api/v1/tools/{id}';
-};
-
-export type UpdateToolErrors = {
-    /**
-     * Invalid request: `errors` lists each field and the reason
-     */
-    400: Problem;
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-    /**
-     * The API key may not do this
-     */
-    403: Problem;
-    /**
-     * Not found
-     */
-    404: Problem;
-    /**
-     * Conflict (e.g. the name is taken)
-     */
-    409: Problem;
-    /**
-     * If-Match names an older version: read the row again and retry
-     */
-    412: Problem;
-    /**
-     * Request body too large
-     */
-    413: Problem;
-};
-
-export type UpdateToolError = UpdateToolErrors[keyof UpdateToolErrors];
-
-export type UpdateToolResponses = {
-    200: ToolWriteResponse;
-};
-
-export type UpdateToolResponse = UpdateToolResponses[keyof UpdateToolResponses];
-
-export type ReplaceToolData = {
-    body: CreateToolDto;
-    headers?: {
-        /**
-         * The ETag of the version you read (e.g. "3"); a stale one is refused with 412
-         */
-        'If-Match'?: string;
-    };
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/api/v1/tools/{id}';
-};
-
-export type ReplaceToolErrors = {
-    /**
-     * Invalid request: `errors` lists each field and the reason
-     */
-    400: Problem;
-    /**
-     * Missing or invalid API key
-     */
-    401: Problem;
-    /**
-     * The API key may not do this
-     */
-    403: Problem;
-    /**
-     * Not found
-     */
-    404: Problem;
-    /**
-     * Conflict (e.g. the name is taken)
-     */
-    409: Problem;
-    /**
-     * If-Match names an older version: read the row again and retry
-     */
-    412: Problem;
-    /**
-     * Request body too large
-     */
-    413: Problem;
-};
-
-export type ReplaceToolError = ReplaceToolErrors[keyof ReplaceToolErrors];
-
-export type ReplaceToolResponses = {
-    200: ToolWriteResponse;
-};
-
-export type ReplaceToolResponse = ReplaceToolResponses[keyof ReplaceToolResponses];
 
 export type ExecuteToolData = {
     body: ExecuteToolDto;
@@ -1681,3 +1379,305 @@ export type RunInlineWorkflowResponses = {
 };
 
 export type RunInlineWorkflowResponse = RunInlineWorkflowResponses[keyof RunInlineWorkflowResponses];
+
+export type ListToolsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        page?: number;
+        page_size?: number;
+        category?: string;
+        implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
+        enabled?: boolean;
+        /**
+         * Search in name and description
+         */
+        q?: string;
+        /**
+         * Comma-separated fields, `-` for descending (e.g. `-created_at,name`). Allowed: name, category, created_at, updated_at, use_count. Default: `name`
+         */
+        sort?: string;
+    };
+    url: '/api/v1/tools';
+};
+
+export type ListToolsErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+};
+
+export type ListToolsError = ListToolsErrors[keyof ListToolsErrors];
+
+export type ListToolsResponses = {
+    200: ToolPageResponse;
+};
+
+export type ListToolsResponse = ListToolsResponses[keyof ListToolsResponses];
+
+export type CreateToolData = {
+    body: CreateToolDto;
+    headers?: {
+        /**
+         * Any unique string (e.g. a UUID): a retry with the same key and body gets the first response again (Idempotent-Replayed: true) instead of a second resource; another body with the key is a 422
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/tools';
+};
+
+export type CreateToolErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     *
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Request body too large
+     */
+    413: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
+};
+
+export type CreateToolError = CreateToolErrors[keyof CreateToolErrors];
+
+export type CreateToolResponses = {
+    201: ToolWriteResponse;
+};
+
+export type CreateToolResponse = CreateToolResponses[keyof CreateToolResponses];
+
+export type ListBuiltinToolsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/tools/builtin';
+};
+
+export type ListBuiltinToolsErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+};
+
+export type ListBuiltinToolsError = ListBuiltinToolsErrors[keyof ListBuiltinToolsErrors];
+
+export type ListBuiltinToolsResponses = {
+    200: Array<BuiltinToolResponse>;
+};
+
+export type ListBuiltinToolsResponse = ListBuiltinToolsResponses[keyof ListBuiltinToolsResponses];
+
+export type ListImplementationTypesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/tools/implementation-types';
+};
+
+export type ListImplementationTypesErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+};
+
+export type ListImplementationTypesError = ListImplementationTypesErrors[keyof ListImplementationTypesErrors];
+
+export type ListImplementationTypesResponses = {
+    200: Array<ImplementationTypeResponse>;
+};
+
+export type ListImplementationTypesResponse = ListImplementationTypesResponses[keyof ListImplementationTypesResponses];
+
+export type DeleteToolData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}';
+};
+
+export type DeleteToolErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+};
+
+export type DeleteToolError = DeleteToolErrors[keyof DeleteToolErrors];
+
+export type DeleteToolResponses = {
+    204: void;
+};
+
+export type DeleteToolResponse = DeleteToolResponses[keyof DeleteToolResponses];
+
+export type GetToolData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}';
+};
+
+export type GetToolErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+};
+
+export type GetToolError = GetToolErrors[keyof GetToolErrors];
+
+export type GetToolResponses = {
+    200: ToolResponse;
+};
+
+export type GetToolResponse = GetToolResponses[keyof GetToolResponses];
+
+export type UpdateToolData = {
+    body: UpdateToolDto;
+    headers?: {
+        /**
+         * The ETag of the version you read (e.g. "3"); a stale one is refused with 412
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}';
+};
+
+export type UpdateToolErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * If-Match names an older version: read the row again and retry
+     */
+    412: Problem;
+    /**
+     * Request body too large
+     */
+    413: Problem;
+};
+
+export type UpdateToolError = UpdateToolErrors[keyof UpdateToolErrors];
+
+export type UpdateToolResponses = {
+    200: ToolWriteResponse;
+};
+
+export type UpdateToolResponse = UpdateToolResponses[keyof UpdateToolResponses];
+
+export type ReplaceToolData = {
+    body: CreateToolDto;
+    headers?: {
+        /**
+         * The ETag of the version you read (e.g. "3"); a stale one is refused with 412
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}';
+};
+
+export type ReplaceToolErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * If-Match names an older version: read the row again and retry
+     */
+    412: Problem;
+    /**
+     * Request body too large
+     */
+    413: Problem;
+};
+
+export type ReplaceToolError = ReplaceToolErrors[keyof ReplaceToolErrors];
+
+export type ReplaceToolResponses = {
+    200: ToolWriteResponse;
+};
+
+export type ReplaceToolResponse = ReplaceToolResponses[keyof ReplaceToolResponses];
