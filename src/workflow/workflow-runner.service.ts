@@ -59,7 +59,12 @@ export class WorkflowRunner implements WorkflowToolRunner {
     const place = this.supervisor.reserve();
     try {
       const workflow = await this.workflows.findVisible(idOrName, options.principal);
-      const checked = await this.workflows.check(workflow.definition, options.principal);
+      const checked = await this.workflows.check(
+        workflow.definition,
+        options.principal,
+        'definition',
+        `${workflow.id}@${workflow.version}`,
+      );
       const inputs = this.workflows.checkInputs(
         checked.definition,
         options.inputs,
@@ -108,7 +113,12 @@ export class WorkflowRunner implements WorkflowToolRunner {
     let run: RunEntity;
     try {
       const workflow = await this.workflows.findVisible(workflowId, principal);
-      checked = await this.workflows.check(workflow.definition, principal);
+      checked = await this.workflows.check(
+        workflow.definition,
+        principal,
+        'definition',
+        `${workflow.id}@${workflow.version}`,
+      );
       const validInputs = this.workflows.checkInputs(checked.definition, inputs, `${workflow.id}@${workflow.version}`);
       run = await this.runs.create({
         definition: checked.definition,

@@ -21,12 +21,13 @@ import {
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { createAjv } from '../json-schema/create-ajv';
+import { LruCache } from '../json-schema/lru-cache';
 import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
-import { analyzeDefinition } from './validate-definition';
+import { analyzeDefinition, type DefinitionAnalysis } from './validate-definition';
 import {
   type ListWorkflowsQuery,
   WORKFLOW_DEFAULT_SORT,
@@ -41,6 +42,8 @@ export interface CheckedDefinition {
   order: string[];
 }
 
+const VALIDATOR_CACHE_SIZE = 500;
+
 /** Stored workflows and the checks every definition passes on save and on run. */
 @Injectable()
 export class WorkflowsService implements WorkflowLookup {
@@ -48,7 +51,13 @@ export class WorkflowsService implements WorkflowLookup {
     'draft-07': createAjv('draft-07', { useDefaults: true }),
     '2020-12': createAjv('2020-12', { useDefaults: true }),
   };
-  private readonly inputValidators = new Map<string, ValidateFunction>();
+  /** Compiled inputs schemas; an evicted one leaves its Ajv instance too, or the instance would keep it. */
+  private readonly inputValidators = new LruCache<string, { validate: ValidateFunction; ajv: AjvCore; schema: object }>(
+    VALIDATOR_CACHE_SIZE,
+    (_key, entry) => entry.ajv.removeSchema(entry.schema),
+  );
+  /** Structural analysis of stored definitions by `id@version`: a version never changes, so it is analysed once. */
+  private readonly analyses = new LruCache<string, DefinitionAnalysis>(VALIDATOR_CACHE_SIZE);
 
   constructor(
     @InjectRepository(WorkflowEntity) private readonly workflows: Repository<WorkflowEntity>,
@@ -61,11 +70,13 @@ export class WorkflowsService implements WorkflowLookup {
    * Everything that makes a definition runnable for this caller: structure, references, tools that
    * exist and that the caller may use, providers and models that are configured. 400 on any problem.
    */
-  async check(input: unknown, principal: Principal, field = 'definition'): Promise<CheckedDefinition> {
-    const analysis = analyzeDefinition(input, {
-      providers: this.providers,
-      defaultProvider: this.config.defaultProvider,
-    });
+  async check(
+    input: unknown,
+    principal: Principal,
+    field = 'definition',
+    version?: string,
+  ): Promise<CheckedDefinition> {
+    const analysis = this.analyze(input, version);
     const problems: FieldProblem[] = analysis.problems.map((problem) => ({
       ...problem,
       field: problem.field.startsWith('definition')
@@ -98,15 +109,15 @@ export class WorkflowsService implements WorkflowLookup {
     const value = structuredClone(inputs ?? {});
     if (!definition.inputs) return value;
     const cacheKey = `${key}:${JSON.stringify(definition.inputs)}`;
-    let validate = this.inputValidators.get(cacheKey);
-    if (!validate) {
+    let entry = this.inputValidators.get(cacheKey);
+    if (!entry) {
       // The save-time check refused an unsupported `$schema`, so a stored definition always has a draft.
       const detected = detectSchemaDraft(definition.inputs);
-      const draft: SchemaDraft = detected.ok ? detected.draft : '2020-12';
-      validate = this.ajvByDraft[draft].compile(definition.inputs);
-      if (this.inputValidators.size > 500) this.inputValidators.clear();
-      this.inputValidators.set(cacheKey, validate);
+      const ajv = this.ajvByDraft[detected.ok ? detected.draft : '2020-12'];
+      entry = { validate: ajv.compile(definition.inputs), ajv, schema: definition.inputs };
+      this.inputValidators.set(cacheKey, entry);
     }
+    const { validate } = entry;
     if (!validate(value)) {
       throw DomainError.validation(
         (validate.errors ?? []).map((error) => {
@@ -118,6 +129,17 @@ export class WorkflowsService implements WorkflowLookup {
       );
     }
     return value;
+  }
+
+  private analyze(input: unknown, version: string | undefined): DefinitionAnalysis {
+    const cached = version === undefined ? undefined : this.analyses.get(version);
+    if (cached) return cached;
+    const analysis = analyzeDefinition(input, {
+      providers: this.providers,
+      defaultProvider: this.config.defaultProvider,
+    });
+    if (version !== undefined && analysis.problems.length === 0) this.analyses.set(version, analysis);
+    return analysis;
   }
 
   async list(query: ListWorkflowsQuery, principal: Principal): Promise<Page<WorkflowResponse>> {

@@ -1,0 +1,63 @@
+import { Test } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { userPrincipal } from '../../test/factories/run.factory';
+import { loadConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ProviderRegistry } from '../llm/provider-registry';
+import { RegistryService } from '../registry/registry.service';
+import { analyzeDefinition } from './validate-definition';
+import { WorkflowEntity } from './workflow.entity';
+import { WorkflowsService } from './workflows.service';
+
+jest.mock('./validate-definition', () => {
+  const actual = jest.requireActual<typeof import('./validate-definition')>('./validate-definition');
+  return { ...actual, analyzeDefinition: jest.fn(actual.analyzeDefinition) };
+});
+
+const definition = () => ({
+  name: 'greeting',
+  inputs: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  nodes: [
+    { id: 'start', type: 'start', data: {} },
+    { id: 'end', type: 'end', data: { outputs: { city: '{{inputs.city}}' } } },
+  ],
+  edges: [{ source: 'start', target: 'end' }],
+});
+
+describe(WorkflowsService.name, () => {
+  let sut: WorkflowsService;
+
+  beforeEach(async () => {
+    jest.mocked(analyzeDefinition).mockClear();
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        WorkflowsService,
+        { provide: getRepositoryToken(WorkflowEntity), useValue: {} },
+        { provide: RegistryService, useValue: {} },
+        { provide: ProviderRegistry, useValue: {} },
+        { provide: APP_CONFIG, useValue: loadConfig({}) },
+      ],
+    }).compile();
+    sut = moduleRef.get(WorkflowsService);
+  });
+
+  it('should analyse a stored definition once per version, not on every run', async () => {
+    for (let run = 0; run < 3; run++) await sut.check(definition(), userPrincipal(), 'definition', 'wf-1@1');
+    await sut.check(definition(), userPrincipal(), 'definition', 'wf-1@2');
+
+    expect(analyzeDefinition).toHaveBeenCalledTimes(2);
+  });
+
+  it('should analyse an inline definition every time', async () => {
+    for (let run = 0; run < 2; run++) await sut.check(definition(), userPrincipal());
+
+    expect(analyzeDefinition).toHaveBeenCalledTimes(2);
+  });
+
+  it('should validate run inputs with the cached validator of the version', () => {
+    const checked = definition() as never;
+
+    expect(sut.checkInputs(checked, { city: 'Paris' }, 'wf-1@1')).toEqual({ city: 'Paris' });
+    expect(() => sut.checkInputs(checked, {}, 'wf-1@1')).toThrow('do not match');
+  });
+});
