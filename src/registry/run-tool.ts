@@ -19,6 +19,7 @@ import {
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
+import { Deadline } from '../common/deadline';
 
 export { ToolForbiddenError } from './tool-definition';
 
@@ -152,36 +153,25 @@ async function execute(
 ): Promise<PartialOutcome> {
   const { call, context } = options;
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let onCancel: (() => void) | undefined;
-
+  const deadline = new Deadline({ parent: context.signal, timeoutMs });
   const stopped = new Promise<PartialOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-      resolve({
-        status: 'timeout',
-        errorKind: 'timeout',
-        response: `Tool ${call.name} timed out after ${timeoutMs} ms`,
-      });
-    }, timeoutMs);
-    onCancel = () => {
-      controller.abort(context.signal.reason);
-      resolve(cancelled(call.name));
-    };
-    context.signal.addEventListener('abort', onCancel, { once: true });
+    const settle = (): void =>
+      resolve(
+        deadline.cause === 'timeout'
+          ? { status: 'timeout', errorKind: 'timeout', response: `Tool ${call.name} timed out after ${timeoutMs} ms` }
+          : cancelled(call.name),
+      );
+    if (deadline.signal.aborted) settle();
+    else deadline.signal.addEventListener('abort', settle, { once: true });
   });
 
   const running = Promise.resolve()
-    .then(() =>
-      tool.execute({ call, params, messages: options.messages ?? [], run: context, signal: controller.signal }),
-    )
+    .then(() => tool.execute({ call, params, messages: options.messages ?? [], run: context, signal: deadline.signal }))
     .then(success, executionFailure);
   try {
     return await Promise.race([running, stopped]);
   } finally {
-    clearTimeout(timer);
-    if (onCancel) context.signal.removeEventListener('abort', onCancel);
+    deadline.dispose();
   }
 }
 
