@@ -1,7 +1,43 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import boundaries from 'eslint-plugin-boundaries';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+const BASE = ['shared', 'config', 'common'];
+/** Which modules each module may import (besides itself). Keep in step with README "Layout". */
+const MODULE_ARROWS = {
+  shared: [],
+  config: ['shared'],
+  common: ['shared', 'config'],
+  'json-schema': BASE,
+  outbound: BASE,
+  llm: BASE,
+  tools: [...BASE, 'json-schema'],
+  registry: [...BASE, 'tools', 'outbound', 'json-schema', 'llm'],
+  runs: [...BASE, 'registry', 'tools', 'outbound', 'json-schema', 'llm'],
+  workflow: [...BASE, 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm'],
+  'api-keys': BASE,
+  health: BASE,
+  openapi: [...BASE, 'workflow', 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm', 'api-keys', 'health'],
+  root: [
+    'shared',
+    'config',
+    'common',
+    'json-schema',
+    'outbound',
+    'llm',
+    'tools',
+    'registry',
+    'runs',
+    'workflow',
+    'api-keys',
+    'health',
+    'openapi',
+    'migrations',
+  ],
+};
+const MODULES = Object.keys(MODULE_ARROWS).filter((type) => type !== 'root');
 
 export default tseslint.config(
   {
@@ -51,6 +87,45 @@ export default tseslint.config(
               message: 'Build validators with createAjv from src/json-schema (RE2 patterns).',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Module arrows (README "Layout"): a module imports only the modules below it; nothing points back up.
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: 'tsconfig.json' }, node: { extensions: ['.ts', '.js', '.json'] } },
+      'boundaries/include': ['src/**/*', 'test/**/*', 'migrations/**/*', 'examples/**/*'],
+      'boundaries/elements': [
+        ...MODULES.map((type) => ({ type, pattern: `src/${type}`, mode: 'folder' })),
+        { type: 'root', pattern: 'src/*.ts', mode: 'file' },
+        { type: 'migrations', pattern: 'migrations', mode: 'folder' },
+        { type: 'test', pattern: 'test', mode: 'folder' },
+        { type: 'examples', pattern: 'examples', mode: 'folder' },
+      ],
+    },
+    rules: {
+      'boundaries/element-types': [
+        'error',
+        {
+          default: 'disallow',
+          message: '${file.type} must not import ${dependency.type}: modules depend one way (README "Layout")',
+          rules: Object.entries(MODULE_ARROWS).map(([from, allow]) => ({ from, allow: [from, ...allow] })),
+        },
+      ],
+    },
+  },
+  {
+    // Specs may also use the test support code (scripted model servers, factories).
+    files: ['src/**/*.spec.ts'],
+    rules: {
+      'boundaries/element-types': [
+        'error',
+        {
+          default: 'disallow',
+          rules: Object.entries(MODULE_ARROWS).map(([from, allow]) => ({ from, allow: [from, 'test', ...allow] })),
         },
       ],
     },
