@@ -11,6 +11,7 @@ import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';
 import { LlmModule } from './llm/llm.module';
 import { RunsModule } from './runs/runs.module';
+import { TelemetryModule } from './telemetry/telemetry.module';
 import { WorkflowModule } from './workflow/workflow.module';
 import { maskSecrets, redactUrl } from './shared/secrets';
 
@@ -35,7 +36,7 @@ export class AppModule {
             level: config.log.level,
             transport: config.log.pretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
             serializers: { req: serializeRequest },
-            autoLogging: { ignore: (request) => request.url === '/health' },
+            autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
             customProps: () => ({ service: 'toolflow' }),
             genReqId: requestIdOf,
           },
@@ -48,6 +49,7 @@ export class AppModule {
         LlmModule,
         RunsModule,
         WorkflowModule,
+        TelemetryModule.forRoot(config),
       ],
     };
   }

@@ -30,7 +30,12 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(bodyParserErrors);
   app.use(limitBodyDepth);
   app.set('x-powered-by', false);
-  app.setGlobalPrefix('api/v1', { exclude: [{ path: 'health', method: RequestMethod.GET }] });
+  app.setGlobalPrefix('api/v1', {
+    exclude: [
+      { path: 'health', method: RequestMethod.GET },
+      { path: 'metrics', method: RequestMethod.GET },
+    ],
+  });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();

@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import { Logger } from 'nestjs-pino';
-import { createApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
+import { startTracing } from './telemetry/tracing-sdk';
 
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
+  startTracing(config.telemetry);
+  // Loaded only now: the tracing SDK must patch http, express and mysql2 before the app requires them.
+  const { createApp } = await import('./bootstrap');
+  const { Logger } = await import('nestjs-pino');
   const app = await createApp(config);
   await app.listen(config.port, config.host);
   const address = await app.getUrl();

@@ -62,6 +62,11 @@ function toQueryTarget(url: string, ctx: z.RefinementCtx): string {
   return url;
 }
 
+function toOtlpEndpoint(url: string, ctx: z.RefinementCtx): string {
+  if (!URL.canParse(url)) ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+  return url.replace(/\/+$/, '');
+}
+
 const isOrigin = (value: string) => URL.canParse(value) && new URL(value).origin === value;
 
 const PROVIDER = z.object({
@@ -168,6 +173,13 @@ const SETTINGS = {
   shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10000, 0, 3_600_000),
   /** Requests per minute per API key; past it, 429 with Retry-After. */
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
+  telemetry: {
+    /** Serve Prometheus metrics at GET /metrics (no API key, like /health). */
+    metricsEnabled: bool('METRICS_ENABLED', true),
+    /** OTLP/HTTP base URL (`/v1/traces` is appended); unset: no tracing SDK starts. */
+    otlpEndpoint: optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https'], toOtlpEndpoint),
+    serviceName: text('OTEL_SERVICE_NAME', 'toolflow'),
+  },
   /** Time limit of an LLM node that sets no `timeout_ms`; the most one model call may take, retries included. */
   llmLimits: {
     nodeTimeoutMs: int('LLM_NODE_TIMEOUT_MS', 600_000, 100, 3_600_000),

@@ -1,4 +1,4 @@
-import { OpenAIChatProvider } from './openai-chat.provider';
+import { ObservedProvider } from './observed-provider';
 import {
   InvalidProviderConfigError,
   ModelRequiredError,
@@ -21,7 +21,7 @@ describe(ProviderRegistry.name, () => {
   it('should build each named provider once', () => {
     const provider = sut.getProvider('ollama');
 
-    expect(provider).toBeInstanceOf(OpenAIChatProvider);
+    expect(provider).toBeInstanceOf(ObservedProvider);
     expect(provider.name).toBe('ollama');
     expect(sut.getProvider('ollama')).toBe(provider);
     expect(sut.names).toEqual(['openai', 'ollama']);

@@ -1,4 +1,5 @@
 import { DEFAULT_CALL_BUDGET_MS, OpenAIChatProvider } from './openai-chat.provider';
+import { type ModelCallListener, ObservedProvider } from './observed-provider';
 import type { ChatProvider } from './provider';
 import type { RetryOptions } from './retry';
 import type { ProviderConfig, ProvidersConfig } from '../config/provider-config';
@@ -60,6 +61,7 @@ export class ProviderRegistry {
   readonly #configs: ReadonlyMap<string, ProviderConfig>;
   readonly #providers = new Map<string, ChatProvider>();
   readonly #options: ProviderRegistryOptions;
+  readonly #listeners = new Set<ModelCallListener>();
 
   constructor(config: ProvidersConfig, options: ProviderRegistryOptions = {}) {
     const callBudgetMs = options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
@@ -78,11 +80,17 @@ export class ProviderRegistry {
     return this.#configs.has(name);
   }
 
+  /** Adds a listener for every model call of every provider; returns its removal. */
+  observe(listener: ModelCallListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   getProvider(name: string): ChatProvider {
     const cached = this.#providers.get(name);
     if (cached !== undefined) return cached;
     const config = this.#config(name);
-    const provider = new OpenAIChatProvider({
+    const openai = new OpenAIChatProvider({
       name,
       baseUrl: config.base_url,
       apiKey: config.api_key,
@@ -94,6 +102,7 @@ export class ProviderRegistry {
       },
       now: this.#options.now,
     });
+    const provider = new ObservedProvider(openai, this.#listeners);
     this.#providers.set(name, provider);
     return provider;
   }

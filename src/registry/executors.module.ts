@@ -78,7 +78,7 @@ const workflowRunner = (moduleRef: ModuleRef) => () =>
     },
     { provide: TOOL_IMPLEMENTATIONS, useExisting: EXECUTOR_CATALOG },
   ],
-  exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, TOOL_IMPLEMENTATIONS],
+  exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, TOOL_IMPLEMENTATIONS, CODE_SANDBOX],
 })
 export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutorsModule.name);

@@ -4,6 +4,7 @@ import type { Principal } from '../common/auth/principal';
 import { isAdmin } from '../common/auth/principal';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { inSpan, markSpanFailed } from '../common/tracing';
 import type { ChatMessage } from '../shared/chat-types';
 import { ToolCallLogsService } from './tool-call-logs.service';
 import type { ToolEntity } from '../tools/tool.entity';
@@ -82,7 +83,25 @@ export class RegistryService {
   }
 
   /** Runs one call through runTool, then writes its log row and bumps the tool's use count. */
-  async runCall(options: RunCallOptions): Promise<ToolRunOutcome> {
+  runCall(options: RunCallOptions): Promise<ToolRunOutcome> {
+    const attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': options.call.name,
+      'gen_ai.tool.call.id': options.call.id,
+      'gen_ai.tool.type': 'function',
+    };
+    return inSpan(`execute_tool ${options.call.name}`, { attributes }, async (span) => {
+      const outcome = await this.runAndLog(options);
+      span.setAttribute('toolflow.tool.status', outcome.status);
+      if (outcome.status !== 'success') {
+        span.setAttribute('error.type', outcome.errorKind ?? outcome.status);
+        markSpanFailed(span, outcome.response);
+      }
+      return outcome;
+    });
+  }
+
+  private async runAndLog(options: RunCallOptions): Promise<ToolRunOutcome> {
     const outcome = await runTool({
       call: options.call,
       tools: options.tools,

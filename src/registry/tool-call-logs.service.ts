@@ -27,6 +27,9 @@ export interface ToolCallRecord {
   startedAt: Date;
 }
 
+/** Told of every tool call as its log row is written (the port metrics use); must not throw. */
+export type ToolCallListener = (record: ToolCallRecord) => void;
+
 /** Arguments as sent, unless they hold credentials (an Authorization header for http_request, …): then masked. */
 const maskedInput = (input: string): string => {
   let parsed: unknown;
@@ -64,12 +67,21 @@ export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogRes
 /** One row per tool execution, debug or inside a run; inputs and outputs truncated to TOOL_LOG_MAX_CHARS. */
 @Injectable()
 export class ToolCallLogsService {
+  private readonly listeners = new Set<ToolCallListener>();
+
   constructor(
     @InjectRepository(ToolCallLogEntity) private readonly logs: Repository<ToolCallLogEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Adds a listener for every recorded call; returns its removal. */
+  observe(listener: ToolCallListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   async record(record: ToolCallRecord): Promise<ToolCallLogEntity> {
+    for (const listener of this.listeners) listener(record);
     const max = this.config.tools.logMaxChars;
     const entity = this.logs.create({
       ...record,

@@ -149,6 +149,10 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     return this.runs.get(runId, principal);
   }
 
+  load(): { queued: number; running: number } {
+    return { queued: this.waiting.length, running: this.running };
+  }
+
   /** Aborts a run; a queued one starts at once so that its execution records how it ended. */
   private abort(entry: ActiveRun, reason: Error): void {
     entry.controller.abort(reason);

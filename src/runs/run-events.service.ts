@@ -11,6 +11,8 @@ import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from './retry-database-write';
 
 type Listener = (event: RunEvent) => void;
+/** Told of every event of every run as it is emitted (the port metrics use); must not throw. */
+export type RunEventObserver = (runId: string, event: RunEvent) => void;
 
 interface LiveRun {
   events: RunEvent[];
@@ -32,6 +34,7 @@ const FLUSH_DELAY_MS = 50;
 export class RunEventsService implements OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
+  private readonly observers = new Set<RunEventObserver>();
 
   constructor(
     @InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>,
@@ -41,6 +44,12 @@ export class RunEventsService implements OnApplicationShutdown {
   /** Whether this process holds the run's log (running here, or finished moments ago). */
   isLive(runId: string): boolean {
     return this.live.has(runId);
+  }
+
+  /** Adds an observer of all runs' events; returns its removal. */
+  observe(observer: RunEventObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   open(runId: string): void {
@@ -56,6 +65,7 @@ export class RunEventsService implements OnApplicationShutdown {
     run.events.push(event);
     run.unsaved.push(event);
     for (const listener of run.listeners) listener(event);
+    for (const observer of this.observers) observer(runId, event);
     const urgent = type !== 'llm.delta' && type !== 'tool.args.delta' && type !== 'llm.reasoning';
     // flush() never rejects: write() logs its own failures.
     if (urgent) void this.flush(runId);

@@ -32,6 +32,8 @@ export interface RunSupervisor {
   waitForEnd(runId: string, timeoutMs: number): Promise<boolean>;
   /** Stops a queued or running run (409 when it has already ended) and returns it. */
   cancel(runId: string, principal: Principal): Promise<RunResponse>;
+  /** Runs of this process: `queued` wait for a slot, `running` hold one. */
+  load(): { queued: number; running: number };
 }
 
 /** A reserved place in the run queue: used by `submit`, or given back by `release` (a no-op after submit). */

@@ -1,3 +1,4 @@
+import { inSpan } from '../common/tracing';
 import type { UsageTotals } from '../runs/run.entity';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import type { NodeHandler, NodeServices } from './nodes/node-handler';
@@ -62,7 +63,11 @@ export class WorkflowEngine {
       if (!activated) continue;
       if (run.signal.aborted) throw run.signal.reason ?? new Error('cancelled');
 
-      const output = await this.runNode(handler, node, scope, run, definition);
+      // Each node is a span of its own; model and tool calls inside it become its children.
+      const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
+      const output = await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
+        this.runNode(handler, node, scope, run, definition),
+      );
       scope[id] = output;
       addUsage(usage, output);
       if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown>, usage };

@@ -3,6 +3,7 @@ import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { bindToActiveTrace, inSpan, markSpanFailed } from '../common/tracing';
 import { ToolExecutionError, type ToolRunContext } from '../registry/tool-definition';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
@@ -33,6 +34,8 @@ export interface StartResult {
   finished: boolean;
   run: RunResponse;
 }
+
+type RunResult = { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string };
 
 /** Who a workflow tool runs as: the caller of the tool, with the caller's rights. */
 const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal => ({
@@ -146,25 +149,50 @@ export class WorkflowRunner implements WorkflowToolRunner {
     place: QueuePlace,
   ): Promise<StartResult> {
     this.events.open(run.id);
-    place.submit(run.id, async (signal) => {
-      await this.execute(run, checked, options.principal, signal, 0);
-    });
+    place.submit(
+      run.id,
+      bindToActiveTrace(async (signal: AbortSignal) => {
+        await this.execute(run, checked, options.principal, signal, 0);
+      }),
+    );
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
     const finished = await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
     return { finished, run: await this.runs.get(run.id, options.principal) };
   }
 
-  private async execute(
+  /** Executes a run inside its `workflow.run` span: its nodes, model and tool calls become the span's children. */
+  private execute(
     run: RunEntity,
     checked: CheckedDefinition,
     principal: Principal,
     signal: AbortSignal,
     depth: number,
-  ): Promise<{ status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string }> {
+  ): Promise<RunResult> {
+    const attributes = {
+      'toolflow.run.id': run.id,
+      'toolflow.run.depth': depth,
+      ...(run.workflowId ? { 'toolflow.workflow.id': run.workflowId } : {}),
+      ...(run.workflowVersion ? { 'toolflow.workflow.version': run.workflowVersion } : {}),
+    };
+    return inSpan('workflow.run', { attributes }, async (span) => {
+      const result = await this.executeRun(run, checked, principal, signal, depth);
+      span.setAttribute('toolflow.run.status', result.status);
+      if (result.status !== 'succeeded') markSpanFailed(span, result.error ?? result.status);
+      return result;
+    });
+  }
+
+  private async executeRun(
+    run: RunEntity,
+    checked: CheckedDefinition,
+    principal: Principal,
+    signal: AbortSignal,
+    depth: number,
+  ): Promise<RunResult> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
     let usage: UsageTotals | undefined;
-    let result: { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string };
+    let result: RunResult;
     try {
       if (signal.aborted) throw signal.reason;
       await this.runs.markRunning(run.id);

@@ -122,7 +122,7 @@ describe(CodeSandbox.name, () => {
       run('for (;;) {}', { owner: 'alice', timeoutMs: 60_000, signal: stop.signal }).catch((error: unknown) => error);
     const spinning = [spin(), spin()];
     await started(1);
-    expect(sut.usage).toEqual({ running: 1, waiting: 1 });
+    expect(sut.usage).toMatchObject({ running: 1, waiting: 1 });
     const served = await run('return "bob"', { owner: 'bob' });
     expect(served.value).toBe('bob');
     expect(events.filter((event) => event.type === 'call-started').map((event) => event.owner)).toEqual([

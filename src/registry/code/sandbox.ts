@@ -125,9 +125,13 @@ export class CodeSandbox {
     children.forEach((child) => child.setActive(child.running.size > 0));
   }
 
-  /** Calls running and waiting; for metrics and tests. */
-  get usage(): { running: number; waiting: number } {
-    return { running: this.slots.runningCount, waiting: this.slots.waitingCount };
+  /** Calls running and waiting, and how many may run at once; for metrics and tests. */
+  get usage(): { running: number; waiting: number; capacity: number } {
+    return {
+      running: this.slots.runningCount,
+      waiting: this.slots.waitingCount,
+      capacity: this.processCount * this.childOptions.maxConcurrent,
+    };
   }
 
   /** Stops the child processes; running and waiting calls fail. Call on application shutdown. */

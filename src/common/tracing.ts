@@ -1,0 +1,43 @@
+import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { errorMessage } from '../shared/error-text';
+
+export { SpanKind };
+export type { Span };
+
+/** Without a started SDK (OTEL_EXPORTER_OTLP_ENDPOINT unset) this tracer is a no-op. */
+const tracer = trace.getTracer('toolflow');
+
+/** Marks a span as failed with a reason; an Error is also recorded as an exception event. */
+export function markSpanFailed(span: Span, reason: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(reason) });
+  if (reason instanceof Error) span.recordException(reason);
+}
+
+/**
+ * Runs `work` in a span that is the active one meanwhile, so that spans started inside it (nodes,
+ * model calls, tool calls, HTTP and database calls) become its children. A throw marks it failed.
+ */
+export function inSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(name, options, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      markSpanFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * `work` bound to the trace active now, for work that starts later from elsewhere (a queued run
+ * starts when another run ends, and would otherwise join that run's trace).
+ */
+export function bindToActiveTrace<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  return context.bind(context.active(), work);
+}

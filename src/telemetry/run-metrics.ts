@@ -1,0 +1,63 @@
+import type { Counter, Histogram } from 'prom-client';
+import type { RunEvent } from '../runs/run-event-types';
+
+interface RunTiming {
+  startedAt: number | null;
+  nodeTypes: Map<string, string>;
+}
+
+export interface RunMetricSinks {
+  runsFinished: Counter<'status'>;
+  runDuration: Histogram<'status'>;
+  nodeDuration: Histogram<'node_type' | 'status'>;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : 'unknown');
+
+/**
+ * Turns the run event stream into run and node metrics. A run's state lives here from its first
+ * event to `run.finished`; node types come from `node.started` (`node.finished` does not repeat them).
+ */
+export class RunMetrics {
+  private readonly runs = new Map<string, RunTiming>();
+
+  constructor(private readonly sinks: RunMetricSinks) {}
+
+  observe(runId: string, event: RunEvent): void {
+    switch (event.type) {
+      case 'run.started':
+        this.timing(runId).startedAt = Date.parse(event.at);
+        return;
+      case 'node.started':
+        this.timing(runId).nodeTypes.set(text(event.data.node_id), text(event.data.node_type));
+        return;
+      case 'node.finished': {
+        const nodeType = this.runs.get(runId)?.nodeTypes.get(text(event.data.node_id)) ?? 'unknown';
+        const duration = event.data.duration_ms;
+        if (typeof duration === 'number') {
+          this.sinks.nodeDuration.observe({ node_type: nodeType, status: text(event.data.status) }, duration / 1000);
+        }
+        return;
+      }
+      case 'run.finished': {
+        const status = text(event.data.status);
+        const startedAt = this.runs.get(runId)?.startedAt ?? null;
+        this.runs.delete(runId);
+        this.sinks.runsFinished.inc({ status });
+        if (startedAt !== null) this.sinks.runDuration.observe({ status }, (Date.parse(event.at) - startedAt) / 1000);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private timing(runId: string): RunTiming {
+    let timing = this.runs.get(runId);
+    if (!timing) {
+      timing = { startedAt: null, nodeTypes: new Map() };
+      this.runs.set(runId, timing);
+    }
+    return timing;
+  }
+}
