@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import type { RunEvent } from '../runs/run-event-types';
+import type { RunEvent, RunEventType } from '../runs/run-event-types';
 
 interface RunTiming {
   startedAt: number | null;
@@ -21,35 +21,34 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : 'u
 export class RunMetrics {
   private readonly runs = new Map<string, RunTiming>();
 
+  /** The events that move a metric; the others (deltas, tool call events) pass by. */
+  private readonly handlers: Partial<Record<RunEventType, (runId: string, event: RunEvent) => void>> = {
+    'run.started': (runId, event) => {
+      this.timing(runId).startedAt = Date.parse(event.at);
+    },
+    'node.started': (runId, event) => {
+      this.timing(runId).nodeTypes.set(text(event.data.node_id), text(event.data.node_type));
+    },
+    'node.finished': (runId, event) => {
+      const nodeType = this.runs.get(runId)?.nodeTypes.get(text(event.data.node_id)) ?? 'unknown';
+      const duration = event.data.duration_ms;
+      if (typeof duration === 'number') {
+        this.sinks.nodeDuration.observe({ node_type: nodeType, status: text(event.data.status) }, duration / 1000);
+      }
+    },
+    'run.finished': (runId, event) => {
+      const status = text(event.data.status);
+      const startedAt = this.runs.get(runId)?.startedAt ?? null;
+      this.runs.delete(runId);
+      this.sinks.runsFinished.inc({ status });
+      if (startedAt !== null) this.sinks.runDuration.observe({ status }, (Date.parse(event.at) - startedAt) / 1000);
+    },
+  };
+
   constructor(private readonly sinks: RunMetricSinks) {}
 
   observe(runId: string, event: RunEvent): void {
-    switch (event.type) {
-      case 'run.started':
-        this.timing(runId).startedAt = Date.parse(event.at);
-        return;
-      case 'node.started':
-        this.timing(runId).nodeTypes.set(text(event.data.node_id), text(event.data.node_type));
-        return;
-      case 'node.finished': {
-        const nodeType = this.runs.get(runId)?.nodeTypes.get(text(event.data.node_id)) ?? 'unknown';
-        const duration = event.data.duration_ms;
-        if (typeof duration === 'number') {
-          this.sinks.nodeDuration.observe({ node_type: nodeType, status: text(event.data.status) }, duration / 1000);
-        }
-        return;
-      }
-      case 'run.finished': {
-        const status = text(event.data.status);
-        const startedAt = this.runs.get(runId)?.startedAt ?? null;
-        this.runs.delete(runId);
-        this.sinks.runsFinished.inc({ status });
-        if (startedAt !== null) this.sinks.runDuration.observe({ status }, (Date.parse(event.at) - startedAt) / 1000);
-        return;
-      }
-      default:
-        return;
-    }
+    this.handlers[event.type]?.(runId, event);
   }
 
   private timing(runId: string): RunTiming {
