@@ -19,6 +19,7 @@ const MODULE_ARROWS = {
   workflow: [...BASE, 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm'],
   'api-keys': BASE,
   health: BASE,
+  telemetry: [...BASE, 'runs', 'registry', 'llm'],
   openapi: [...BASE, 'workflow', 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm', 'api-keys', 'health'],
   root: [
     'shared',
@@ -33,6 +34,7 @@ const MODULE_ARROWS = {
     'workflow',
     'api-keys',
     'health',
+    'telemetry',
     'openapi',
     'migrations',
   ],
