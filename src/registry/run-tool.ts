@@ -154,8 +154,9 @@ async function execute(
   const { call, context } = options;
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const deadline = new Deadline({ parent: context.signal, timeoutMs });
+  let settle: (() => void) | undefined;
   const stopped = new Promise<PartialOutcome>((resolve) => {
-    const settle = (): void =>
+    settle = (): void =>
       resolve(
         deadline.cause === 'timeout'
           ? { status: 'timeout', errorKind: 'timeout', response: `Tool ${call.name} timed out after ${timeoutMs} ms` }
@@ -171,6 +172,7 @@ async function execute(
   try {
     return await Promise.race([running, stopped]);
   } finally {
+    if (settle) deadline.signal.removeEventListener('abort', settle);
     deadline.dispose();
   }
 }
