@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type MessageEvent, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { Observable } from 'rxjs';
 import { MoreThan, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isDuplicateKey } from '../common/owned-queries';
@@ -25,6 +26,14 @@ interface LiveRun {
 /** How long a finished run's events stay in memory for late subscribers before only the database serves them. */
 const RETAIN_FINISHED_MS = 30_000;
 const FLUSH_DELAY_MS = 50;
+/** A comment line every so often keeps proxies from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+
+const toMessage = (event: RunEvent): MessageEvent => ({
+  id: String(event.seq),
+  type: event.type,
+  data: { ...event.data, at: event.at },
+});
 
 /**
  * The event log of each run: numbered in order, pushed to live subscribers at once, and written to
@@ -129,6 +138,32 @@ export class RunEventsService implements OnApplicationShutdown {
       });
     }
     return () => undefined;
+  }
+
+  /**
+   * The events after `afterSeq` as Server-Sent Events: past ones first, then live ones, with a heartbeat
+   * comment while it is quiet; completes after run.finished. `hasFinished` ends the stream of a run that
+   * finished without a stored run.finished (e.g. it was interrupted) and does not execute here.
+   */
+  stream(runId: string, afterSeq: number, hasFinished: () => Promise<boolean>): Observable<MessageEvent> {
+    return new Observable<MessageEvent>((subscriber) => {
+      let stop: () => void = () => undefined;
+      const heartbeat = setInterval(() => subscriber.next({ comment: 'keep-alive' }), HEARTBEAT_MS);
+      const start = async () => {
+        stop = await this.subscribe(runId, afterSeq, (event) => {
+          if (subscriber.closed) return;
+          subscriber.next(toMessage(event));
+          if (event.type === 'run.finished') subscriber.complete();
+        });
+        if (subscriber.closed) return stop();
+        if ((await hasFinished()) && !this.isLive(runId)) subscriber.complete();
+      };
+      start().catch((error: unknown) => subscriber.error(error));
+      return () => {
+        clearInterval(heartbeat);
+        stop();
+      };
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -4,6 +4,7 @@ import { NodeRunEntity } from './node-run.entity';
 import { RunEventEntity } from './run-event.entity';
 import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
+import { RunEventStreamService } from './run-event-stream.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
@@ -13,7 +14,12 @@ import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 @Module({
   imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]), ToolCallLogsModule],
   controllers: [RunsController],
-  providers: [RunsService, RunEventsService, { provide: RUN_SUPERVISOR, useClass: InProcessRunSupervisor }],
+  providers: [
+    RunsService,
+    RunEventsService,
+    RunEventStreamService,
+    { provide: RUN_SUPERVISOR, useClass: InProcessRunSupervisor },
+  ],
   exports: [RunsService, RunEventsService, RUN_SUPERVISOR],
 })
 export class RunsModule {}

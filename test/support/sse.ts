@@ -7,24 +7,24 @@ export interface SseMessage {
   data: Record<string, unknown>;
 }
 
-/** Parses a complete `text/event-stream` body; comments (heartbeats) are skipped. */
+/** Parses a complete `text/event-stream` body; comment lines (heartbeats) and blocks without fields are skipped. */
 export function parseSse(text: string): SseMessage[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
-    .map((block) => {
-      const fields = new Map<string, string>();
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':');
-        if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-      }
-      const id = fields.get('id');
-      return {
-        id: id === undefined ? null : Number(id),
-        event: fields.get('event') ?? 'message',
-        data: JSON.parse(fields.get('data') ?? '{}') as Record<string, unknown>,
-      };
+  const messages: SseMessage[] = [];
+  for (const block of text.split('\n\n')) {
+    const fields = new Map<string, string>();
+    for (const line of block.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+    }
+    if (fields.size === 0) continue;
+    const id = fields.get('id');
+    messages.push({
+      id: id === undefined ? null : Number(id),
+      event: fields.get('event') ?? 'message',
+      data: JSON.parse(fields.get('data') ?? '{}') as Record<string, unknown>,
     });
+  }
+  return messages;
 }
 
 export interface SseResponse {

@@ -1,0 +1,24 @@
+import { Injectable, type MessageEvent } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import type { Principal } from '../common/auth/principal';
+import { FINISHED_STATUSES } from './run.entity';
+import { RunEventsService } from './run-events.service';
+import { RunsService } from './runs.service';
+
+/** The event stream of a run its caller may see. */
+@Injectable()
+export class RunEventStreamService {
+  constructor(
+    private readonly runs: RunsService,
+    private readonly events: RunEventsService,
+  ) {}
+
+  /** Fails with not-found before any byte is sent, so the problem filter still answers 404. */
+  async open(runId: string, principal: Principal, afterSeq: number): Promise<Observable<MessageEvent>> {
+    await this.runs.findVisible(runId, principal);
+    return this.events.stream(runId, afterSeq, async () => {
+      const run = await this.runs.findVisible(runId, principal);
+      return FINISHED_STATUSES.includes(run.status);
+    });
+  }
+}

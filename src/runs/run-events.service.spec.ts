@@ -1,0 +1,135 @@
+import type { MessageEvent } from '@nestjs/common';
+import type { TestingModule } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { Observable } from 'rxjs';
+import type { Repository } from 'typeorm';
+import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { RunEventEntity } from './run-event.entity';
+import { RunEventsService } from './run-events.service';
+
+const RUN_ID = '11111111-1111-4111-8111-111111111111';
+const STORED_RUN_ID = '33333333-3333-4333-8333-333333333333';
+
+/** Records what a stream sends; `received(n)` resolves once n messages are in, `done` once it completes. */
+function collect(stream: Observable<MessageEvent>) {
+  const messages: MessageEvent[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  let completed = false;
+  let resolveDone: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const subscription = stream.subscribe({
+    next: (message) => {
+      messages.push(message);
+      for (const wait of waiting) if (messages.length >= wait.count) wait.resolve();
+    },
+    complete: () => {
+      completed = true;
+      resolveDone();
+    },
+  });
+  const received = (count: number) =>
+    messages.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }));
+  return { messages, done, received, isCompleted: () => completed, unsubscribe: () => subscription.unsubscribe() };
+}
+
+describe(RunEventsService.name, () => {
+  let moduleRef: TestingModule;
+  let sut: RunEventsService;
+
+  beforeEach(async () => {
+    moduleRef = await runsTestingModule([RunEventsService]);
+    sut = moduleRef.get(RunEventsService);
+  });
+
+  afterEach(() => moduleRef.close());
+
+  describe('stream', () => {
+    it('should replay past events, then send live ones, and complete after run.finished', async () => {
+      sut.emit(RUN_ID, 'run.started', {});
+      const stream = collect(sut.stream(RUN_ID, 0, () => Promise.resolve(false)));
+      await stream.received(1);
+      sut.emit(RUN_ID, 'node.started', { node_id: 'start' });
+      sut.emit(RUN_ID, 'run.finished', { status: 'succeeded' });
+      sut.emit(RUN_ID, 'node.started', { node_id: 'late' });
+      await stream.done;
+
+      expect(stream.messages.map(({ id, type }) => ({ id, type }))).toEqual([
+        { id: '1', type: 'run.started' },
+        { id: '2', type: 'node.started' },
+        { id: '3', type: 'run.finished' },
+      ]);
+      expect(stream.messages[1].data).toEqual({ node_id: 'start', at: expect.any(String) as string });
+      expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should resume after the given sequence number from memory', async () => {
+      sut.emit(RUN_ID, 'run.started', {});
+      sut.emit(RUN_ID, 'node.started', { node_id: 'start' });
+      sut.emit(RUN_ID, 'run.finished', { status: 'succeeded' });
+
+      const stream = collect(sut.stream(RUN_ID, 1, () => Promise.resolve(true)));
+      await stream.done;
+
+      expect(stream.messages.map((message) => message.id)).toEqual(['2', '3']);
+      expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should resume after the given sequence number from the stored log of a run not held here', async () => {
+      const types = ['run.started', 'node.started', 'run.finished'] as const;
+      await moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity)).insert(
+        types.map((type, index) => ({
+          id: randomUUID(),
+          runId: STORED_RUN_ID,
+          seq: index + 1,
+          type,
+          data: {},
+          createdAt: new Date(),
+        })),
+      );
+
+      const stream = collect(sut.stream(STORED_RUN_ID, 1, () => Promise.resolve(true)));
+      await stream.done;
+
+      expect(stream.messages.map(({ id, type }) => ({ id, type }))).toEqual([
+        { id: '2', type: 'node.started' },
+        { id: '3', type: 'run.finished' },
+      ]);
+      expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should end the stream of a finished run whose stored log lacks run.finished', async () => {
+      const stream = collect(sut.stream('22222222-2222-4222-8222-222222222222', 0, () => Promise.resolve(true)));
+      await stream.done;
+
+      expect(stream.messages).toEqual([]);
+      expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should stay open for a run that has not finished, sending heartbeat comments', async () => {
+      jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+      try {
+        sut.emit(RUN_ID, 'run.started', {});
+        let finishedAsked: () => void = () => undefined;
+        const asked = new Promise<void>((resolve) => (finishedAsked = resolve));
+        const stream = collect(
+          sut.stream(RUN_ID, 0, () => {
+            finishedAsked();
+            return Promise.resolve(false);
+          }),
+        );
+        await asked;
+        jest.advanceTimersByTime(15_000);
+
+        expect(stream.messages.map((message) => message.type ?? message.comment)).toEqual([
+          'run.started',
+          'keep-alive',
+        ]);
+        expect(stream.isCompleted()).toBe(false);
+        stream.unsubscribe();
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+  });
+});
