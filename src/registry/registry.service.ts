@@ -17,6 +17,8 @@ import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
 import { type ToolDefinition, type ToolRunContext, toolName } from './tool-definition';
 import { type ToolCall } from '../shared/tool-types';
 import type { ExecuteToolResponse } from './execute-tool.dto';
+import type { Page, PageQuery } from '../common/http/pagination';
+import type { ToolCallLogResponse } from './tool-call-log.dto';
 
 export interface ResolvedTools {
   definitions: ToolDefinition[];
@@ -163,6 +165,13 @@ export class RegistryService {
       },
     });
     return toExecuteResponse(outcome);
+  }
+
+  /** Executions of a visible tool, newest first: its owner and admins see every caller, others their own calls. */
+  async logsOf(idOrName: string, principal: Principal, query: PageQuery): Promise<Page<ToolCallLogResponse>> {
+    const tool = await this.tools.findVisible(idOrName, principal);
+    const owner = isAdmin(principal) || tool.userId === principal.userId;
+    return this.logs.listForTool(tool.id, owner ? null : principal.userId, query.page, query.page_size);
   }
 }
 

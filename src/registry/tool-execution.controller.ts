@@ -1,12 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentPrincipal, isAdmin, type Principal } from '../common/auth/principal';
+import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { type Page, PageQuery } from '../common/http/pagination';
 import { ToolCallLogPageResponse, type ToolCallLogResponse } from './tool-call-log.dto';
-import { ToolCallLogsService } from './tool-call-logs.service';
-import { ToolsService } from '../tools/tools.service';
 import { ExecuteToolDto, ExecuteToolResponse } from './execute-tool.dto';
 import { RegistryService } from './registry.service';
 
@@ -15,11 +13,7 @@ import { RegistryService } from './registry.service';
 @ApiProblemResponses(401, 404)
 @Controller('tools')
 export class ToolExecutionController {
-  constructor(
-    private readonly registry: RegistryService,
-    private readonly tools: ToolsService,
-    private readonly logs: ToolCallLogsService,
-  ) {}
+  constructor(private readonly registry: RegistryService) {}
 
   @Post(':id/execute')
   @HttpCode(200)
@@ -47,13 +41,11 @@ export class ToolExecutionController {
     summary: 'Executions of a tool, newest first (the owner and admins see every caller, others their own calls)',
   })
   @ApiOkResponse({ type: ToolCallLogPageResponse })
-  async logsOf(
+  logsOf(
     @Param('id') id: string,
     @Query() query: PageQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<Page<ToolCallLogResponse>> {
-    const tool = await this.tools.findVisible(id, principal);
-    const owner = isAdmin(principal) || tool.userId === principal.userId;
-    return this.logs.listForTool(tool.id, owner ? null : principal.userId, query.page, query.page_size);
+    return this.registry.logsOf(id, principal, query);
   }
 }
