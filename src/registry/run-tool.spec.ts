@@ -81,10 +81,27 @@ describe(runTool.name, () => {
       metadata: { source: 'test', duration_ms: expect.any(Number) },
     });
     expect(outcome.errorKind).toBeUndefined();
-    expect(outcome.finishedAt.getTime()).toBeGreaterThanOrEqual(outcome.startedAt.getTime());
     expect(execute).toHaveBeenCalledWith(
       expect.objectContaining({ messages: [], run: expect.objectContaining({ runId: 'run-1' }) }),
     );
+  });
+
+  it('should time the call from before validation to after execution', async () => {
+    jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00.000Z'), doNotFake: ['nextTick', 'queueMicrotask'] });
+    try {
+      const execute = () => {
+        jest.setSystemTime(new Date('2026-01-01T00:00:00.040Z'));
+        return Promise.resolve({ response: 'sunny' });
+      };
+
+      const outcome = await run(makeTool(execute), '{"city":"Paris"}');
+
+      expect(outcome.startedAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+      expect(outcome.finishedAt.toISOString()).toBe('2026-01-01T00:00:00.040Z');
+      expect(outcome.metadata.duration_ms).toBe(40);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('should list the available tools for an unknown name', async () => {
