@@ -35,10 +35,8 @@ describe('Workflows API (e2e)', () => {
   beforeAll(async () => {
     llm = await OpenAITestServer.start();
     app = await startTestApp(
-      llmEnv(llm, {
-        LLM_PROVIDERS: JSON.stringify({ local: { base_url: llm.baseUrl } }),
-        RUN_WAIT_TIMEOUT_MS: '1000',
-      }),
+      // The default wait limit (minutes): a ?wait=true run here never depends on how fast the machine is.
+      llmEnv(llm, { LLM_PROVIDERS: JSON.stringify({ local: { base_url: llm.baseUrl } }) }),
     );
     alice = new WorkflowApi(app.http, await app.createUserKey('alice'));
     bob = new WorkflowApi(app.http, await app.createUserKey('bob'));
@@ -197,14 +195,6 @@ describe('Workflows API (e2e)', () => {
       expect(llm.requests[0].headers.authorization).toBeUndefined();
     });
 
-    it('should answer 202 when ?wait=true outlasts the wait limit', async () => {
-      llm.script([reply.text('Late.', { delayMs: 1500 })]);
-      const response = await alice.runInline(agentWorkflow({}), { question: 'Hi?' }).expect(202);
-      const run = response.body as RunBody;
-      expect(run.status).toBe('running');
-      expect(await alice.waitForRun(run.id)).toMatchObject({ status: 'succeeded', outputs: { answer: 'Late.' } });
-    });
-
     it('should run tool, condition and template nodes and skip the branch not taken', async () => {
       await alice.createTool(example('tools/to_fahrenheit.json'));
       const definition = {
@@ -272,6 +262,69 @@ describe('Workflows API (e2e)', () => {
       expect((onlyFailed.body as { items: RunBody[] }).items.map((run) => run.id)).toEqual([failed.id]);
       await alice.get(`/runs/${succeeded.id}`).expect(404);
       await bob.get('/runs?status=sleeping').expect(400);
+    });
+  });
+
+  describe('with one run slot and a one-second wait limit', () => {
+    let limited: TestApp;
+    let heldLlm: OpenAITestServer;
+    let carol: WorkflowApi;
+
+    beforeAll(async () => {
+      heldLlm = await OpenAITestServer.start();
+      limited = await startTestApp(llmEnv(heldLlm, { MAX_CONCURRENT_RUNS: '1', RUN_WAIT_TIMEOUT_MS: '1000' }));
+      carol = new WorkflowApi(limited.http, await limited.createUserKey('carol'));
+    });
+
+    afterEach(() => heldLlm.reset());
+
+    afterAll(async () => {
+      await limited?.close();
+      await heldLlm?.close();
+    });
+
+    it('should answer 202 when ?wait=true outlasts the wait limit', async () => {
+      heldLlm.script([reply.text('Late.')]);
+      const release = heldLlm.hold();
+      try {
+        const response = await carol.runInline(agentWorkflow({}), { question: 'Hi?' }).expect(202);
+        const run = response.body as RunBody;
+        expect(run.status).toBe('running');
+        release();
+        expect(await carol.waitForRun(run.id)).toMatchObject({ status: 'succeeded', outputs: { answer: 'Late.' } });
+      } finally {
+        release();
+      }
+    });
+
+    it('should keep a second run queued until the first one finishes', async () => {
+      heldLlm.script([reply.text('First.'), reply.text('Second.')]);
+      const release = heldLlm.hold();
+      try {
+        const first = (await carol.runInline(agentWorkflow({}), { question: 'one' }, false).expect(202))
+          .body as RunBody;
+        await carol.waitForRun(first.id, (run) => run.status === 'running');
+        const second = (await carol.runInline(agentWorkflow({}), { question: 'two' }, false).expect(202))
+          .body as RunBody;
+
+        expect((await carol.getRun(second.id)).status).toBe('queued');
+        release();
+
+        const [firstDone, secondDone] = [await carol.waitForRun(first.id), await carol.waitForRun(second.id)];
+        expect(firstDone).toMatchObject({ status: 'succeeded', outputs: { answer: 'First.' } });
+        expect(secondDone).toMatchObject({ status: 'succeeded', outputs: { answer: 'Second.' } });
+        // Held until release, the first run cannot have finished before the second one was seen queued: had the
+        // second started at once, it would have started before the first finished.
+        expect(Date.parse(secondDone.started_at as string)).toBeGreaterThanOrEqual(
+          Date.parse(firstDone.finished_at as string),
+        );
+        expect(heldLlm.requests.map((recorded) => JSON.stringify(recorded.body))).toEqual([
+          expect.stringContaining('"content":"one"'),
+          expect.stringContaining('"content":"two"'),
+        ]);
+      } finally {
+        release();
+      }
     });
   });
 });
