@@ -1,3 +1,5 @@
+import type { CreateToolDto } from '../../src/tools/tool.dto';
+
 let sequence = 0;
 
 /** A valid POST /api/v1/tools body; override any field. */
@@ -27,3 +29,7 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
     ...overrides,
   };
 }
+
+/** The same body as ToolsService.create takes it, after validation. */
+export const newTool = (overrides: Partial<CreateToolDto> = {}): CreateToolDto =>
+  toolBody(overrides) as unknown as CreateToolDto;

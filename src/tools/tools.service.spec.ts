@@ -1,0 +1,139 @@
+import type { TestingModule } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory';
+import { newTool } from '../../test/factories/tool.factory';
+import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
+import { CODE_SANDBOX } from '../registry/executors.tokens';
+import { ToolEntity } from './tool.entity';
+import { ToolsModule } from './tools.module';
+import { ToolsService } from './tools.service';
+
+const owner = userPrincipal('owner');
+const stranger = userPrincipal('stranger');
+
+describe(ToolsService.name, () => {
+  let moduleRef: TestingModule;
+  let sut: ToolsService;
+  let tools: Repository<ToolEntity>;
+
+  beforeEach(async () => {
+    // No code tool runs here: a sandbox that starts no processes keeps each module quick to build.
+    moduleRef = await sqliteTestingModule([ToolsModule], {
+      overrides: [[CODE_SANDBOX, { warmUp: () => Promise.resolve(), dispose: () => undefined }]],
+    });
+    sut = moduleRef.get(ToolsService);
+    tools = moduleRef.get(getRepositoryToken(ToolEntity));
+  }, 60_000);
+
+  afterEach(() => moduleRef.close());
+
+  describe('create', () => {
+    it('should store a tool at version 1, owned by the caller, private and enabled by default', async () => {
+      const created = await sut.create(newTool({ name: 'adder' }), owner);
+
+      expect(created).toMatchObject({
+        name: 'adder',
+        user_id: 'owner',
+        version: 1,
+        is_public: false,
+        enabled: true,
+        implementation_type: 'code',
+        warnings: [],
+      });
+      expect(await sut.get('adder', owner)).toMatchObject({ id: created.id, version: 1 });
+    });
+
+    it('should refuse a second tool with the same name with a conflict on name', async () => {
+      await sut.create(newTool({ name: 'adder' }), owner);
+
+      await expect(sut.create(newTool({ name: 'adder' }), stranger)).rejects.toMatchObject({
+        code: 'conflict',
+        message: 'A tool named "adder" already exists',
+      });
+    });
+  });
+
+  describe('update', () => {
+    it('should merge the given fields over the stored ones and bump the version', async () => {
+      const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
+
+      const updated = await sut.update(created.id, { description: 'Adds two numbers, fast' }, owner);
+
+      expect(updated).toMatchObject({ name: 'adder', description: 'Adds two numbers, fast', version: 2 });
+      expect(await tools.findOneByOrFail({ id: created.id })).toMatchObject({ version: 2 });
+    });
+
+    it('should answer a conflict to the second of two updates made from the same version', async () => {
+      const created = await sut.create(newTool({ name: 'adder' }), owner);
+      const update = tools.update.bind(tools);
+      // The other writer commits between this update's read (version 1) and its write.
+      jest.spyOn(tools, 'update').mockImplementationOnce(async (...args) => {
+        await sut.update(created.id, { description: 'first writer' }, owner);
+        return update(...args);
+      });
+
+      await expect(sut.update(created.id, { description: 'second writer' }, owner)).rejects.toMatchObject({
+        code: 'conflict',
+        message: 'Tool "adder" was changed by another request; read it again and retry',
+      });
+      expect(await sut.get(created.id, owner)).toMatchObject({ description: 'first writer', version: 2 });
+    });
+
+    it('should refuse an If-Match version that is not the current one', async () => {
+      const created = await sut.create(newTool({ name: 'adder' }), owner);
+      await sut.update(created.id, { description: 'first' }, owner, [1]);
+
+      await expect(sut.update(created.id, { description: 'second' }, owner, [1])).rejects.toMatchObject({
+        code: 'precondition_failed',
+      });
+      expect(await sut.get(created.id, owner)).toMatchObject({ description: 'first', version: 2 });
+    });
+
+    it('should let only the owner or an admin change a public tool', async () => {
+      const created = await sut.create(newTool({ name: 'adder', is_public: true }), adminPrincipal());
+
+      await expect(sut.update(created.id, { description: 'mine now' }, stranger)).rejects.toMatchObject({
+        code: 'forbidden',
+      });
+      await expect(sut.update(created.id, { description: 'by admin' }, adminPrincipal())).resolves.toMatchObject({
+        version: 2,
+      });
+    });
+  });
+
+  describe('visibility', () => {
+    it('should show a private tool to its owner and admins only, as not found to others', async () => {
+      const created = await sut.create(newTool({ name: 'secret_adder' }), owner);
+
+      await expect(sut.get(created.id, owner)).resolves.toMatchObject({ name: 'secret_adder' });
+      await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ name: 'secret_adder' });
+      await expect(sut.get(created.id, stranger)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(sut.remove(created.id, stranger)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('should refuse a user making a tool public', async () => {
+      await expect(sut.create(newTool({ name: 'adder', is_public: true }), owner)).rejects.toMatchObject({
+        code: 'forbidden',
+        problems: [{ field: 'is_public', message: 'only admins make tools public' }],
+      });
+    });
+
+    it('should show a public tool to everyone', async () => {
+      const created = await sut.create(newTool({ name: 'public_adder', is_public: true }), adminPrincipal());
+
+      await expect(sut.get(created.id, stranger)).resolves.toMatchObject({ name: 'public_adder', is_public: true });
+    });
+
+    it('should find by name only the tools the caller may see, disabled ones included for the registry to report', async () => {
+      await sut.create(newTool({ name: 'mine' }), owner);
+      await sut.create(newTool({ name: 'theirs' }), stranger);
+      await sut.create(newTool({ name: 'shared', is_public: true }), adminPrincipal());
+      await sut.create(newTool({ name: 'off', enabled: false }), owner);
+
+      const usable = await sut.findUsableByNames(['mine', 'theirs', 'shared', 'off'], owner);
+
+      expect(usable.map((tool) => tool.name).sort()).toEqual(['mine', 'off', 'shared']);
+    });
+  });
+});
