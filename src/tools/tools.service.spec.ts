@@ -1,12 +1,13 @@
 import type { TestingModule } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
+import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
+import { ExecutorsModule } from '../registry/executors.module';
 import { CODE_SANDBOX } from '../registry/executors.tokens';
+import { WORKFLOW_TOOL_RUNNER } from '../registry/workflow/workflow-tool-runner';
 import { ToolEntity } from './tool.entity';
-import { ToolsModule } from './tools.module';
 import { ToolsService } from './tools.service';
 
 const owner = userPrincipal('owner');
@@ -19,7 +20,9 @@ describe(ToolsService.name, () => {
 
   beforeEach(async () => {
     // No code tool runs here: a sandbox that starts no processes keeps each module quick to build.
-    moduleRef = await sqliteTestingModule([ToolsModule], {
+    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity]), ExecutorsModule], {
+      // No workflow tool runs here either; the executors only require that a runner exists.
+      providers: [ToolsService, { provide: WORKFLOW_TOOL_RUNNER, useValue: {} }],
       overrides: [[CODE_SANDBOX, { warmUp: () => Promise.resolve(), dispose: () => undefined }]],
     });
     sut = moduleRef.get(ToolsService);
