@@ -1,0 +1,190 @@
+import { Type } from '@sinclair/typebox';
+import { userPrincipal } from '../../test/factories/run.factory';
+import type { WorkflowDefinition, WorkflowNode } from './definition.schema';
+import { type NodeRecorder, WorkflowEngine } from './engine';
+import type { NodeHandler, NodeServices } from './nodes/node-handler';
+import type { NodeHandlers } from './nodes/node-handlers';
+import type { RunContext } from './run-context';
+import { WorkflowRunError } from './run-context';
+import type { RunEventType } from '../runs/run-event-types';
+
+type Data = { value?: unknown; outputs?: string[] };
+
+/** Fake node types: what each one does is visible in the test, no model or tool involved. */
+const handler = (run: NodeHandler['run'], flags: Partial<NodeHandler> = {}): NodeHandler => ({
+  data: Type.Any(),
+  outputs: null,
+  run,
+  ...flags,
+});
+const fakeHandlers = {
+  start: handler(({ scope }) => Promise.resolve({ output: scope.inputs }), { entry: true }),
+  value: handler(({ data }) => Promise.resolve({ output: (data as Data).value })),
+  decide: handler(({ data }) => Promise.resolve({ output: (data as Data).value }), { branches: true }),
+  fail: handler(() => Promise.reject(new Error('backend said no'))),
+  end: handler(
+    ({ data, scope }) =>
+      Promise.resolve({
+        outputs: Object.fromEntries(
+          ((data as Data).outputs ?? []).map((id) => [
+            id,
+            (scope[id] as { output?: unknown } | undefined)?.output ?? null,
+          ]),
+        ),
+      }),
+    { exit: true },
+  ),
+} as unknown as NodeHandlers;
+
+const node = (id: string, type: string, data: Data = {}) => ({ id, type, data }) as unknown as WorkflowNode;
+const edge = (source: string, target: string, condition?: boolean) =>
+  condition === undefined ? { source, target } : { source, target, condition };
+
+const definition = (nodes: WorkflowNode[], edges: ReturnType<typeof edge>[]) =>
+  ({ name: 'graph', nodes, edges }) as unknown as WorkflowDefinition;
+
+describe(WorkflowEngine.name, () => {
+  let recorded: Array<{ node: string; status?: string; error?: string }>;
+  let events: Array<{ type: RunEventType; data: Record<string, unknown> }>;
+  let sut: WorkflowEngine;
+
+  const context = (signal = new AbortController().signal): RunContext => ({
+    runId: 'run-1',
+    principal: userPrincipal(),
+    depth: 0,
+    signal,
+    emit: (type, data) => events.push({ type, data }),
+  });
+
+  beforeEach(() => {
+    recorded = [];
+    events = [];
+    const recorder: NodeRecorder = {
+      nodeStarted: (_runId, started) => {
+        recorded.push({ node: started.id });
+        return Promise.resolve(String(recorded.length - 1));
+      },
+      nodeFinished: (nodeRunId, result) => {
+        Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
+        return Promise.resolve();
+      },
+    };
+    sut = new WorkflowEngine(fakeHandlers, {} as NodeServices, recorder);
+  });
+
+  /** start → decide → (true: yes | false: no) → end, with `decide` answering `choice`. */
+  const branching = (choice: boolean) =>
+    definition(
+      [
+        node('start', 'start'),
+        node('decide', 'decide', { value: choice }),
+        node('yes', 'value', { value: 'took yes' }),
+        node('no', 'value', { value: 'took no' }),
+        node('end', 'end', { outputs: ['yes', 'no'] }),
+      ],
+      [
+        edge('start', 'decide'),
+        edge('decide', 'yes', true),
+        edge('decide', 'no', false),
+        edge('yes', 'end'),
+        edge('no', 'end'),
+      ],
+    );
+  const order = ['start', 'decide', 'yes', 'no', 'end'];
+
+  it('should run the branch a condition chooses and skip the other one', async () => {
+    const result = await sut.run(branching(true), order, {}, context());
+
+    expect(result.outputs).toEqual({ yes: 'took yes', no: null });
+    expect(recorded.map((run) => run.node)).toEqual(['start', 'decide', 'yes', 'end']);
+    expect(events.filter((event) => event.type === 'node.started').map((event) => event.data.node_id)).toEqual([
+      'start',
+      'decide',
+      'yes',
+      'end',
+    ]);
+  });
+
+  it('should take the false branch when the condition answers false', async () => {
+    const result = await sut.run(branching(false), order, {}, context());
+
+    expect(result.outputs).toEqual({ yes: null, no: 'took no' });
+    expect(recorded.map((run) => run.node)).toEqual(['start', 'decide', 'no', 'end']);
+  });
+
+  it('should pass the run inputs to the start node and add up the usage nodes report', async () => {
+    const usageHandlers = {
+      ...fakeHandlers,
+      value: handler(({ data }) =>
+        Promise.resolve({ output: (data as Data).value, usage: { prompt_tokens: 3, total_tokens: 5, model_calls: 1 } }),
+      ),
+    } as unknown as NodeHandlers;
+    const recorder: NodeRecorder = { nodeStarted: () => Promise.resolve('id'), nodeFinished: () => Promise.resolve() };
+    sut = new WorkflowEngine(usageHandlers, {} as NodeServices, recorder);
+    const graph = definition(
+      [
+        node('start', 'start'),
+        node('a', 'value', { value: 1 }),
+        node('b', 'value', { value: 2 }),
+        node('end', 'end', { outputs: ['start', 'a', 'b'] }),
+      ],
+      [edge('start', 'a'), edge('a', 'b'), edge('b', 'end')],
+    );
+
+    const result = await sut.run(graph, ['start', 'a', 'b', 'end'], { question: 'Hi?' }, context());
+
+    expect(result).toEqual({
+      outputs: { start: { question: 'Hi?' }, a: 1, b: 2 },
+      usage: { prompt_tokens: 6, completion_tokens: 0, total_tokens: 10, model_calls: 2 },
+    });
+  });
+
+  it('should fail the run naming the node that failed, record it failed and run nothing after it', async () => {
+    const graph = definition(
+      [node('start', 'start'), node('broken', 'fail'), node('after', 'value', { value: 'x' }), node('end', 'end')],
+      [edge('start', 'broken'), edge('broken', 'after'), edge('after', 'end')],
+    );
+
+    const running = sut.run(graph, ['start', 'broken', 'after', 'end'], {}, context());
+
+    await expect(running).rejects.toThrow(WorkflowRunError);
+    await expect(running).rejects.toMatchObject({
+      message: 'node "broken" (fail) failed: backend said no',
+      nodeId: 'broken',
+    });
+    expect(recorded).toEqual([
+      { node: 'start', status: 'succeeded', error: undefined },
+      { node: 'broken', status: 'failed', error: 'backend said no' },
+    ]);
+    expect(events.at(-1)).toEqual({
+      type: 'node.finished',
+      data: {
+        node_id: 'broken',
+        status: 'failed',
+        duration_ms: expect.any(Number) as number,
+        error: 'backend said no',
+      },
+    });
+  });
+
+  it('should fail when every branch to an end was skipped', async () => {
+    const graph = definition(
+      [node('start', 'start'), node('decide', 'decide', { value: false }), node('end', 'end')],
+      [edge('start', 'decide'), edge('decide', 'end', true)],
+    );
+
+    await expect(sut.run(graph, ['start', 'decide', 'end'], {}, context())).rejects.toThrow(
+      'the run ended without reaching an end node (every branch to an end was skipped)',
+    );
+  });
+
+  it('should start no node once the run is cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled by the user'));
+
+    await expect(sut.run(branching(true), order, {}, context(controller.signal))).rejects.toThrow(
+      'cancelled by the user',
+    );
+    expect(recorded).toEqual([]);
+  });
+});
