@@ -4,14 +4,24 @@ import type { Repository } from 'typeorm';
 import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
-import { ExecutorsModule } from '../registry/executors.module';
-import { CODE_SANDBOX } from '../registry/executors.tokens';
-import { WORKFLOW_TOOL_RUNNER } from '../registry/workflow/workflow-tool-runner';
+import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { ToolEntity } from './tool.entity';
 import { ToolsService } from './tools.service';
 
 const owner = userPrincipal('owner');
 const stranger = userPrincipal('stranger');
+
+/** Implementation types that accept any config and keep no secrets: the rules under test are ToolsService's own. */
+const implementations: ToolImplementations = {
+  describe: () => [],
+  validateConfig: () => [],
+  mask: (_type, config) => ({ ...config }),
+  restoreSecrets: (_type, next) => next,
+  deriveParameters: () => Promise.resolve(undefined),
+  adminOnly: () => false,
+  defaults: () => ({}),
+  shippedTools: () => [],
+};
 
 describe(ToolsService.name, () => {
   let moduleRef: TestingModule;
@@ -19,11 +29,8 @@ describe(ToolsService.name, () => {
   let tools: Repository<ToolEntity>;
 
   beforeEach(async () => {
-    // No code tool runs here: a sandbox that starts no processes keeps each module quick to build.
-    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity]), ExecutorsModule], {
-      // No workflow tool runs here either; the executors only require that a runner exists.
-      providers: [ToolsService, { provide: WORKFLOW_TOOL_RUNNER, useValue: {} }],
-      overrides: [[CODE_SANDBOX, { warmUp: () => Promise.resolve(), dispose: () => undefined }]],
+    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity])], {
+      providers: [ToolsService, { provide: TOOL_IMPLEMENTATIONS, useValue: implementations }],
     });
     sut = moduleRef.get(ToolsService);
     tools = moduleRef.get(getRepositoryToken(ToolEntity));
