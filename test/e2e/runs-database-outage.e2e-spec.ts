@@ -4,11 +4,11 @@ import { OpenAITestServer, reply } from '../support/openai-test-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { ADMIN_KEY, bearer, startTestApp, type TestApp } from '../support/test-app';
 import { WorkflowApi } from '../support/workflow-api';
+import { waitFor } from '../support/wait-for';
 import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
 
 const mysqlUrl = process.env.DATABASE_URL;
 const onMysql = mysqlUrl !== undefined && /^(mysql|mariadb):\/\//.test(mysqlUrl);
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // The outage is made by cutting a TCP proxy between the app and MySQL/MariaDB; SQLite has no connection to cut.
 (onMysql ? describe : describe.skip)('Runs through a database outage (e2e, MySQL/MariaDB)', () => {
@@ -54,7 +54,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
     // The model answers while the database is away: the run's next writes must wait for it.
     const attemptsBefore = proxy.refused;
     release();
-    while (proxy.refused <= attemptsBefore) await pause(20);
+    await waitFor(() => proxy.refused > attemptsBefore, { what: 'the run tried to write to the database' });
     proxy.restore();
 
     const run = await api.waitForRun(id);

@@ -1,9 +1,8 @@
 import { OpenAITestServer, reply } from '../support/openai-test-server';
 import { type ChildApp, queryDatabase, startChildApp } from '../support/child-app';
 import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface StoredRun {
   status: string;
@@ -33,7 +32,7 @@ describe('Runs when the process gets SIGTERM (e2e, child process)', () => {
     });
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    while (llm.requests.length === 0) await pause(20);
+    await waitFor(() => llm.requests.length > 0, { what: 'the model was asked' });
     return id;
   };
 
