@@ -1,5 +1,6 @@
 import type { ToolDefinition } from './tool-definition';
-import type { ImplementationType, JsonSchema, ToolEffect, FunctionTool } from '../shared/tool-types';
+import type { ImplementationType, JsonSchema } from '../shared/tool-types';
+import type { StoredTool as ToolsStoredTool } from '../tools/stored-tool';
 import type {
   ConfigProblem,
   DerivedParameters,
@@ -11,17 +12,8 @@ import type {
 
 export type { ConfigProblem, ExecutorVariant, ImplementationTypeDescription } from '../tools/tool-implementations';
 
-/** A stored tool as the registry sees it (already mapped out of the entity). */
-export interface StoredTool {
-  id: string;
-  name: string;
-  version: number;
-  userId: string | null;
-  effect: ToolEffect;
-  functionSchema: FunctionTool;
-  implementationType: ImplementationType;
-  implementationConfig: Record<string, unknown>;
-}
+/** The fields of a stored tool an executor needs. */
+export type StoredTool = Omit<ToolsStoredTool, 'isPublic' | 'enabled'>;
 
 /**
  * One implementation type: how its config is validated, which config values are secret, what it implies

@@ -7,10 +7,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
 import type { ChatMessage } from '../shared/chat-types';
 import { ToolCallLogsService } from './tool-call-logs.service';
-import type { ToolEntity } from '../tools/tool.entity';
 import { ToolsService } from '../tools/tools.service';
 import { ArgumentValidator } from './arguments';
-import type { StoredTool } from './executor';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
 import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
@@ -35,17 +33,6 @@ export interface RunCallOptions {
   messages?: readonly ChatMessage[];
   hooks?: ToolRunHooks;
 }
-
-const toStoredTool = (entity: ToolEntity): StoredTool => ({
-  id: entity.id,
-  name: entity.name,
-  version: entity.version,
-  userId: entity.userId,
-  effect: entity.effect,
-  functionSchema: entity.functionSchema,
-  implementationType: entity.implementationType,
-  implementationConfig: entity.implementationConfig,
-});
 
 const stringify = (value: unknown): string => {
   if (typeof value === 'string') return value;
@@ -72,14 +59,14 @@ export class RegistryService {
   /** Definitions for the named tools, in the order asked; reports names that are missing or disabled. */
   async resolve(names: readonly string[], principal: Principal): Promise<ResolvedTools> {
     const unique = [...new Set(names)];
-    const entities = await this.tools.findUsableByNames(unique, principal);
-    const byName = new Map(entities.map((entity) => [entity.name, entity]));
+    const stored = await this.tools.findUsableByNames(unique, principal);
+    const byName = new Map(stored.map((tool) => [tool.name, tool]));
     const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
     for (const name of unique) {
-      const entity = byName.get(name);
-      if (!entity) result.missing.push(name);
-      else if (!entity.enabled) result.disabled.push(name);
-      else result.definitions.push(await this.executors.toDefinition(toStoredTool(entity)));
+      const tool = byName.get(name);
+      if (!tool) result.missing.push(name);
+      else if (!tool.enabled) result.disabled.push(name);
+      else result.definitions.push(await this.executors.toDefinition(tool));
     }
     return result;
   }
@@ -136,22 +123,22 @@ export class RegistryService {
 
   /** The debug endpoint: one call outside any workflow. */
   async executeOnce(idOrName: string, rawArguments: unknown, principal: Principal): Promise<ExecuteToolResponse> {
-    const entity = await this.tools.findVisible(idOrName, principal);
+    const tool = await this.tools.findVisible(idOrName, principal);
     const call: ToolCall = {
       id: `debug_${randomUUID()}`,
-      name: entity.name,
+      name: tool.name,
       arguments: typeof rawArguments === 'string' ? rawArguments : stringify(rawArguments ?? {}),
     };
-    if (!entity.enabled) {
+    if (!tool.enabled) {
       return {
         success: false,
         data: null,
-        error: `Tool "${entity.name}" is disabled; enable it to run it`,
+        error: `Tool "${tool.name}" is disabled; enable it to run it`,
         error_kind: 'forbidden',
         metadata: { duration_ms: 0 },
       };
     }
-    const definition = await this.executors.toDefinition(toStoredTool(entity));
+    const definition = await this.executors.toDefinition(tool);
     const controller = new AbortController();
     const outcome = await this.runCall({
       call,

@@ -28,6 +28,7 @@ import {
   type UpdateToolDto,
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
+import { type StoredTool, toStoredTool } from './stored-tool';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 
 // TypeORM's deep-partial type cannot follow JSON columns typed as open records.
@@ -131,21 +132,25 @@ export class ToolsService implements OnApplicationBootstrap {
   }
 
   async get(idOrName: string, principal: Principal): Promise<ToolResponse> {
-    return this.toResponse(await this.findVisible(idOrName, principal));
+    return this.toResponse(await this.findVisibleEntity(idOrName, principal));
   }
 
   /** A tool the principal may see, by id or name; invisible tools are reported as missing. */
-  async findVisible(idOrName: string, principal: Principal): Promise<ToolEntity> {
-    const entity = await this.tools.findOneBy(byIdOrName(idOrName));
-    if (!entity || !isVisibleTo(entity, principal)) throw DomainError.notFound('Tool', idOrName);
-    return entity;
+  async findVisible(idOrName: string, principal: Principal): Promise<StoredTool> {
+    return toStoredTool(await this.findVisibleEntity(idOrName, principal));
   }
 
   /** Tools by name for an LLM node, in one query; names the principal may not use are left out. */
-  async findUsableByNames(names: readonly string[], principal: Principal): Promise<ToolEntity[]> {
+  async findUsableByNames(names: readonly string[], principal: Principal): Promise<StoredTool[]> {
     if (names.length === 0) return [];
     const entities = await this.tools.createQueryBuilder('tool').where('tool.name IN (:...names)', { names }).getMany();
-    return entities.filter((entity) => isVisibleTo(entity, principal));
+    return entities.filter((entity) => isVisibleTo(entity, principal)).map(toStoredTool);
+  }
+
+  private async findVisibleEntity(idOrName: string, principal: Principal): Promise<ToolEntity> {
+    const entity = await this.tools.findOneBy(byIdOrName(idOrName));
+    if (!entity || !isVisibleTo(entity, principal)) throw DomainError.notFound('Tool', idOrName);
+    return entity;
   }
 
   async create(input: CreateToolDto, principal: Principal): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
@@ -198,7 +203,7 @@ export class ToolsService implements OnApplicationBootstrap {
   }
 
   async remove(idOrName: string, principal: Principal): Promise<void> {
-    const entity = await this.findVisible(idOrName, principal);
+    const entity = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(entity, principal, 'tool');
     await this.tools.delete({ id: entity.id });
   }
@@ -213,7 +218,7 @@ export class ToolsService implements OnApplicationBootstrap {
     ifMatch: VersionPrecondition | undefined,
     merge: (existing: ToolEntity) => CreateToolDto,
   ): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
-    const existing = await this.findVisible(idOrName, principal);
+    const existing = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(existing, principal, 'tool');
     assertVersionMatches(ifMatch, existing.version, `Tool "${existing.name}"`);
     const candidate = merge(existing);

@@ -1,0 +1,29 @@
+import type { FunctionTool, ImplementationType, ToolEffect } from '../shared/tool-types';
+import type { ToolEntity } from './tool.entity';
+
+/** A stored tool as other modules see it: a plain read-only copy, never the TypeORM entity. */
+export interface StoredTool {
+  readonly id: string;
+  readonly name: string;
+  readonly version: number;
+  readonly userId: string | null;
+  readonly isPublic: boolean;
+  readonly enabled: boolean;
+  readonly effect: ToolEffect;
+  readonly functionSchema: FunctionTool;
+  readonly implementationType: ImplementationType;
+  readonly implementationConfig: Record<string, unknown>;
+}
+
+export const toStoredTool = (entity: ToolEntity): StoredTool => ({
+  id: entity.id,
+  name: entity.name,
+  version: entity.version,
+  userId: entity.userId,
+  isPublic: entity.isPublic,
+  enabled: entity.enabled,
+  effect: entity.effect,
+  functionSchema: entity.functionSchema,
+  implementationType: entity.implementationType,
+  implementationConfig: entity.implementationConfig,
+});
