@@ -1,6 +1,7 @@
 import { type OpenAITestServer, reply } from '../support/openai-test-server';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { type ToolBackend } from '../support/tool-backend';
+import { waitFor } from '../support/wait-for';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
@@ -26,6 +27,7 @@ describe('Workflow agent loop (e2e)', () => {
   });
 
   afterEach(() => {
+    backend.releaseAll();
     llm.reset();
     backend.hits.length = 0;
   });
@@ -105,19 +107,26 @@ describe('Workflow agent loop (e2e)', () => {
 
     const threeCalls = (name: string) =>
       reply.toolCalls([
-        { name, id: 'call_a', arguments: { id: 'a', delay: 300 } },
-        { name, id: 'call_b', arguments: { id: 'b', delay: 200 } },
-        { name, id: 'call_c', arguments: { id: 'c', delay: 100 } },
+        { name, id: 'call_a', arguments: { id: 'a', delay: 0 } },
+        { name, id: 'call_b', arguments: { id: 'b', delay: 0 } },
+        { name, id: 'call_c', arguments: { id: 'c', delay: 0 } },
       ]);
+    const answered = (id: string) => backend.hits.some((hit) => hit.params.id === id);
 
     it('should run read-only calls concurrently and answer them in call order', async () => {
       llm.script([threeCalls('lookup'), reply.text('Done.')]);
-      const run = await api.run(agentWorkflow({ tools: ['lookup'] }));
+      backend.hold();
+      const finished = api.run(agentWorkflow({ tools: ['lookup'] }));
+
+      // All three wait at the backend at once only if they run concurrently; then they are answered in reverse.
+      await waitFor(() => backend.held.length === 3, { what: 'all three lookups in flight at once' });
+      for (const id of ['c', 'b', 'a']) {
+        backend.release(id);
+        await waitFor(() => answered(id), { what: `lookup ${id} answered` });
+      }
+      const run = await finished;
 
       expect(run.status).toBe('succeeded');
-      const latestStart = Math.max(...backend.hits.map((hit) => hit.startedAt));
-      const earliestEnd = Math.min(...backend.hits.map((hit) => hit.endedAt));
-      expect(latestStart).toBeLessThan(earliestEnd);
       expect(backend.hits.map((hit) => hit.params.id)).toEqual(['c', 'b', 'a']);
       expect(toolMessages(bodies()[1]).map((message) => message.tool_call_id)).toEqual(['call_a', 'call_b', 'call_c']);
       const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
@@ -126,12 +135,19 @@ describe('Workflow agent loop (e2e)', () => {
 
     it('should run calls of tools with side effects one at a time in call order', async () => {
       llm.script([threeCalls('record'), reply.text('Done.')]);
-      await api.run(agentWorkflow({ tools: ['record'] }));
+      backend.hold();
+      const finished = api.run(agentWorkflow({ tools: ['record'] }));
+
+      // Each call is held until the test releases it: a call that did not wait for the one before shows up as
+      // arriving while another was still unanswered.
+      for (const id of ['a', 'b', 'c']) {
+        await waitFor(() => backend.held.includes(id), { what: `record ${id} arrived` });
+        backend.release(id);
+      }
+      await finished;
 
       expect(backend.hits.map((hit) => hit.params.id)).toEqual(['a', 'b', 'c']);
-      for (let index = 1; index < backend.hits.length; index++) {
-        expect(backend.hits[index].startedAt).toBeGreaterThanOrEqual(backend.hits[index - 1].endedAt);
-      }
+      expect(backend.hits.map((hit) => hit.othersInFlight)).toEqual([0, 0, 0]);
       expect(toolMessages(bodies()[1]).map((message) => message.tool_call_id)).toEqual(['call_a', 'call_b', 'call_c']);
     });
 
