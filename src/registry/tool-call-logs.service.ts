@@ -10,6 +10,7 @@ import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { truncate } from '../shared/truncate';
+import { type ToolCallLogRecord, toToolCallLogRecord } from './tool-call-log-record';
 
 export interface ToolCallRecord {
   toolId: string | null;
@@ -111,7 +112,8 @@ export class ToolCallLogsService {
     return { items: entities.map(toToolCallLogResponse), page, page_size: pageSize, total };
   }
 
-  async listForRun(runId: string): Promise<ToolCallLogEntity[]> {
-    return this.logs.find({ where: { runId }, order: { startedAt: 'ASC' } });
+  async listForRun(runId: string): Promise<ToolCallLogRecord[]> {
+    const entities = await this.logs.find({ where: { runId }, order: { startedAt: 'ASC' } });
+    return entities.map(toToolCallLogRecord);
   }
 }

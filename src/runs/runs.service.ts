@@ -16,7 +16,7 @@ import type { RunDefinition, RunNodeRef } from './run-definition';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
-import type { ToolCallLogEntity } from '../registry/tool-call-log.entity';
+import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { retryDatabaseWrite } from './retry-database-write';
 
@@ -39,11 +39,11 @@ const duration = (start: Date | null, end: Date | null) => (start && end ? end.g
  * Parallel calls of one node can start in the same millisecond; an LLM node's output lists its
  * calls in the order the model made them, so that order wins over the timestamps.
  */
-function inCallOrder(calls: ToolCallLogEntity[], output: unknown): ToolCallLogEntity[] {
+function inCallOrder(calls: ToolCallLogRecord[], output: unknown): ToolCallLogRecord[] {
   const recorded = (output as { tool_calls?: Array<{ id?: string }> } | null)?.tool_calls;
   if (!Array.isArray(recorded)) return calls;
   const position = new Map(recorded.map((call, index) => [call.id, index]));
-  const rank = (call: ToolCallLogEntity) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
+  const rank = (call: ToolCallLogRecord) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
   return [...calls].sort((a, b) => rank(a) - rank(b));
 }
 
