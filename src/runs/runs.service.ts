@@ -16,6 +16,7 @@ import type { RunDefinition, RunNodeRef } from './run-definition';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { type RunRecord, toRunRecord } from './run-record';
 import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { retryDatabaseWrite } from './retry-database-write';
@@ -76,7 +77,7 @@ export class RunsService {
     return ids;
   }
 
-  async create(input: NewRun): Promise<RunEntity> {
+  async create(input: NewRun): Promise<RunRecord> {
     const entity = this.runs.create({
       id: randomUUID(),
       workflowId: input.workflowId ?? null,
@@ -95,7 +96,7 @@ export class RunsService {
       finishedAt: null,
     });
     await this.runs.insert(asRow<RunEntity>(entity));
-    return entity;
+    return toRunRecord(entity);
   }
 
   async markRunning(runId: string): Promise<void> {
@@ -208,7 +209,7 @@ export class RunsService {
       .take(query.page_size)
       .getManyAndCount();
     return {
-      items: entities.map((entity) => this.toResponse(entity)),
+      items: entities.map((entity) => this.toResponse(toRunRecord(entity))),
       page: query.page,
       page_size: query.page_size,
       total,
@@ -216,7 +217,7 @@ export class RunsService {
   }
 
   /** A new run as its 202 shows it: queued, no node started yet, whatever the worker has done since. */
-  toAccepted(run: RunEntity): RunResponse {
+  toAccepted(run: RunRecord): RunResponse {
     return { ...this.toResponse(run), nodes: [] };
   }
 
@@ -224,17 +225,17 @@ export class RunsService {
     return this.moduleRef.get<WorkflowLookup>(WORKFLOW_LOOKUP, { strict: false });
   }
 
-  async findVisible(runId: string, principal: Principal): Promise<RunEntity> {
+  async findVisible(runId: string, principal: Principal): Promise<RunRecord> {
     const run = await this.runs.findOneBy({ id: runId });
     if (!run || (!isAdmin(principal) && run.userId !== principal.userId)) throw DomainError.notFound('Run', runId);
-    return run;
+    return toRunRecord(run);
   }
 
   private async retry(write: () => Promise<unknown>): Promise<void> {
     await retryDatabaseWrite(write, { budgetMs: this.config.runDbRetryMs, alreadyDone: isDuplicateKey });
   }
 
-  private toResponse(run: RunEntity): RunResponse {
+  private toResponse(run: RunRecord): RunResponse {
     return {
       id: run.id,
       workflow_id: run.workflowId,

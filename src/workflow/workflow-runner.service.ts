@@ -7,7 +7,8 @@ import { bindToActiveTrace, inSpan, markSpanFailed } from '../common/tracing';
 import { ToolExecutionError, type ToolRunContext } from '../registry/tool-definition';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
-import type { RunEntity, UsageTotals } from '../runs/run.entity';
+import type { UsageTotals } from '../runs/run.entity';
+import type { RunRecord } from '../runs/run-record';
 import { RunEventsService } from '../runs/run-events.service';
 import {
   INTERRUPTED,
@@ -113,7 +114,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
   async runAsTool(workflowId: string, inputs: Record<string, unknown>, context: ToolRunContext) {
     const principal = toolPrincipal(context);
     let checked: CheckedDefinition;
-    let run: RunEntity;
+    let run: RunRecord;
     try {
       const workflow = await this.workflows.findVisible(workflowId, principal);
       checked = await this.workflows.check(
@@ -143,7 +144,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
   }
 
   private async launch(
-    run: RunEntity,
+    run: RunRecord,
     checked: CheckedDefinition,
     options: StartOptions,
     place: QueuePlace,
@@ -162,7 +163,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
 
   /** Executes a run inside its `workflow.run` span: its nodes, model and tool calls become the span's children. */
   private execute(
-    run: RunEntity,
+    run: RunRecord,
     checked: CheckedDefinition,
     principal: Principal,
     signal: AbortSignal,
@@ -183,7 +184,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
   }
 
   private async executeRun(
-    run: RunEntity,
+    run: RunRecord,
     checked: CheckedDefinition,
     principal: Principal,
     signal: AbortSignal,
