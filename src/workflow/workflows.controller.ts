@@ -26,6 +26,7 @@ import {
   WorkflowPageResponse,
   WorkflowResponse,
 } from './workflow.dto';
+import { type WorkflowBody, WorkflowBodyPipe } from './workflow-body';
 import { type StartResult, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsService } from './workflows.service';
 
@@ -88,7 +89,10 @@ export class WorkflowsController {
   @ApiBody(WORKFLOW_BODY_SCHEMA)
   @ApiCreatedResponse({ type: WorkflowResponse })
   @ApiProblemResponses(400, 403, 409, 413)
-  create(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<WorkflowResponse> {
+  create(
+    @Body(WorkflowBodyPipe) body: WorkflowBody,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<WorkflowResponse> {
     return this.workflows.create(body, principal);
   }
 
@@ -100,7 +104,7 @@ export class WorkflowsController {
   @ApiIfMatch()
   replace(
     @Param('id') id: string,
-    @Body() body: unknown,
+    @Body(WorkflowBodyPipe) body: WorkflowBody,
     @CurrentPrincipal() principal: Principal,
     @IfMatch() ifMatch: VersionPrecondition | undefined,
   ) {

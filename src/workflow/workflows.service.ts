@@ -27,6 +27,7 @@ import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
+import type { WorkflowBody } from './workflow-body';
 import { analyzeDefinition, type DefinitionAnalysis } from './validate-definition';
 import {
   type ListWorkflowsQuery,
@@ -172,7 +173,7 @@ export class WorkflowsService implements WorkflowLookup {
     return entity;
   }
 
-  async create(body: unknown, principal: Principal): Promise<WorkflowResponse> {
+  async create(body: WorkflowBody, principal: Principal): Promise<WorkflowResponse> {
     const { definition, isPublic } = await this.readBody(body, principal);
     const now = new Date();
     const entity = this.workflows.create({
@@ -198,7 +199,7 @@ export class WorkflowsService implements WorkflowLookup {
 
   async replace(
     idOrName: string,
-    body: unknown,
+    body: WorkflowBody,
     principal: Principal,
     ifMatch?: VersionPrecondition,
   ): Promise<WorkflowResponse> {
@@ -234,18 +235,10 @@ export class WorkflowsService implements WorkflowLookup {
     await this.workflows.delete({ id: existing.id });
   }
 
-  private async readBody(body: unknown, principal: Principal, wasPublic = false) {
-    if (!isRecord(body))
-      throw DomainError.validation([{ field: 'body', message: 'must be a workflow definition object' }]);
-    const wrapped = 'definition' in body && !('nodes' in body);
-    const { is_public: isPublicRaw, ...rest } = body;
-    const raw = wrapped ? rest.definition : rest;
-    if (isPublicRaw !== undefined && typeof isPublicRaw !== 'boolean') {
-      throw DomainError.validation([{ field: 'is_public', message: 'must be a boolean' }]);
-    }
-    const isPublic = isPublicRaw ?? wasPublic;
+  private async readBody(body: WorkflowBody, principal: Principal, wasPublic = false) {
+    const isPublic = body.isPublic ?? wasPublic;
     if (isPublic && !wasPublic && !isAdmin(principal)) throw DomainError.forbidden('Only admins make workflows public');
-    const { definition } = await this.check(raw, principal, wrapped ? 'definition' : 'body');
+    const { definition } = await this.check(body.definition, principal, body.field);
     return { definition, isPublic };
   }
 }
