@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../json-schema/create-ajv';
-import type { ConfigProblem, ImplementationTypeDescription, StoredTool, ToolExecutor } from './executor';
+import type { StoredTool, ToolExecutor } from './executor';
+import type { ConfigProblem, ImplementationTypeDescription } from '../tools/tool-implementations';
 import { type ToolDefinition } from './tool-definition';
 import { maskSecrets, restoreMaskedSecrets, SECRET_MASK } from '../shared/secrets';
 import { IMPLEMENTATION_TYPES, type ImplementationType } from '../shared/tool-types';

@@ -10,8 +10,6 @@ import type {
   ShippedTool,
 } from '../tools/tool-implementations';
 
-export type { ConfigProblem, ExecutorVariant, ImplementationTypeDescription } from '../tools/tool-implementations';
-
 /** The fields of a stored tool an executor needs. */
 export type StoredTool = Omit<ToolsStoredTool, 'isPublic' | 'enabled'>;
 

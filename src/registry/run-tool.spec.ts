@@ -1,13 +1,8 @@
 import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
 import { ArgumentValidator } from './arguments';
-import { runTool, ToolForbiddenError, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
-import {
-  type ToolDefinition,
-  type ToolExecuteContext,
-  ToolExecutionError,
-  type ToolRunContext,
-  ToolTimeoutError,
-} from './tool-definition';
+import { runTool, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
+import { type ToolDefinition, type ToolExecuteContext, type ToolRunContext } from './tool-definition';
+import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 
 const weatherParameters = {
   type: 'object',

@@ -7,21 +7,12 @@ import {
   ParametersSchemaError,
   parseToolArguments,
 } from './arguments';
-import {
-  type ToolDefinition,
-  ToolExecutionError,
-  ToolForbiddenError,
-  ToolTimeoutError,
-  type ToolExecuteResult,
-  type ToolRunContext,
-  toolName,
-} from './tool-definition';
+import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from './tool-definition';
+import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
 import { Deadline } from '../common/deadline';
-
-export { ToolForbiddenError } from './tool-definition';
 
 export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
 

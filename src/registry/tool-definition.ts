@@ -1,8 +1,6 @@
 import type { ChatMessage } from '../shared/chat-types';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 
-export { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
-
 /** Who runs the tool and inside what; carried through nested workflow tools. */
 export interface ToolRunContext {
   runId: string | null;

@@ -1,5 +1,5 @@
 import type { ToolExecuteContext } from '../tool-definition';
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import type { BuiltinEnvironment } from './builtin-tool';
 import { calculator, evaluateExpression } from './calculator';
 

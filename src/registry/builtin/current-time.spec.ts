@@ -1,4 +1,5 @@
-import { ToolExecutionError, type ToolExecuteContext } from '../tool-definition';
+import { type ToolExecuteContext } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import type { BuiltinEnvironment } from './builtin-tool';
 import { currentTime, currentTimeIn, type CurrentTimeParams } from './current-time';
 

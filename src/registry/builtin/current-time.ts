@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { defineBuiltin } from './builtin-tool';
 
 export interface CurrentTimeParams {

@@ -13,7 +13,8 @@ import {
   SQLITE_QUERIES,
 } from '../../../test/factories/query-corpus';
 import { throwawayMysqlDatabase } from '../../../test/support/throwaway-mysql';
-import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError, type ToolExecuteResult } from '../tool-definition';
+import { type ToolExecuteResult } from '../tool-definition';
+import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../shared/tool-errors';
 import { databaseQuery, type DatabaseQueryParams } from './database-query';
 import { closeQueryConnections } from './sql/query-connections';
 

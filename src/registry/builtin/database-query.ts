@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { defineBuiltin } from './builtin-tool';
 import { runReadOnlyQuery } from './sql/query-connections';
 import { parseQueryTarget } from './sql/query-target';

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolForbiddenError } from '../run-tool';
-import { ToolExecutionError, type ToolExecuteContext, type ToolExecuteResult } from '../tool-definition';
+import { type ToolExecuteContext, type ToolExecuteResult } from '../tool-definition';
+import { ToolExecutionError, ToolForbiddenError } from '../../shared/tool-errors';
 import type { BuiltinEnvironment } from './builtin-tool';
 import { fileRead, type FileReadParams } from './file-read';
 

@@ -1,7 +1,6 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
-import { ToolExecutionError } from '../tool-definition';
-import { ToolForbiddenError } from '../tool-definition';
+import { ToolExecutionError, ToolForbiddenError } from '../../shared/tool-errors';
 import { defineBuiltin } from './builtin-tool';
 
 export interface FileReadParams {

@@ -1,6 +1,6 @@
 import { htmlToMarkdown } from '../http/html-to-markdown';
 import { decodeText, excerpt, isHtml, truncatedBody } from '../http/response-text';
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { defineBuiltin } from './builtin-tool';
 import { truncate } from '../../shared/truncate';
 

@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import type { CodeLogEntry } from './sandbox-state';
 
 export const CODE_FAILURE_REASONS = [

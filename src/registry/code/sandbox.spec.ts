@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { CodeRunError } from './code-run-error';
 import type { CodeRunRequest } from './code-run';
 import { CodeSandbox, type CodeSandboxEvent, type CodeSandboxOptions } from './sandbox';

@@ -1,5 +1,5 @@
 import ivm from 'isolated-vm';
-import type { ConfigProblem } from '../executor';
+import type { ConfigProblem } from '../../tools/tool-implementations';
 import { errorMessage, errorText } from '../../shared/error-text';
 import { USER_CODE_FILENAME } from './isolate-runtime';
 

@@ -1,7 +1,7 @@
 import { OutboundBlockedError } from '../../outbound/outbound-blocked-error';
 import type { OutboundBody, OutboundRequest } from '../../outbound/outbound-request';
 import { redactUrl, secretValuesIn } from '../../shared/secrets';
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { domainRefusal } from './domain-pattern';
 import type { HttpAuthConfig, HttpToolConfig } from './http-tool-config';
 import {

@@ -1,5 +1,6 @@
 import type { OutboundResponse } from '../../outbound/outbound-request';
-import { ToolExecutionError, type ToolExecuteResult } from '../tool-definition';
+import { type ToolExecuteResult } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { htmlToMarkdown } from './html-to-markdown';
 import type { HttpToolConfig } from './http-tool-config';
 import { pickFields } from './response-fields';

@@ -4,12 +4,8 @@ import type { OutboundRequest, OutboundResponse } from '../../outbound/outbound-
 import { redactSecretValues } from '../../shared/secrets';
 import { sleep, type Sleep } from '../../shared/sleep';
 import type { ToolExecutor } from '../executor';
-import {
-  ToolExecutionError,
-  type ToolDefinition,
-  type ToolExecuteContext,
-  type ToolExecuteResult,
-} from '../tool-definition';
+import { type ToolDefinition, type ToolExecuteContext, type ToolExecuteResult } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import { type ToolEffect } from '../../shared/tool-types';
 import { buildHttpRequest, secretsOf } from './build-http-request';
 import { formatHttpResponse, httpStatusError } from './format-http-response';

@@ -1,4 +1,5 @@
-import type { ConfigProblem, StoredTool } from '../executor';
+import type { StoredTool } from '../executor';
+import type { ConfigProblem } from '../../tools/tool-implementations';
 import { appendPointer } from '../../json-schema/json-pointer';
 import type { HttpToolConfig } from './http-tool-config';
 import { literalSecretsInUrl } from '../../shared/secrets';

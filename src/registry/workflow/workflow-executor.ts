@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ToolExecutor } from '../executor';
-import { ToolExecutionError } from '../tool-definition';
+import { ToolExecutionError } from '../../shared/tool-errors';
 import type { WorkflowToolRunner } from './workflow-tool-runner';
 
 /** `implementation_config` of a `workflow` tool. */

@@ -1,6 +1,6 @@
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { throwawayMysqlDatabase } from '../../../../test/support/throwaway-mysql';
-import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../tool-definition';
+import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../../shared/tool-errors';
 import { MysqlRunner } from './mysql-runner';
 
 const mysqlUrl = process.env.TEST_MYSQL_URL;

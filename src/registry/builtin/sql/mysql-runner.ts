@@ -1,7 +1,7 @@
 import type { Connection as CallbackConnection } from 'mysql2';
 import { createPool, type FieldPacket, type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
 import { errorMessage } from '../../../shared/error-text';
-import { ToolExecutionError, ToolForbiddenError } from '../../tool-definition';
+import { ToolExecutionError, ToolForbiddenError } from '../../../shared/tool-errors';
 import { queryTimeoutError, toJsonRow, type QueryResult, type ReadOnlyQueryOptions } from './query-result';
 
 type MysqlFlavor = 'mysql' | 'mariadb';

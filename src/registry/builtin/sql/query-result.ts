@@ -1,4 +1,4 @@
-import { ToolTimeoutError } from '../../tool-definition';
+import { ToolTimeoutError } from '../../../shared/tool-errors';
 
 export interface QueryResult {
   columns: string[];

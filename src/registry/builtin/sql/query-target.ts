@@ -1,4 +1,4 @@
-import { ToolExecutionError } from '../../tool-definition';
+import { ToolExecutionError } from '../../../shared/tool-errors';
 
 export type QueryTarget = { kind: 'mysql'; url: string } | { kind: 'sqlite'; file: string };
 

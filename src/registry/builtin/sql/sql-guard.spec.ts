@@ -4,7 +4,7 @@ import {
   MYSQL_QUERIES,
   SQLITE_QUERIES,
 } from '../../../../test/factories/query-corpus';
-import { ToolForbiddenError } from '../../tool-definition';
+import { ToolForbiddenError } from '../../../shared/tool-errors';
 import { assertSelectOnly } from './sql-guard';
 
 describe(assertSelectOnly.name, () => {

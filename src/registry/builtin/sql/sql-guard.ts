@@ -1,7 +1,7 @@
 import type { AST } from 'node-sql-parser';
 import { Parser as MariadbParser } from 'node-sql-parser/build/mariadb';
 import { Parser as SqliteParser } from 'node-sql-parser/build/sqlite';
-import { ToolForbiddenError } from '../../tool-definition';
+import { ToolForbiddenError } from '../../../shared/tool-errors';
 import { ALLOWED_FUNCTIONS, ALLOWED_KEYWORDS, ALLOWED_NODE_TYPES } from './sql-allow-list';
 import { errorMessage } from '../../../shared/error-text';
 

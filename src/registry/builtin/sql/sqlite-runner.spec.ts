@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../tool-definition';
+import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../../shared/tool-errors';
 import { SqliteRunner } from './sqlite-runner';
 
 // Each query process starts through the TypeScript hook here, which takes seconds on a busy machine.

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
-import { ToolExecutionError, ToolForbiddenError } from '../../tool-definition';
+import { ToolExecutionError, ToolForbiddenError } from '../../../shared/tool-errors';
 import { queryTimeoutError, type QueryResult, type ReadOnlyQueryOptions } from './query-result';
 import { isSqliteProcessMessage, type SqliteProcessMessage, type SqliteQueryRequest } from './sqlite-protocol';
 
