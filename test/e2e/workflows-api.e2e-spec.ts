@@ -103,6 +103,19 @@ describe('Workflows API (e2e)', () => {
       return definition;
     };
 
+    it('should name the body or is_public when the wrapper itself is wrong, in either body shape', async () => {
+      await expectInvalid([agentWorkflow({})], /^body: must be a workflow definition object$/);
+      await expectInvalid({ ...agentWorkflow({}), is_public: 'yes' }, /^is_public: must be a boolean$/);
+      await expectInvalid({ definition: agentWorkflow({}), is_public: 1 }, /^is_public: must be a boolean$/);
+    });
+
+    it('should name the wrapped definition field for a problem inside {definition}', async () => {
+      await expectInvalid(
+        { definition: withNodes((definition) => (definition.nodes[1].type = 'loop')) },
+        /^definition\.nodes\[1\]\(llm-1\)\.type.*allowed values/,
+      );
+    });
+
     it('should name the node of an unknown node type', async () => {
       await expectInvalid(
         withNodes((definition) => (definition.nodes[1].type = 'loop')),
