@@ -2,6 +2,7 @@ import { OpenAITestServer, reply } from '../test/support/openai-test-server';
 import { ADMIN_KEY, startTestApp } from '../test/support/test-app';
 import { WorkflowApi } from '../test/support/workflow-api';
 import { agentWorkflow, llmEnv } from '../test/support/workflow-fixtures';
+import { measureHeapGrowth } from './heap-growth';
 
 /**
  * Heap growth per workflow run (start → LLM node → end) through the real app on a throwaway SQLite file,
@@ -11,16 +12,6 @@ const RUNS = Number(process.argv[2] ?? 1000);
 const WARM_UP = 100;
 /** Finished runs keep their live events 30 s for late SSE subscribers; that is retention, not a leak. */
 const SETTLE_MS = 35_000;
-
-async function heapAfterGc(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run node with --expose-gc');
-  for (let round = 0; round < 3; round++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 async function main(): Promise<void> {
   const llm = await OpenAITestServer.start();
@@ -34,19 +25,9 @@ async function main(): Promise<void> {
     if ((response.body as { status?: string }).status !== 'succeeded') throw new Error(JSON.stringify(response.body));
     llm.reset();
   };
-  for (let index = 0; index < WARM_UP; index++) await run();
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const before = await heapAfterGc();
-  for (let index = 0; index < RUNS; index++) await run();
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const after = await heapAfterGc();
+  await measureHeapGrowth({ label: 'runs', count: RUNS, warmUp: WARM_UP, settleMs: SETTLE_MS, step: run });
   await app.close();
   await llm.close();
-  const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
-  console.log(
-    `${RUNS} runs: heap after GC ${mb(before)} MB -> ${mb(after)} MB, ` +
-      `${((after - before) / RUNS).toFixed(0)} bytes per run`,
-  );
 }
 
 main().catch((error: unknown) => {

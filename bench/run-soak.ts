@@ -1,5 +1,6 @@
 import { ADMIN_KEY, startTestApp } from '../test/support/test-app';
 import { WorkflowApi } from '../test/support/workflow-api';
+import { measureHeapGrowth } from './heap-growth';
 
 /**
  * Soak: workflow runs with no LLM node (start → template → end) through the real app on a throwaway
@@ -25,16 +26,6 @@ const definition = (name: string) => ({
   ],
 });
 
-async function heapAfterGc(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run node with --expose-gc');
-  for (let round = 0; round < 3; round++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return process.memoryUsage().heapUsed;
-}
-
 async function main(): Promise<void> {
   const app = await startTestApp({ LOG_LEVEL: 'silent' });
   const api = new WorkflowApi(app.http, ADMIN_KEY);
@@ -47,18 +38,8 @@ async function main(): Promise<void> {
         : await api.post('/workflow-runs?wait=true', { definition: definition('inline'), inputs: { city: 'Oslo' } });
     if ((response.body as { status?: string }).status !== 'succeeded') throw new Error(JSON.stringify(response.body));
   };
-  for (let index = 0; index < WARM_UP; index++) await run(index);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const before = await heapAfterGc();
-  for (let index = 0; index < RUNS; index++) await run(index);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const after = await heapAfterGc();
+  await measureHeapGrowth({ label: 'runs', count: RUNS, warmUp: WARM_UP, settleMs: SETTLE_MS, step: run });
   await app.close();
-  const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
-  console.log(
-    `${RUNS} runs: heap after GC ${mb(before)} MB -> ${mb(after)} MB ` +
-      `(${mb(after - before)} MB, ${((after - before) / RUNS).toFixed(0)} bytes per run)`,
-  );
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,36 @@
+/**
+ * Heap growth over `count` steps after `warmUp` steps, measured after forced GC (run node with --expose-gc).
+ * `settleMs` waits before each reading for retention that is not a leak (e.g. finished runs keep their live
+ * events 30 s for late SSE subscribers). Prints one line and returns the growth per step in bytes.
+ */
+export async function measureHeapGrowth(options: {
+  label: string;
+  count: number;
+  warmUp: number;
+  settleMs?: number;
+  step: (index: number) => Promise<void>;
+}): Promise<number> {
+  const { label, count, warmUp, settleMs = 0, step } = options;
+  for (let index = 0; index < warmUp; index++) await step(index);
+  const before = await heapAfterGc(settleMs);
+  for (let index = 0; index < count; index++) await step(index);
+  const after = await heapAfterGc(settleMs);
+  const perStep = (after - before) / count;
+  const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+  console.log(
+    `${count} ${label}: heap after GC ${mb(before)} MB -> ${mb(after)} MB ` +
+      `(${mb(after - before)} MB, ${perStep.toFixed(0)} bytes per ${label.replace(/s$/, '')})`,
+  );
+  return perStep;
+}
+
+async function heapAfterGc(settleMs: number): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run node with --expose-gc');
+  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+  for (let round = 0; round < 3; round++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return process.memoryUsage().heapUsed;
+}
