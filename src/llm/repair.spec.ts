@@ -127,4 +127,77 @@ describe(repairToolCalls.name, () => {
 
     expect(repair({ content, toolNames: [] }).toolCalls).toEqual([]);
   });
+  describe('whole answers that are only tool calls', () => {
+    const recovered = (content: string) => {
+      const result = repair({ content });
+      return {
+        ...result,
+        toolCalls: result.toolCalls.map(({ name, arguments: args }): [string, unknown] => [name, JSON.parse(args)]),
+      };
+    };
+
+    it.each([
+      ['a bare JSON object with arguments', '{"name": "get_weather", "arguments": {"city": "Paris"}}', 'JSON answer'],
+      ['a tool/parameters object', '{"tool": "get_weather", "parameters": {"city": "Paris"}}', 'JSON answer'],
+      ['a json code fence', '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', 'json code fence'],
+      ['a plain code fence', '```\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', 'json code fence'],
+      [
+        'an OpenAI-shaped object',
+        '{"type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}',
+        'JSON answer',
+      ],
+      [
+        'Mistral [TOOL_CALLS]',
+        '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+        '[TOOL_CALLS] list',
+      ],
+      [
+        'Llama <|python_tag|> JSON',
+        '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>',
+        'python_tag',
+      ],
+      ['Llama <|python_tag|> python call', '<|python_tag|>get_weather(city="Paris")', 'python_tag'],
+    ])('should recover %s', (_case, content, source) => {
+      const result = recovered(content);
+
+      expect(result.toolCalls).toEqual([['get_weather', { city: 'Paris' }]]);
+      expect(result.content).toBe('');
+      expect(result.repairs).toEqual([`tool call call_0: "get_weather" recovered from a ${source} in the text`]);
+    });
+
+    it('should recover a bare JSON array of calls and Llama calls joined by semicolons', () => {
+      expect(
+        recovered('[{"name": "get_weather", "arguments": {"city": "Rome"}}, {"name": "get_time"}]').toolCalls,
+      ).toEqual([
+        ['get_weather', { city: 'Rome' }],
+        ['get_time', {}],
+      ]);
+      expect(
+        recovered(
+          '<|python_tag|>{"name": "get_time", "parameters": {"tz": "UTC"}}; {"name": "get_time", "parameters": {}}',
+        ).toolCalls,
+      ).toEqual([
+        ['get_time', { tz: 'UTC' }],
+        ['get_time', {}],
+      ]);
+    });
+
+    it('should recover Hermes/Qwen <tool_call> markup', () => {
+      expect(
+        recovered('<tool_call>\n{"name": "get_time", "arguments": {"tz": "UTC"}}\n</tool_call>').toolCalls,
+      ).toEqual([['get_time', { tz: 'UTC' }]]);
+    });
+
+    it.each([
+      ['prose that shows a JSON call', 'Call it like this: {"name": "get_weather", "arguments": {"city": "Paris"}}'],
+      ['prose around a json fence', 'Example:\n```json\n{"name": "get_weather", "arguments": {}}\n```\nThat is all.'],
+      ['a JSON answer that is data', '{"name": "get_weather", "description": "a tool", "arguments": {}}'],
+      ['a call of an unknown tool', '{"name": "delete_everything", "arguments": {}}'],
+      ['an array with one unknown call', '[{"name": "get_time"}, {"name": "rm_rf"}]'],
+      ['a JSON answer without a name', '{"city": "Paris", "temp_c": 21}'],
+      ['broken JSON', '{"name": "get_weather", "arguments": {'],
+    ])('should keep %s as the answer', (_case, content) => {
+      expect(repair({ content })).toEqual({ content, toolCalls: [], repairs: [] });
+    });
+  });
 });

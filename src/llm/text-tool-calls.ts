@@ -1,11 +1,12 @@
 import { parsePythonCalls } from './python-call';
+import { readWholeAnswerCalls, type WholeAnswerSource } from './whole-answer-calls';
 
 export interface TextToolCall {
   name: string;
   /** Raw JSON text; left unrepaired for the registry's argument parser. */
   arguments: string;
   /** Which markup it came from, for the repair log. */
-  source: 'tool_call tag' | 'function tag' | 'python call';
+  source: 'tool_call tag' | 'function tag' | 'python call' | WholeAnswerSource;
 }
 
 export interface TextToolCallsResult {
@@ -23,6 +24,8 @@ const FUNCTION_TAG = /<function=([\w.-]+)>\s*([\s\S]*?)\s*<\/function>/g;
  * and removes their markup from the content. Unknown names are left in the text untouched.
  */
 export function extractTextToolCalls(content: string, toolNames: ReadonlySet<string>): TextToolCallsResult {
+  const whole = readWholeAnswerCalls(content, toolNames);
+  if (whole !== null) return { content: '', calls: whole.calls.map((call) => ({ ...call, source: whole.source })) };
   const calls: TextToolCall[] = [];
   let rest = content.replace(TOOL_CALL_TAG, (markup, body: string) => {
     const call = readToolCallJson(body);

@@ -32,6 +32,20 @@ describe(parseToolArguments.name, () => {
     expect(result.ok && Object.keys(result.value)).toEqual(['city']);
   });
 
+  it.each(['add(a=7, b=8)', '(a=7, b=8)', 'a=7, b=8', "functions.add(a=7, b=8, note='x')"])(
+    'should read Python-style keyword arguments in %j',
+    (raw) => {
+      const result = parseToolArguments(raw);
+
+      expect(result).toMatchObject({ ok: true, repaired: true, repairNote: 'read Python-style keyword arguments' });
+      expect(result.ok && result.value).toMatchObject({ a: 7, b: 8 });
+    },
+  );
+
+  it('should refuse a positional Python-style call instead of guessing', () => {
+    expect(parseToolArguments('add(7, 8)')).toMatchObject({ ok: false });
+  });
+
   it('should decode arguments that were JSON-encoded twice', () => {
     const raw = JSON.stringify(JSON.stringify({ city: 'Paris' }));
 

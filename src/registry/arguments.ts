@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { parsePythonCalls } from '../llm/python-call';
 import { isRecord } from '../shared/is-record';
 
 export type { ArgumentError } from '../json-schema/argument-error';
@@ -35,6 +36,10 @@ export function parseToolArguments(raw: string | object | null): ParsedArguments
     return { ok: false, message: `arguments are too long (${text.length} characters, limit ${MAX_ARGUMENTS_LENGTH})` };
   }
 
+  const keywords = pythonKeywordArguments(text);
+  if (keywords !== null) {
+    return { ok: true, value: keywords, repaired: true, repairNote: 'read Python-style keyword arguments' };
+  }
   const notes: string[] = [];
   let value = parseLenient(text, notes);
   if (value === undefined) return { ok: false, message: 'arguments are not valid JSON and could not be repaired' };
@@ -48,6 +53,21 @@ export function parseToolArguments(raw: string | object | null): ParsedArguments
   return notes.length > 0
     ? { ok: true, value, repaired: true, repairNote: notes.join('; ') }
     : { ok: true, value, repaired: false };
+}
+
+// `add(a=7, b=8)`, `(a=7, b=8)` or `a=7, b=8`: weaker models write the call instead of its JSON arguments.
+const PYTHON_CALL = /^[A-Za-z_][\w.-]*\s*\(/;
+const KEYWORD_LIST = /^\(?\s*[A-Za-z_]\w*\s*=[^=]/;
+
+function pythonKeywordArguments(text: string): Record<string, unknown> | null {
+  const source = PYTHON_CALL.test(text)
+    ? text
+    : KEYWORD_LIST.test(text)
+      ? `f(${text.replace(/^\(([\s\S]*)\)$/, '$1')})`
+      : null;
+  if (source === null) return null;
+  const calls = parsePythonCalls(source);
+  return calls?.length === 1 ? calls[0].arguments : null;
 }
 
 function failure(value: unknown): ParsedArguments {

@@ -99,15 +99,35 @@ describe(runTool.name, () => {
     }
   });
 
-  it('should list the available tools for an unknown name', async () => {
+  it('should suggest the closest name and list the available tools for an unknown name', async () => {
     const outcome = await run(makeTool(jest.fn()), '{}', {
       call: { id: 'call-1', name: 'get_wether', arguments: '{}' },
     });
 
     expect(outcome).toMatchObject({ status: 'not_found', errorKind: 'not_found', toolName: 'get_wether' });
     expect(outcome.response).toBe(
-      'Error: there is no tool named "get_wether". Available tools: get_weather, calculator.',
+      'Error: there is no tool named "get_wether". Did you mean "get_weather"? Available tools: get_weather, calculator.',
     );
+  });
+
+  it('should suggest nothing for a name far from every tool, and list at most 20 names', async () => {
+    const many = Array.from({ length: 25 }, (_, index) => makeTool(jest.fn(), {}, `tool_${index}`));
+    const outcome = await run(makeTool(jest.fn()), '{}', {
+      call: { id: 'call-1', name: 'send_email', arguments: '{}' },
+      tools: many,
+    });
+
+    expect(outcome.response).not.toContain('Did you mean');
+    expect(outcome.response).toMatch(/tool_19 and 5 more\.$/);
+  });
+
+  it('should run a call whose arguments were written as a Python call', async () => {
+    const execute = jest.fn(() => Promise.resolve({ response: 'ok' }));
+
+    const outcome = await run(makeTool(execute), 'get_weather(city="Paris", days=2)');
+
+    expect(outcome).toMatchObject({ status: 'success', params: { city: 'Paris', days: 2 } });
+    expect(outcome.metadata.repair_note).toBe('read Python-style keyword arguments');
   });
 
   it('should answer unparseable arguments with the formatted error text', async () => {

@@ -12,6 +12,7 @@ import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../sha
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
+import { closestMatch } from '../json-schema/edit-distance';
 import { Deadline } from '../common/deadline';
 
 export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
@@ -200,12 +201,19 @@ function executionFailure(error: unknown): PartialOutcome {
   };
 }
 
+/** Past this many tools the list of names would crowd the context; the suggestion still covers all. */
+const LISTED_TOOLS = 20;
+
 function notFound(name: string, tools: readonly ToolDefinition[]): PartialOutcome {
-  const available = tools.map((tool) => toolName(tool)).join(', ') || 'none';
+  const names = tools.map((tool) => toolName(tool));
+  const closest = closestMatch(name, names, Math.max(2, Math.floor(name.length / 3)));
+  const listed = names.slice(0, LISTED_TOOLS).join(', ') || 'none';
+  const more = names.length > LISTED_TOOLS ? ` and ${names.length - LISTED_TOOLS} more` : '';
+  const suggestion = closest === undefined ? '' : ` Did you mean "${closest}"?`;
   return {
     status: 'not_found',
     errorKind: 'not_found',
-    response: `Error: there is no tool named "${name}". Available tools: ${available}.`,
+    response: `Error: there is no tool named "${name}".${suggestion} Available tools: ${listed}${more}.`,
   };
 }
 
