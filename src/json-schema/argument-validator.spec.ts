@@ -58,6 +58,27 @@ describe(ArgumentValidator.name, () => {
     });
   });
 
+  it('should mask the rejected value of a credential-named field, and credentials inside URLs', () => {
+    const schema = {
+      type: 'object',
+      properties: { api_key: { type: 'string', minLength: 40 }, headers: { type: 'object', maxProperties: 0 } },
+      additionalProperties: false,
+    };
+    const result = sut.validate('secrets@1', schema, {
+      api_key: 'short-key-1234',
+      headers: { Authorization: 'Bearer bearer-5678' },
+      callback: 'https://h.test/?token=token-9999',
+    });
+
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).not.toMatch(/1234|5678|9999/);
+    expect(result.ok ? [] : result.errors.map((error) => [error.path, error.value])).toEqual([
+      ['/callback', 'https://h.test/?token=********'],
+      ['/api_key', '********'],
+      ['/headers', { Authorization: '********' }],
+    ]);
+  });
+
   it('should reuse the compiled validator for the same key', () => {
     sut.validate('weather@1', weatherSchema, { city: 'a' });
     sut.validate('weather@1', { ...weatherSchema }, { city: 'b' });

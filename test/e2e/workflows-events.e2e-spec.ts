@@ -95,6 +95,24 @@ describe('Run events over SSE (e2e)', () => {
     expect(resumed.events).toEqual(late.events.slice(4));
   });
 
+  it('should mask credentials the model writes into its arguments, in live and stored events and the run', async () => {
+    const args = { id: 'x1', api_key: 'model-key-8888', url: 'https://h.test/?token=model-token-9999' };
+    llm.script([reply.toolCalls([{ name: 'lookup', id: 'call_1', arguments: args }]), reply.text('Done.')]);
+    const started = await api.runInline(agentWorkflow({ tools: ['lookup'] }), { question: 'Find x1' }, false);
+    const { id } = started.body as { id: string };
+
+    const live = await readRunEvents(app.http, id, ADMIN_KEY);
+    const stored = await readRunEvents(app.http, id, ADMIN_KEY);
+    const detail = await api.getRun(id);
+
+    const masked = '{"id":"x1","api_key":"********","url":"https://h.test/?token=********"}';
+    expect(deltas(live.events, 'tool.args.delta')).toBe(masked);
+    for (const text of [JSON.stringify(live.events), JSON.stringify(stored.events), JSON.stringify(detail)]) {
+      expect(text).not.toContain('model-key-8888');
+      expect(text).not.toContain('model-token-9999');
+    }
+  });
+
   it('should answer 404 for the events of an unknown run', async () => {
     const response = await readRunEvents(app.http, '00000000-0000-4000-8000-000000000000', ADMIN_KEY);
     expect(response.status).toBe(404);

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
+import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redactor';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
 import { AgentLoopError, runAgentLoop, type AgentLoopResult } from '../agent-loop';
@@ -74,7 +75,8 @@ const nodeOutput = (result: AgentLoopResult) => ({
   output: result.output,
   stop_reason: result.stopReason,
   iterations_used: result.iterationsUsed,
-  tool_calls: result.toolCalls,
+  // The model may have written credentials into its arguments: what is stored and shown is masked.
+  tool_calls: result.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
   usage: {
     prompt_tokens: result.usage.promptTokens,
     completion_tokens: result.usage.completionTokens,
@@ -110,6 +112,12 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
 
     const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
     const emit = run.emit.bind(run);
+    const argumentStreams = new Map<string, JsonTextRedactor>();
+    const redactedDelta = (callId: string, delta: string) => {
+      let redactor = argumentStreams.get(callId);
+      if (!redactor) argumentStreams.set(callId, (redactor = new JsonTextRedactor()));
+      return redactor.push(delta);
+    };
     const toolContext = {
       runId: run.runId,
       userId: run.principal.userId,
@@ -144,8 +152,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           onText: (delta) => emit('llm.delta', { node_id: node.id, delta }),
           onReasoning: (delta) => emit('llm.reasoning', { node_id: node.id, delta }),
           onToolCall: ({ id, name, index }) => emit('tool.call', { node_id: node.id, call_id: id, name, index }),
-          onToolParam: ({ id, name, argsDelta }) =>
-            emit('tool.args.delta', { node_id: node.id, call_id: id, name, delta: argsDelta }),
+          onToolParam: ({ id, name, argsDelta }) => {
+            const delta = redactedDelta(id, argsDelta);
+            if (delta !== '') emit('tool.args.delta', { node_id: node.id, call_id: id, name, delta });
+          },
           onAfterToolCall: (outcome) =>
             emit('tool.result', {
               node_id: node.id,
