@@ -7,6 +7,7 @@ import { runTool } from '../src/registry/run-tool';
 import type { ToolDefinition } from '../src/registry/tool-definition';
 import { runAgentLoop } from '../src/workflow/agent-loop';
 import { OpenAITestServer, reply, type Turn } from '../test/support/openai-test-server';
+import { median } from './median';
 
 const TOOL_ITERATIONS = 8;
 const CALLS_PER_ITERATION = 3;
@@ -112,12 +113,6 @@ async function bareLoop(client: OpenAI): Promise<string> {
     );
   }
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 async function timed(server: OpenAITestServer, run: () => Promise<string>): Promise<number> {
   server.reset();

@@ -1,6 +1,7 @@
 import { benchArgumentValidation } from './argument-validation.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
+import { benchRunCost } from './run-cost.bench';
 
 /** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
 async function main(): Promise<void> {
@@ -8,6 +9,7 @@ async function main(): Promise<void> {
     ['argument validation', benchArgumentValidation],
     ['code tool', benchCodeTool],
     ['engine overhead', benchEngineOverhead],
+    ['cost per run', benchRunCost],
   ];
   for (const [name, run] of suites) {
     const results = await run();
