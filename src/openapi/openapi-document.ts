@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { Problem } from '../common/http/api-problem-responses';
+import { Problem, problemResponse } from '../common/http/api-problem-responses';
 import { EXECUTOR_CATALOG } from '../registry/executors.tokens';
 import type { ExecutorCatalog } from '../registry/executor-catalog';
 import { RUN_EVENT_TYPES } from '../runs/run-event-types';
@@ -125,6 +125,25 @@ function addWorkflowDefinition(document: OpenAPIObject, schemas: Record<string, 
   if (inline) inline.content['application/json'].schema.properties.definition = ref('WorkflowDefinition');
 }
 
+/**
+ * Answers every authenticated operation can give whatever it does: 429 from the per-key rate limit (and the run
+ * queue), 503 while the database is unavailable. Both carry Retry-After.
+ */
+function addServiceLimitResponses(document: OpenAPIObject): void {
+  const retryAfter = {
+    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation || operation.security?.length === 0) continue;
+      for (const status of [429, 503]) {
+        operation.responses[String(status)] ??= { ...problemResponse(status), headers: retryAfter };
+      }
+    }
+  }
+}
+
 /** The OpenAPI document of the running app: what /api/docs serves and what `npm run openapi` writes. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -149,5 +168,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   addToolVariants(schemas, app.get<ExecutorCatalog>(EXECUTOR_CATALOG));
   addWorkflowDefinition(document, schemas);
   addRunEvents(document, schemas);
+  addServiceLimitResponses(document);
   return toOpenApi31(document);
 }

@@ -237,6 +237,11 @@ describe('Generated client (e2e)', () => {
         if (problem) expect({ status, example: problem.example?.status }).toEqual({ status, example: Number(status) });
       }
     }
+    // The rate limit and a database outage can answer any authenticated operation.
+    expect(
+      operations.filter((operation) => !(['429', '503'] as const).every((status) => operation.responses[status])),
+    ).toEqual([]);
+    expect(operations[0].responses['503'].headers).toHaveProperty('Retry-After');
     expect(document.paths['/api/v1/workflows'].post.requestBody?.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SaveWorkflowRequest',
     });

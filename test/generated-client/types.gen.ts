@@ -735,6 +735,14 @@ export type ListApiKeysErrors = {
      * The API key may not do this
      */
     403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListApiKeysError = ListApiKeysErrors[keyof ListApiKeysErrors];
@@ -765,6 +773,14 @@ export type CreateApiKeyErrors = {
      * The API key may not do this
      */
     403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type CreateApiKeyError = CreateApiKeyErrors[keyof CreateApiKeyErrors];
@@ -808,6 +824,14 @@ export type RevokeApiKeyErrors = {
      * Conflict (e.g. the name is taken)
      */
     409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type RevokeApiKeyError = RevokeApiKeyErrors[keyof RevokeApiKeyErrors];
@@ -851,6 +875,14 @@ export type ExecuteToolErrors = {
      * Invalid arguments; `errors` lists each field
      */
     422: ExecuteToolResponse;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ExecuteToolError = ExecuteToolErrors[keyof ExecuteToolErrors];
@@ -885,6 +917,14 @@ export type ListToolLogsErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListToolLogsError = ListToolLogsErrors[keyof ListToolLogsErrors];
@@ -935,6 +975,14 @@ export type ListRunsErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListRunsError = ListRunsErrors[keyof ListRunsErrors];
@@ -963,6 +1011,14 @@ export type GetRunErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type GetRunError = GetRunErrors[keyof GetRunErrors];
@@ -995,6 +1051,14 @@ export type CancelRunErrors = {
      * Conflict (e.g. the name is taken)
      */
     409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type CancelRunError = CancelRunErrors[keyof CancelRunErrors];
@@ -1029,6 +1093,14 @@ export type StreamRunEventsErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsErrors];
@@ -1054,6 +1126,14 @@ export type GetWorkflowSchemaErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type GetWorkflowSchemaError = GetWorkflowSchemaErrors[keyof GetWorkflowSchemaErrors];
@@ -1088,6 +1168,14 @@ export type ListWorkflowsErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListWorkflowsError = ListWorkflowsErrors[keyof ListWorkflowsErrors];
@@ -1129,6 +1217,14 @@ export type CreateWorkflowErrors = {
      * Request body too large
      */
     413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type CreateWorkflowError = CreateWorkflowErrors[keyof CreateWorkflowErrors];
@@ -1161,6 +1257,14 @@ export type DeleteWorkflowErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type DeleteWorkflowError = DeleteWorkflowErrors[keyof DeleteWorkflowErrors];
@@ -1189,6 +1293,14 @@ export type GetWorkflowErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type GetWorkflowError = GetWorkflowErrors[keyof GetWorkflowErrors];
@@ -1246,6 +1358,14 @@ export type ReplaceWorkflowErrors = {
      * Request body too large
      */
     413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ReplaceWorkflowError = ReplaceWorkflowErrors[keyof ReplaceWorkflowErrors];
@@ -1305,6 +1425,14 @@ export type RunWorkflowErrors = {
      * The request is well-formed but cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type RunWorkflowError = RunWorkflowErrors[keyof RunWorkflowErrors];
@@ -1366,6 +1494,14 @@ export type RunInlineWorkflowErrors = {
      * The request is well-formed but cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type RunInlineWorkflowError = RunInlineWorkflowErrors[keyof RunInlineWorkflowErrors];
@@ -1410,6 +1546,14 @@ export type ListToolsErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListToolsError = ListToolsErrors[keyof ListToolsErrors];
@@ -1460,6 +1604,14 @@ export type CreateToolErrors = {
      * The request is well-formed but cannot be processed
      */
     422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type CreateToolError = CreateToolErrors[keyof CreateToolErrors];
@@ -1482,6 +1634,14 @@ export type ListBuiltinToolsErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListBuiltinToolsError = ListBuiltinToolsErrors[keyof ListBuiltinToolsErrors];
@@ -1504,6 +1664,14 @@ export type ListImplementationTypesErrors = {
      * Missing or invalid API key
      */
     401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ListImplementationTypesError = ListImplementationTypesErrors[keyof ListImplementationTypesErrors];
@@ -1536,6 +1704,14 @@ export type DeleteToolErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type DeleteToolError = DeleteToolErrors[keyof DeleteToolErrors];
@@ -1564,6 +1740,14 @@ export type GetToolErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type GetToolError = GetToolErrors[keyof GetToolErrors];
@@ -1618,6 +1802,14 @@ export type UpdateToolErrors = {
      * Request body too large
      */
     413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type UpdateToolError = UpdateToolErrors[keyof UpdateToolErrors];
@@ -1672,6 +1864,14 @@ export type ReplaceToolErrors = {
      * Request body too large
      */
     413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ReplaceToolError = ReplaceToolErrors[keyof ReplaceToolErrors];

@@ -86,29 +86,31 @@ const EXAMPLES: Record<number, ProblemExample> = {
   },
 };
 
+/** The OpenAPI response of an application/problem+json error with the given status and an example of its own. */
+export const problemResponse = (status: number) => {
+  const example = EXAMPLES[status] ?? { description: 'Error', slug: 'error', title: 'Error', detail: 'Error' };
+  return {
+    description: example.description,
+    content: {
+      'application/problem+json': {
+        schema: { $ref: getSchemaPath(Problem) },
+        example: {
+          type: `https://toolflow.dev/problems/${example.slug}`,
+          title: example.title,
+          status,
+          detail: example.detail,
+          instance: '/api/v1/tools/get_weather',
+          request_id: '8f14e45f-ceea-467f-a0e6-0f1c1a2b3c4d',
+          ...(example.errors ? { errors: example.errors } : {}),
+        },
+      },
+    },
+  };
+};
+
 /** Documents application/problem+json error responses for the given statuses, each with an example of its own. */
 export const ApiProblemResponses = (...statuses: number[]) =>
   applyDecorators(
     ApiExtraModels(Problem),
-    ...statuses.map((status) => {
-      const example = EXAMPLES[status] ?? { description: 'Error', slug: 'error', title: 'Error', detail: 'Error' };
-      return ApiResponse({
-        status,
-        description: example.description,
-        content: {
-          'application/problem+json': {
-            schema: { $ref: getSchemaPath(Problem) },
-            example: {
-              type: `https://toolflow.dev/problems/${example.slug}`,
-              title: example.title,
-              status,
-              detail: example.detail,
-              instance: '/api/v1/tools/get_weather',
-              request_id: '8f14e45f-ceea-467f-a0e6-0f1c1a2b3c4d',
-              ...(example.errors ? { errors: example.errors } : {}),
-            },
-          },
-        },
-      });
-    }),
+    ...statuses.map((status) => ApiResponse({ status, ...problemResponse(status) })),
   );
