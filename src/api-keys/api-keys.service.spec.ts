@@ -1,8 +1,10 @@
 import type { TestingModule } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import { countStatements } from '../../test/support/statement-counter';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { ApiKeyEntity } from './api-key.entity';
-import { ApiKeysService } from './api-keys.service';
+import { API_KEY_CACHE_TTL_MS, ApiKeysService } from './api-keys.service';
 
 const ADMIN_KEY = 'tf_test_admin_key_0123456789abcdef';
 
@@ -18,7 +20,10 @@ describe(ApiKeysService.name, () => {
     sut = moduleRef.get(ApiKeysService);
   });
 
-  afterEach(() => moduleRef.close());
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await moduleRef.close();
+  });
 
   it('should register ADMIN_API_KEY as an admin key at start', async () => {
     await expect(sut.authenticate(ADMIN_KEY)).resolves.toMatchObject({ role: 'admin' });
@@ -53,5 +58,50 @@ describe(ApiKeysService.name, () => {
       code: 'not_found',
     });
     await expect(sut.authenticate(admin.key)).resolves.toMatchObject({ keyId: admin.id });
+  });
+
+  it('should ask the database once for a key used again within the cache time', async () => {
+    const created = await sut.create({ name: 'ci', role: 'user' });
+    const counter = countStatements(moduleRef.get(DataSource));
+
+    await sut.authenticate(created.key);
+    await sut.authenticate(created.key);
+    await sut.authenticate(created.key);
+
+    expect(counter.count('SELECT')).toBe(1);
+    counter.stop();
+  });
+
+  it('should ask the database again for a key that was unknown, so a key created elsewhere works at once', async () => {
+    const counter = countStatements(moduleRef.get(DataSource));
+
+    await expect(sut.authenticate('tf_unknown')).resolves.toBeNull();
+    await expect(sut.authenticate('tf_unknown')).resolves.toBeNull();
+
+    expect(counter.count('SELECT')).toBe(2);
+    counter.stop();
+  });
+
+  it('should stop authenticating a cached key as soon as it is revoked in this process', async () => {
+    const admin = await sut.create({ name: 'ops', role: 'admin' });
+    const victim = await sut.create({ name: 'old', role: 'user' });
+    await expect(sut.authenticate(victim.key)).resolves.toMatchObject({ keyId: victim.id });
+
+    await sut.revoke(victim.id, { userId: admin.user_id, role: 'admin', keyId: admin.id });
+
+    await expect(sut.authenticate(victim.key)).resolves.toBeNull();
+  });
+
+  it('should stop authenticating a key revoked by another process once the cache time has passed', async () => {
+    const victim = await sut.create({ name: 'old', role: 'user' });
+    const start = Date.now();
+    const now = jest.spyOn(Date, 'now').mockReturnValue(start);
+    await expect(sut.authenticate(victim.key)).resolves.toMatchObject({ keyId: victim.id });
+    const keys = moduleRef.get<Repository<ApiKeyEntity>>(getRepositoryToken(ApiKeyEntity));
+    await keys.update({ id: victim.id }, { revokedAt: new Date(start) });
+
+    await expect(sut.authenticate(victim.key)).resolves.toMatchObject({ keyId: victim.id });
+    now.mockReturnValue(start + API_KEY_CACHE_TTL_MS + 1);
+    await expect(sut.authenticate(victim.key)).resolves.toBeNull();
   });
 });

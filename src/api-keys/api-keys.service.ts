@@ -9,6 +9,7 @@ import type { Principal } from '../common/auth/principal';
 import { ApiKeyEntity } from './api-key.entity';
 import { type Role } from '../shared/role';
 import type { Page } from '../common/http/pagination';
+import { LruCache } from '../shared/lru-cache';
 import { parseSort, toFindOrder } from '../common/http/sort';
 import {
   API_KEY_DEFAULT_SORT,
@@ -21,6 +22,12 @@ import {
 const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 const newKey = (): string => `tf_${randomBytes(32).toString('base64url')}`;
 export const BOOTSTRAP_ADMIN_USER = 'admin';
+/**
+ * How long a key that authenticated is trusted without asking the database again. A revoke through this
+ * process takes effect at once; one through another process within this time.
+ */
+export const API_KEY_CACHE_TTL_MS = 5_000;
+const API_KEY_CACHE_SIZE = 1_000;
 
 const toResponse = (entity: ApiKeyEntity): ApiKeyResponse => ({
   id: entity.id,
@@ -35,6 +42,10 @@ const toResponse = (entity: ApiKeyEntity): ApiKeyResponse => ({
 @Injectable()
 export class ApiKeysService implements OnApplicationBootstrap {
   private readonly logger = new Logger(ApiKeysService.name);
+  /** Only keys that authenticated, by hash: an unknown key is asked for each time, so a new key works at once. */
+  private readonly authenticated = new LruCache<string, { principal: Principal; expiresAt: number }>(
+    API_KEY_CACHE_SIZE,
+  );
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
@@ -69,8 +80,17 @@ export class ApiKeysService implements OnApplicationBootstrap {
   }
 
   async authenticate(key: string): Promise<Principal | null> {
-    const entity = await this.keys.findOneBy({ keyHash: hashKey(key), revokedAt: IsNull() });
-    return entity ? { userId: entity.userId, role: entity.role, keyId: entity.id } : null;
+    const keyHash = hashKey(key);
+    const cached = this.authenticated.get(keyHash);
+    if (cached && cached.expiresAt > Date.now()) return cached.principal;
+    const entity = await this.keys.findOneBy({ keyHash, revokedAt: IsNull() });
+    if (!entity) {
+      this.authenticated.delete(keyHash);
+      return null;
+    }
+    const principal: Principal = { userId: entity.userId, role: entity.role, keyId: entity.id };
+    this.authenticated.set(keyHash, { principal, expiresAt: Date.now() + API_KEY_CACHE_TTL_MS });
+    return principal;
   }
 
   async create(input: { name: string; role: Role; user_id?: string }): Promise<CreatedApiKeyResponse> {
@@ -93,6 +113,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     if (!entity) throw DomainError.notFound('API key', id);
     if (entity.id === principal.keyId) throw DomainError.conflict('An API key cannot revoke itself');
     if (!entity.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    this.authenticated.delete(entity.keyHash);
   }
 
   private async insert(name: string, role: Role, userId: string, key: string): Promise<ApiKeyEntity> {

@@ -3,7 +3,7 @@ import type AjvCore from 'ajv/dist/core';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { createAjv } from './create-ajv';
-import { LruCache } from './lru-cache';
+import { LruCache } from '../shared/lru-cache';
 import { ParametersSchemaError } from './parameters-schema-error';
 import { detectSchemaDraft, type SchemaDraft } from './schema-draft';
 import { toArgumentErrors } from './to-argument-errors';

@@ -21,7 +21,7 @@ import {
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { createAjv } from '../json-schema/create-ajv';
-import { LruCache } from '../json-schema/lru-cache';
+import { LruCache } from '../shared/lru-cache';
 import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';

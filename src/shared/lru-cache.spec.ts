@@ -15,6 +15,18 @@ describe(LruCache.name, () => {
     expect(sut.get('b')).toBeUndefined();
   });
 
+  it('should forget a deleted entry and report it', () => {
+    const evicted: string[] = [];
+    const sut = new LruCache<string, number>(2, (key) => evicted.push(key));
+    sut.set('a', 1);
+
+    sut.delete('a');
+    sut.delete('missing');
+
+    expect(sut.get('a')).toBeUndefined();
+    expect(evicted).toEqual(['a']);
+  });
+
   it('should refuse a non-positive capacity', () => {
     expect(() => new LruCache(0)).toThrow(RangeError);
   });

@@ -32,6 +32,13 @@ export class LruCache<K, V> {
     }
   }
 
+  delete(key: K): void {
+    if (!this.entries.has(key)) return;
+    const value = this.entries.get(key) as V;
+    this.entries.delete(key);
+    this.onEvict?.(key, value);
+  }
+
   clear(): void {
     for (const [key, value] of this.entries) this.onEvict?.(key, value);
     this.entries.clear();
