@@ -2,6 +2,7 @@ import { ToolsAndApiKeys1764489600000 } from './1764489600000-tools-and-api-keys
 import { ToolCallLogs1764489700000 } from './1764489700000-tool-call-logs';
 import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-runs';
 import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
+import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   ToolCallLogs1764489700000,
   WorkflowsAndRuns1764489800000,
   IdempotencyKeys1764489900000,
+  RunOwnerRole1796131605790,
 ];

@@ -169,7 +169,7 @@ const SETTINGS = {
   },
   /** How long writes of run state and events retry while the database is unavailable. */
   runDbRetryMs: int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
-  /** On SIGTERM, how long running runs may go on before they are recorded as interrupted. */
+  /** On SIGTERM, how long running runs may go on before they are handed back (left resumable from their checkpoint). */
   shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10000, 0, 3_600_000),
   /** Requests per minute per API key; past it, 429 with Retry-After. */
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),

@@ -6,7 +6,7 @@ import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
-import { RunInterruptedError } from './run-supervisor';
+import { RUN_EXECUTOR, RunHandedBackError, type RunExecutor, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 /** A run execution the test ends by hand; it records how it ended like the workflow runner does. */
@@ -22,7 +22,7 @@ class ControlledExecution {
     private readonly runId: string,
   ) {}
 
-  readonly execute = async (signal: AbortSignal): Promise<void> => {
+  readonly execute = async (signal: AbortSignal): Promise<RunStop> => {
     this.started = true;
     this.startedAborted = signal.aborted;
     if (!signal.aborted) {
@@ -30,11 +30,9 @@ class ControlledExecution {
       await Promise.race([this.released, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
     }
     this.abortReason = signal.aborted ? signal.reason : null;
-    if (signal.reason instanceof RunInterruptedError) {
-      await this.runs.finish(this.runId, { status: 'failed', error: 'interrupted' });
-    } else {
-      await this.runs.finish(this.runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
-    }
+    if (signal.reason instanceof RunHandedBackError) return 'handed_back';
+    await this.runs.finish(this.runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
+    return 'ended';
   };
 
   finish(): void {
@@ -42,25 +40,50 @@ class ControlledExecution {
   }
 }
 
+/** RUN_EXECUTOR for the tests: each run id gets a ControlledExecution, created on its first execution. */
+class ControlledExecutor implements RunExecutor {
+  readonly executions = new Map<string, ControlledExecution>();
+  runs!: RunsService;
+
+  of(runId: string): ControlledExecution {
+    let execution = this.executions.get(runId);
+    if (!execution) {
+      execution = new ControlledExecution(this.runs, runId);
+      this.executions.set(runId, execution);
+    }
+    return execution;
+  }
+
+  execute(runId: string, signal: AbortSignal): Promise<RunStop> {
+    return this.of(runId).execute(signal);
+  }
+}
+
 describe(InProcessRunSupervisor.name, () => {
   let moduleRef: TestingModule;
   let runs: RunsService;
+  let executor: ControlledExecutor;
   let sut: InProcessRunSupervisor;
 
   const submitted = async () => {
     const run = await runs.create(newRun());
-    const execution = new ControlledExecution(runs, run.id);
-    sut.reserve().submit(run.id, execution.execute);
+    const execution = executor.of(run.id);
+    sut.reserve().submit(run.id);
     return { id: run.id, execution };
   };
 
   beforeEach(async () => {
-    moduleRef = await runsTestingModule([RunsService, RunEventsService, InProcessRunSupervisor], {
-      MAX_CONCURRENT_RUNS: '2',
-      MAX_QUEUED_RUNS: '2',
-      SHUTDOWN_GRACE_MS: '50',
-    });
+    executor = new ControlledExecutor();
+    moduleRef = await runsTestingModule(
+      [RunsService, RunEventsService, InProcessRunSupervisor, { provide: RUN_EXECUTOR, useValue: executor }],
+      {
+        MAX_CONCURRENT_RUNS: '2',
+        MAX_QUEUED_RUNS: '2',
+        SHUTDOWN_GRACE_MS: '50',
+      },
+    );
     runs = moduleRef.get(RunsService);
+    executor.runs = runs;
     sut = moduleRef.get(InProcessRunSupervisor);
   });
 
@@ -123,20 +146,24 @@ describe(InProcessRunSupervisor.name, () => {
     await expect(sut.cancel(id, adminPrincipal())).rejects.toMatchObject({ code: 'conflict' });
   });
 
-  it('should fail runs a dead process left unfinished when the application starts', async () => {
-    const left = await runs.create(newRun());
-    await runs.markRunning(left.id);
-
-    await moduleRef.get(RunEventsService).appendStored(left.id, 'run.started', { run_id: left.id });
+  it('should resume the top-level runs a dead process left unfinished, and fail its unfinished child runs', async () => {
+    const running = await runs.create(newRun());
+    await runs.markRunning(running.id);
+    const queued = await runs.create(newRun());
+    const child = await runs.create(newRun({ parentRunId: running.id, depth: 1 }));
+    await runs.markRunning(child.id);
+    await moduleRef.get(RunEventsService).appendStored(child.id, 'run.started', { run_id: child.id });
 
     await sut.onApplicationBootstrap();
 
-    await expect(runs.get(left.id, adminPrincipal())).resolves.toMatchObject({
+    expect([running, queued].map((run) => executor.of(run.id).started)).toEqual([true, true]);
+    expect(executor.executions.has(child.id)).toBe(false);
+    await expect(runs.get(child.id, adminPrincipal())).resolves.toMatchObject({
       status: 'failed',
       error: 'interrupted',
     });
     const events = await moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity)).find({
-      where: { runId: left.id },
+      where: { runId: child.id },
       order: { seq: 'ASC' },
     });
     expect(events.map((event) => [event.seq, event.type])).toEqual([
@@ -144,6 +171,9 @@ describe(InProcessRunSupervisor.name, () => {
       [2, 'run.finished'],
     ]);
     expect(events[1].data).toMatchObject({ status: 'failed', error: 'interrupted' });
+    for (const run of [running, queued]) executor.of(run.id).finish();
+    await Promise.all([running, queued].map((run) => sut.waitForEnd(run.id, 5_000)));
+    await expect(runs.get(running.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
   });
 
   describe('on shutdown', () => {
@@ -167,20 +197,19 @@ describe(InProcessRunSupervisor.name, () => {
       expect(execution.abortReason).toBeNull();
     });
 
-    it('should interrupt queued runs at once and running ones after the grace period', async () => {
+    it('should leave queued runs queued and hand running ones back after the grace period, unfinished', async () => {
       const running = [await submitted(), await submitted()];
       const queued = await submitted();
 
       await sut.beforeApplicationShutdown();
 
-      for (const run of [...running, queued]) {
-        expect(run.execution.abortReason).toBeInstanceOf(RunInterruptedError);
-        await expect(runs.get(run.id, adminPrincipal())).resolves.toMatchObject({
-          status: 'failed',
-          error: 'interrupted',
-        });
+      for (const run of running) {
+        expect(run.execution.abortReason).toBeInstanceOf(RunHandedBackError);
+        await expect(runs.get(run.id, adminPrincipal())).resolves.toMatchObject({ status: 'running', error: null });
       }
-      expect(queued.execution.startedAborted).toBe(true);
+      expect(queued.execution.started).toBe(false);
+      await expect(runs.get(queued.id, adminPrincipal())).resolves.toMatchObject({ status: 'queued' });
+      await expect(sut.waitForEnd(queued.id, 5_000)).resolves.toBe(true);
     });
   });
 });

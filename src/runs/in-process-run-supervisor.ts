@@ -5,8 +5,10 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
+import { bindToActiveTrace } from '../common/tracing';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { RunResponse } from './run.dto';
@@ -15,31 +17,32 @@ import { RunEventsService } from './run-events.service';
 import {
   INTERRUPTED,
   type QueuePlace,
-  RunInterruptedError,
-  type RunExecution,
+  RUN_EXECUTOR,
+  RunHandedBackError,
+  type RunExecutor,
   type RunSupervisor,
 } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 interface ActiveRun {
   runId: string;
-  execute: RunExecution;
+  execute: (signal: AbortSignal) => Promise<unknown>;
   controller: AbortController;
   done: Promise<void>;
   end: () => void;
 }
 
 const CANCEL_WAIT_MS = 10_000;
-/** After the grace period, how long aborted runs get to record their end themselves. */
+/** After the grace period, how long handed-back runs get to stop. */
 const ABORT_WAIT_MS = 5_000;
 const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots. At boot,
- * runs a dead process left queued or running are failed as interrupted. On shutdown it drains: no new
- * runs, queued ones end as interrupted, running ones get SHUTDOWN_GRACE_MS to finish and are then
- * interrupted; every one of them ends with a `run.finished` event.
+ * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots; RUN_EXECUTOR
+ * executes each run from the database. At boot, runs a dead process left queued or running are resumed
+ * (from their checkpoint). On shutdown it drains: no new runs, queued ones stay queued for the next start,
+ * running ones get SHUTDOWN_GRACE_MS to finish and are then handed back (left resumable, not failed).
  */
 @Injectable()
 export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -54,30 +57,32 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   constructor(
     private readonly runs: RunsService,
     private readonly events: RunEventsService,
+    private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const ids = await this.runs.failUnfinished(INTERRUPTED);
-    for (const runId of ids) await this.events.appendStored(runId, 'run.finished', interruptedEvent(runId));
-    if (ids.length > 0) this.logger.warn(`Marked ${ids.length} interrupted run(s) as failed`);
+    // A child run is part of its parent's tool call: the parent's resume decides about that call.
+    const children = await this.runs.failUnfinishedChildren(INTERRUPTED);
+    for (const runId of children) await this.events.appendStored(runId, 'run.finished', interruptedEvent(runId));
+    const resumable = await this.runs.unfinishedTopLevel();
+    for (const runId of resumable) this.enqueue(runId);
+    if (resumable.length > 0) this.logger.warn(`Resuming ${resumable.length} unfinished run(s)`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
-    const interrupted = new RunInterruptedError();
-    for (const entry of [...this.waiting]) this.abort(entry, interrupted);
+    // Queued runs stay queued in the database; the next start resumes them.
+    for (const entry of this.waiting.splice(0)) {
+      this.active.delete(entry.runId);
+      entry.end();
+    }
     if (this.active.size > 0) {
       this.logger.warn(`Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.active.size} run(s)`);
     }
     if (!(await this.allEnded(this.config.shutdownGraceMs))) {
-      for (const entry of this.active.values()) this.abort(entry, interrupted);
+      for (const entry of this.active.values()) entry.controller.abort(new RunHandedBackError());
       await this.allEnded(ABORT_WAIT_MS);
-    }
-    // A run that ignored its abort is recorded here; its own late writes find it ended.
-    for (const runId of [...this.active.keys()]) {
-      await this.runs.finish(runId, { status: 'failed', error: INTERRUPTED });
-      this.events.emit(runId, 'run.finished', interruptedEvent(runId));
     }
     await this.events.flushAll();
   }
@@ -103,21 +108,28 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
       held = false;
     };
     return {
-      submit: (runId, execute) => {
+      submit: (runId) => {
         release();
-        this.enqueue(runId, execute);
+        this.enqueue(runId);
       },
       release,
     };
   }
 
-  private enqueue(runId: string, execute: RunExecution): void {
+  private enqueue(runId: string): void {
+    if (this.active.has(runId)) return;
     let end: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (end = resolve));
+    // The run's spans join the trace of the request that submitted it, not that of the run before it in the queue.
+    const execute = bindToActiveTrace((signal: AbortSignal) => this.executor().execute(runId, signal));
     const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end };
     this.active.set(runId, entry);
     this.waiting.push(entry);
     this.pump();
+  }
+
+  private executor(): RunExecutor {
+    return this.moduleRef.get<RunExecutor>(RUN_EXECUTOR, { strict: false });
   }
 
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
@@ -136,7 +148,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {
     const run = await this.runs.findVisible(runId, principal);
-    // A run executing here is stopped even when its row already says otherwise (another process marked it interrupted).
+    // A run executing here is stopped even when its row already says otherwise (another process recorded its end).
     const active = this.active.get(runId);
     if (active) {
       this.abort(active, new Error('cancelled by the client'));
@@ -169,7 +181,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   }
 
   private pump(): void {
-    while (this.running < this.config.workflows.maxConcurrentRuns && this.waiting.length > 0) {
+    while (!this.draining && this.running < this.config.workflows.maxConcurrentRuns && this.waiting.length > 0) {
       this.start(this.waiting.shift() as ActiveRun, true);
     }
   }

@@ -44,6 +44,30 @@ describe(RunEventsService.name, () => {
 
   afterEach(() => moduleRef.close());
 
+  describe('openStored', () => {
+    it('should number the events of a resumed run after its stored ones and replay both to a new subscriber', async () => {
+      const runId = randomUUID();
+      await sut.appendStored(runId, 'run.started', {});
+      await sut.appendStored(runId, 'node.started', { node_id: 'llm-1' });
+
+      await sut.openStored(runId);
+      sut.emit(runId, 'node.finished', { node_id: 'llm-1' });
+      await sut.flush(runId);
+      const seen: Array<[number, string]> = [];
+      const stop = await sut.subscribe(runId, 1, (event) => seen.push([event.seq, event.type]));
+      stop();
+
+      expect(seen).toEqual([
+        [2, 'node.started'],
+        [3, 'node.finished'],
+      ]);
+      const stored = await moduleRef
+        .get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity))
+        .find({ where: { runId }, order: { seq: 'ASC' } });
+      expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
+    });
+  });
+
   describe('stream', () => {
     it('should replay past events, then send live ones, and complete after run.finished', async () => {
       sut.emit(RUN_ID, 'run.started', {});

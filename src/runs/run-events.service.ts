@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type MessageEvent, type OnApplicationShutdo
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
-import { MoreThan, Repository } from 'typeorm';
+import { Between, MoreThan, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
@@ -16,11 +16,15 @@ type Listener = (event: RunEvent) => void;
 export type RunEventObserver = (runId: string, event: RunEvent) => void;
 
 interface LiveRun {
+  /** Events up to this seq are stored by an earlier execution of the run (before a restart) and not held here. */
+  base: number;
   events: RunEvent[];
   listeners: Set<Listener>;
   unsaved: RunEvent[];
   writing: Promise<void>;
   timer: NodeJS.Timeout | null;
+  /** Set by close(): forgets the log after RETAIN_FINISHED_MS unless the run executes here again (resumed). */
+  forget: NodeJS.Timeout | null;
 }
 
 /** How long a finished run's events stay in memory for late subscribers before only the database serves them. */
@@ -61,16 +65,32 @@ export class RunEventsService implements OnApplicationShutdown {
     return () => this.observers.delete(observer);
   }
 
-  open(runId: string): void {
+  open(runId: string, base = 0): void {
     if (!this.live.has(runId)) {
-      this.live.set(runId, { events: [], listeners: new Set(), unsaved: [], writing: Promise.resolve(), timer: null });
+      this.live.set(runId, {
+        base,
+        events: [],
+        listeners: new Set(),
+        unsaved: [],
+        writing: Promise.resolve(),
+        timer: null,
+        forget: null,
+      });
     }
+    this.keep(runId);
+  }
+
+  /** Opens the log of a run that may have executed before (resumed after a restart): numbering goes on after its stored events. */
+  async openStored(runId: string): Promise<void> {
+    if (this.live.has(runId)) return this.keep(runId);
+    const last = await this.events.maximum('seq', { runId });
+    this.open(runId, last ?? 0);
   }
 
   emit(runId: string, type: RunEventType, data: Record<string, unknown>): RunEvent {
     this.open(runId);
     const run = this.live.get(runId) as LiveRun;
-    const event: RunEvent = { seq: run.events.length + 1, type, data, at: new Date().toISOString() };
+    const event: RunEvent = { seq: run.base + run.events.length + 1, type, data, at: new Date().toISOString() };
     run.events.push(event);
     run.unsaved.push(event);
     for (const listener of run.listeners) listener(event);
@@ -107,8 +127,17 @@ export class RunEventsService implements OnApplicationShutdown {
   /** Stores the rest and keeps the log in memory a little longer for clients that join late. */
   async close(runId: string): Promise<void> {
     await this.flush(runId);
-    const timer = setTimeout(() => this.live.delete(runId), RETAIN_FINISHED_MS);
-    timer.unref();
+    const run = this.live.get(runId);
+    if (!run) return;
+    if (run.forget) clearTimeout(run.forget);
+    run.forget = setTimeout(() => this.live.delete(runId), RETAIN_FINISHED_MS);
+    run.forget.unref();
+  }
+
+  private keep(runId: string): void {
+    const run = this.live.get(runId);
+    if (run?.forget) clearTimeout(run.forget);
+    if (run) run.forget = null;
   }
 
   /**
@@ -118,7 +147,11 @@ export class RunEventsService implements OnApplicationShutdown {
   async subscribe(runId: string, afterSeq: number, onEvent: Listener): Promise<() => void> {
     const run = this.live.get(runId);
     if (run) {
-      let last = afterSeq;
+      // Events of an earlier execution (before a restart) are only in the database; events emitted meanwhile wait in memory.
+      if (run.base > afterSeq) {
+        for (const event of await this.storedAfter(runId, afterSeq, run.base)) onEvent(event);
+      }
+      let last = Math.max(afterSeq, run.base);
       const deliver = (event: RunEvent) => {
         if (event.seq <= last) return;
         last = event.seq;
@@ -128,16 +161,19 @@ export class RunEventsService implements OnApplicationShutdown {
       run.listeners.add(deliver);
       return () => run.listeners.delete(deliver);
     }
-    const stored = await this.events.find({ where: { runId, seq: MoreThan(afterSeq) }, order: { seq: 'ASC' } });
-    for (const entity of stored) {
-      onEvent({
-        seq: entity.seq,
-        type: entity.type as RunEventType,
-        data: entity.data,
-        at: entity.createdAt.toISOString(),
-      });
-    }
+    for (const event of await this.storedAfter(runId, afterSeq)) onEvent(event);
     return () => undefined;
+  }
+
+  private async storedAfter(runId: string, afterSeq: number, upToSeq?: number): Promise<RunEvent[]> {
+    const seq = upToSeq === undefined ? MoreThan(afterSeq) : Between(afterSeq + 1, upToSeq);
+    const stored = await this.events.find({ where: { runId, seq }, order: { seq: 'ASC' } });
+    return stored.map((entity) => ({
+      seq: entity.seq,
+      type: entity.type as RunEventType,
+      data: entity.data,
+      at: entity.createdAt.toISOString(),
+    }));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Role } from '../shared/role';
 import type { RunDefinition } from './run-definition';
 import type { RunEntity, RunStatus, UsageTotals } from './run.entity';
 
@@ -15,6 +16,7 @@ export interface RunRecord {
   readonly error: string | null;
   readonly usage: UsageTotals;
   readonly userId: string;
+  readonly userRole: Role;
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
@@ -33,6 +35,7 @@ export const toRunRecord = (entity: RunEntity): RunRecord => ({
   error: entity.error,
   usage: entity.usage,
   userId: entity.userId,
+  userRole: entity.userRole,
   createdAt: entity.createdAt,
   startedAt: entity.startedAt,
   finishedAt: entity.finishedAt,

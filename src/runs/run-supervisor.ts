@@ -2,19 +2,29 @@ import type { Principal } from '../common/auth/principal';
 import type { RunResponse } from './run.dto';
 
 export const RUN_SUPERVISOR = Symbol('RUN_SUPERVISOR');
+export const RUN_EXECUTOR = Symbol('RUN_EXECUTOR');
 
-/** Executes one stored run to its end (recording how it ended); `signal` aborts on cancel or shutdown. */
-export type RunExecution = (signal: AbortSignal) => Promise<void>;
+/**
+ * Port: runs/ asks workflow/ (which provides RUN_EXECUTOR) to execute a stored run. Everything the
+ * execution needs is read from the database, so any process can execute any run.
+ */
+export interface RunExecutor {
+  /** Executes stored run `runId` from its last checkpoint (from the start when it has none) until it ends, waits for a person, or `signal` aborts. */
+  execute(runId: string, signal: AbortSignal): Promise<RunStop>;
+}
 
-/** Why a run was stopped without a person asking: the service shut down before it ended. */
-export class RunInterruptedError extends Error {
+/** ended: finished/failed/cancelled and recorded; waiting: paused for approval (holds no slot); handed_back: stopped unfinished by a RunHandedBackError abort, resumable from its checkpoint. */
+export type RunStop = 'ended' | 'waiting' | 'handed_back';
+
+/** Abort reason for "stop now but do not finish the run: another process (or this one after restart) continues it". */
+export class RunHandedBackError extends Error {
   constructor() {
-    super('interrupted');
-    this.name = 'RunInterruptedError';
+    super('handed back');
+    this.name = 'RunHandedBackError';
   }
 }
 
-/** The reason stored on runs the service could not finish (shutdown, or a process that died). */
+/** The reason stored on runs the service could not finish (a child run whose parent's process went away). */
 export const INTERRUPTED = 'interrupted';
 
 /**
@@ -28,7 +38,7 @@ export interface RunSupervisor {
    * @throws DomainError `unavailable` while shutting down, `too_many_requests` when MAX_QUEUED_RUNS are queued.
    */
   reserve(): QueuePlace;
-  /** Resolves when the run ends or after `timeoutMs`, whichever is first; true if it ended. */
+  /** Resolves when the run's execution stops (ends, waits, is handed back) or after `timeoutMs`, whichever is first; true if it stopped. */
   waitForEnd(runId: string, timeoutMs: number): Promise<boolean>;
   /** Stops a queued or running run (409 when it has already ended) and returns it. */
   cancel(runId: string, principal: Principal): Promise<RunResponse>;
@@ -38,7 +48,7 @@ export interface RunSupervisor {
 
 /** A reserved place in the run queue: used by `submit`, or given back by `release` (a no-op after submit). */
 export interface QueuePlace {
-  /** Queues a run already stored as `queued`; `execute` starts when a slot is free. */
-  submit(runId: string, execute: RunExecution): void;
+  /** Queues a run already stored (queued, or resumable); RUN_EXECUTOR executes it when a slot is free. */
+  submit(runId: string): void;
   release(): void;
 }

@@ -1,8 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { Role } from '../shared/role';
 import type { RunDefinition } from './run-definition';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
 export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const isFinished = (status: string): boolean => (FINISHED_STATUSES as readonly string[]).includes(status);
 
 export interface UsageTotals {
   prompt_tokens: number;
@@ -51,6 +53,9 @@ export class RunEntity {
 
   @Column({ name: 'user_id', type: 'varchar', length: 64 })
   userId!: string;
+
+  @Column({ name: 'user_role', type: 'varchar', length: 16 })
+  userRole!: Role;
 
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;

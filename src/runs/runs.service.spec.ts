@@ -74,23 +74,36 @@ describe(RunsService.name, () => {
     await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
   });
 
-  it('should fail queued and running runs with the reason and leave finished ones alone', async () => {
-    const queued = await sut.create(newRun());
-    const running = await sut.create(newRun());
-    await sut.markRunning(running.id);
-    const nodeRunId = await sut.nodeStarted(running.id, node('llm-1', 'llm'));
-    const done = await sut.create(newRun());
-    await sut.finish(done.id, { status: 'succeeded', outputs: {} });
+  it('should fail unfinished child runs with the reason and leave top-level and finished ones alone', async () => {
+    const parent = await sut.create(newRun());
+    await sut.markRunning(parent.id);
+    const queuedChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
+    const runningChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
+    await sut.markRunning(runningChild.id);
+    await sut.nodeStarted(runningChild.id, node('llm-1', 'llm'));
+    const doneChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
+    await sut.finish(doneChild.id, { status: 'succeeded', outputs: {} });
 
-    const ids = await sut.failUnfinished('interrupted');
+    const ids = await sut.failUnfinishedChildren('interrupted');
 
-    expect(ids.sort()).toEqual([queued.id, running.id].sort());
+    expect(ids.sort()).toEqual([queuedChild.id, runningChild.id].sort());
     for (const id of ids) {
       await expect(sut.get(id, adminPrincipal())).resolves.toMatchObject({ status: 'failed', error: 'interrupted' });
     }
-    const interrupted = await sut.get(running.id, adminPrincipal());
+    const interrupted = await sut.get(runningChild.id, adminPrincipal());
     expect(interrupted.nodes?.[0]).toMatchObject({ status: 'failed', error: 'interrupted' });
-    expect(nodeRunId).toEqual(expect.any(String));
-    await expect(runs.findOneByOrFail({ id: done.id })).resolves.toMatchObject({ status: 'succeeded', error: null });
+    await expect(runs.findOneByOrFail({ id: parent.id })).resolves.toMatchObject({ status: 'running' });
+    await expect(runs.findOneByOrFail({ id: doneChild.id })).resolves.toMatchObject({ status: 'succeeded' });
+  });
+
+  it('should list the unfinished top-level runs, for resuming', async () => {
+    const running = await sut.create(newRun());
+    await sut.markRunning(running.id);
+    const queued = await sut.create(newRun());
+    await sut.create(newRun({ parentRunId: running.id, depth: 1 }));
+    const done = await sut.create(newRun());
+    await sut.finish(done.id, { status: 'failed', error: 'x' });
+
+    expect((await sut.unfinishedTopLevel()).sort()).toEqual([running.id, queued.id].sort());
   });
 });

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { In, Repository } from 'typeorm';
+import { In, IsNull, Not, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import type { Role } from '../shared/role';
 import { DomainError } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
 import { isDuplicateKey } from '../common/owned-queries';
@@ -25,6 +26,8 @@ export interface NewRun {
   definition: RunDefinition;
   inputs: Record<string, unknown>;
   userId: string;
+  /** The owner's role when the run was created: it decides which tools the run may use wherever it executes. */
+  userRole: Role;
   workflowId?: string | null;
   workflowVersion?: number | null;
   parentRunId?: string | null;
@@ -62,9 +65,12 @@ export class RunsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Fails every run (and node run) still queued or running with `reason`; returns the ids of the runs. */
-  async failUnfinished(reason: string): Promise<string[]> {
-    const unfinished = await this.runs.find({ select: { id: true }, where: { status: In(['running', 'queued']) } });
+  /** Fails every child run (and its node runs) still queued or running with `reason`; returns their ids. */
+  async failUnfinishedChildren(reason: string): Promise<string[]> {
+    const unfinished = await this.runs.find({
+      select: { id: true },
+      where: { status: In(['running', 'queued']), parentRunId: Not(IsNull()) },
+    });
     const ids = unfinished.map((run) => run.id);
     const finishedAt = new Date();
     if (ids.length > 0) {
@@ -75,6 +81,22 @@ export class RunsService {
       );
     }
     return ids;
+  }
+
+  /** Top-level runs still queued or running, oldest first: what a restarted embedded service resumes. */
+  async unfinishedTopLevel(): Promise<string[]> {
+    const unfinished = await this.runs.find({
+      select: { id: true },
+      where: { status: In(['running', 'queued']), parentRunId: IsNull() },
+      order: { createdAt: 'ASC' },
+    });
+    return unfinished.map((run) => run.id);
+  }
+
+  /** A run by id, for the process that executes it (no visibility check: the run carries its owner). */
+  async record(runId: string): Promise<RunRecord | null> {
+    const run = await this.runs.findOneBy({ id: runId });
+    return run ? toRunRecord(run) : null;
   }
 
   async create(input: NewRun): Promise<RunRecord> {
@@ -91,6 +113,7 @@ export class RunsService {
       error: null,
       usage: EMPTY_USAGE,
       userId: input.userId,
+      userRole: input.userRole,
       createdAt: new Date(),
       startedAt: null,
       finishedAt: null,

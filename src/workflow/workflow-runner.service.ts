@@ -3,7 +3,7 @@ import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { bindToActiveTrace, inSpan, markSpanFailed } from '../common/tracing';
+import { inSpan, markSpanFailed } from '../common/tracing';
 import { type ToolRunContext } from '../registry/tool-definition';
 import { ToolExecutionError } from '../shared/tool-errors';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
@@ -11,11 +11,14 @@ import type { RunResponse } from '../runs/run.dto';
 import type { UsageTotals } from '../runs/run.entity';
 import type { RunRecord } from '../runs/run-record';
 import { RunEventsService } from '../runs/run-events.service';
+import { isFinished } from '../runs/run.entity';
 import {
   INTERRUPTED,
   type QueuePlace,
   RUN_SUPERVISOR,
-  RunInterruptedError,
+  RunHandedBackError,
+  type RunExecutor,
+  type RunStop,
   type RunSupervisor,
 } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
@@ -37,7 +40,14 @@ export interface StartResult {
   run: RunResponse;
 }
 
-type RunResult = { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string };
+type RunResult =
+  | { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string }
+  | { status: 'handed_back'; error?: undefined };
+
+/** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
+const ownerOf = (run: RunRecord): Principal => ({ userId: run.userId, role: run.userRole, keyId: 'run-owner' });
+
+const stopOf = (status: string): RunStop => (isFinished(status) ? 'ended' : 'waiting');
 
 /** Who a workflow tool runs as: the caller of the tool, with the caller's rights. */
 const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal => ({
@@ -46,9 +56,12 @@ const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal 
   keyId: 'workflow-tool',
 });
 
-/** Starts runs (stored, inline, or as a tool), executes them with the engine, and records how they end. */
+/**
+ * Starts runs (stored, inline, or as a tool), executes them with the engine, and records how they end.
+ * As RUN_EXECUTOR it executes any stored run from the database alone (a new one, or one resumed after a restart).
+ */
 @Injectable()
-export class WorkflowRunner implements WorkflowToolRunner {
+export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
 
   constructor(
@@ -79,10 +92,11 @@ export class WorkflowRunner implements WorkflowToolRunner {
         definition: checked.definition,
         inputs,
         userId: options.principal.userId,
+        userRole: options.principal.role,
         workflowId: workflow.id,
         workflowVersion: workflow.version,
       });
-      return await this.launch(run, checked, options, place);
+      return await this.launch(run, options, place);
     } finally {
       place.release();
     }
@@ -93,8 +107,13 @@ export class WorkflowRunner implements WorkflowToolRunner {
     try {
       const checked = await this.workflows.check(definition, options.principal);
       const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
-      const run = await this.runs.create({ definition: checked.definition, inputs, userId: options.principal.userId });
-      return await this.launch(run, checked, options, place);
+      const run = await this.runs.create({
+        definition: checked.definition,
+        inputs,
+        userId: options.principal.userId,
+        userRole: options.principal.role,
+      });
+      return await this.launch(run, options, place);
     } finally {
       place.release();
     }
@@ -129,6 +148,7 @@ export class WorkflowRunner implements WorkflowToolRunner {
         definition: checked.definition,
         inputs: validInputs,
         userId: principal.userId,
+        userRole: principal.role,
         workflowId: workflow.id,
         workflowVersion: workflow.version,
         parentRunId: context.runId,
@@ -137,33 +157,42 @@ export class WorkflowRunner implements WorkflowToolRunner {
     } catch (error) {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
     }
-    const result = await this.execute(run, checked, principal, context.signal, context.depth);
+    const result = await this.runTraced(run, checked, principal, context.signal, context.depth);
     if (result.status !== 'succeeded') {
       throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
     }
     return { runId: run.id, outputs: result.outputs ?? {} };
   }
 
-  private async launch(
-    run: RunRecord,
-    checked: CheckedDefinition,
-    options: StartOptions,
-    place: QueuePlace,
-  ): Promise<StartResult> {
+  /** RUN_EXECUTOR: executes a stored run, rebuilt from its row, until it ends, waits, or is handed back. */
+  async execute(runId: string, signal: AbortSignal): Promise<RunStop> {
+    const run = await this.runs.record(runId);
+    if (!run || isFinished(run.status)) return 'ended';
+    await this.events.openStored(run.id);
+    let checked: CheckedDefinition;
+    try {
+      const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
+      checked = this.workflows.executionPlan(run.definition, version);
+    } catch (error) {
+      await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined);
+      return 'ended';
+    }
+    const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth);
+    if (result.status === 'handed_back') return 'handed_back';
+    return stopOf(result.status);
+  }
+
+  private async launch(run: RunRecord, options: StartOptions, place: QueuePlace): Promise<StartResult> {
     this.events.open(run.id);
-    place.submit(
-      run.id,
-      bindToActiveTrace(async (signal: AbortSignal) => {
-        await this.execute(run, checked, options.principal, signal, 0);
-      }),
-    );
+    place.submit(run.id);
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
-    const finished = await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
-    return { finished, run: await this.runs.get(run.id, options.principal) };
+    await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
+    const current = await this.runs.get(run.id, options.principal);
+    return { finished: isFinished(current.status), run: current };
   }
 
   /** Executes a run inside its `workflow.run` span: its nodes, model and tool calls become the span's children. */
-  private execute(
+  private runTraced(
     run: RunRecord,
     checked: CheckedDefinition,
     principal: Principal,
@@ -197,8 +226,11 @@ export class WorkflowRunner implements WorkflowToolRunner {
     let result: RunResult;
     try {
       if (signal.aborted) throw signal.reason;
-      await this.runs.markRunning(run.id);
-      emit('run.started', { run_id: run.id, workflow_id: run.workflowId, inputs: run.inputs, depth });
+      // A resumed run keeps the start it had.
+      if (run.status !== 'running') {
+        await this.runs.markRunning(run.id);
+        emit('run.started', { run_id: run.id, workflow_id: run.workflowId, inputs: run.inputs, depth });
+      }
       const engineResult = await this.engine.run(checked.definition, checked.order, run.inputs, {
         runId: run.id,
         principal,
@@ -209,8 +241,9 @@ export class WorkflowRunner implements WorkflowToolRunner {
       usage = engineResult.usage;
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {
-      if (signal.aborted && signal.reason instanceof RunInterruptedError) {
-        result = { status: 'failed', error: INTERRUPTED };
+      if (signal.aborted && signal.reason instanceof RunHandedBackError) {
+        // A top-level run continues elsewhere (or after a restart); a child run is its parent's tool call, which the parent's resume decides about.
+        result = run.parentRunId === null ? { status: 'handed_back' } : { status: 'failed', error: INTERRUPTED };
       } else if (signal.aborted) {
         result = { status: 'cancelled', error: errorMessage(signal.reason ?? error) };
       } else {
@@ -218,18 +251,31 @@ export class WorkflowRunner implements WorkflowToolRunner {
         result = { status: 'failed', error: errorMessage(error) };
       }
     }
+    if (result.status === 'handed_back') {
+      await this.events.close(run.id);
+      return result;
+    }
+    await this.record(run.id, result, usage);
+    return result;
+  }
+
+  /** Stores how a run ended and ends its event log with `run.finished`. */
+  private async record(
+    runId: string,
+    result: Exclude<RunResult, { status: 'handed_back' }>,
+    usage: UsageTotals | undefined,
+  ): Promise<void> {
     try {
-      await this.runs.finish(run.id, { ...result, usage });
+      await this.runs.finish(runId, { ...result, usage });
     } finally {
-      emit('run.finished', {
-        run_id: run.id,
+      this.events.emit(runId, 'run.finished', {
+        run_id: runId,
         status: result.status,
         outputs: result.outputs ?? null,
         error: result.error ?? null,
         usage: usage ?? null,
       });
-      await this.events.close(run.id);
+      await this.events.close(runId);
     }
-    return result;
   }
 }

@@ -8,6 +8,7 @@ import { RegistryService } from '../registry/registry.service';
 import { WORKFLOW_TOOL_RUNNER } from '../registry/workflow/workflow-tool-runner';
 import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
+import { RUN_EXECUTOR } from '../runs/run-supervisor';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { WorkflowEngine } from './engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
@@ -24,6 +25,8 @@ import { WorkflowsService } from './workflows.service';
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     WorkflowRunner,
     { provide: WORKFLOW_TOOL_RUNNER, useExisting: WorkflowRunner },
+    // Looked up by the run supervisor (runs/) through ModuleRef: runs/ declares the port, workflow/ provides it.
+    { provide: RUN_EXECUTOR, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
       inject: [RegistryService, ProviderRegistry, RunsService, APP_CONFIG],

@@ -27,6 +27,7 @@ import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
+import { WorkflowRunError } from './run-context';
 import type { WorkflowBody } from './workflow-body';
 import { analyzeDefinition, type DefinitionAnalysis } from './validate-definition';
 import {
@@ -100,6 +101,19 @@ export class WorkflowsService implements WorkflowLookup {
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     return { definition, order: analysis.order };
+  }
+
+  /**
+   * The node order of a stored run's definition, checked when the run was created; a run executed again
+   * (resumed) meets it here once more, and fails with the problems if the service's configuration changed since.
+   */
+  executionPlan(definition: unknown, version?: string): CheckedDefinition {
+    const analysis = this.analyze(definition, version);
+    if (analysis.problems.length > 0) {
+      const text = analysis.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
+      throw new WorkflowRunError(`the stored definition no longer runs here: ${text}`);
+    }
+    return { definition: definition as WorkflowDefinition, order: analysis.order };
   }
 
   /** Run inputs against the definition's `inputs` schema (defaults filled in). */

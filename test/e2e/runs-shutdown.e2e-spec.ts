@@ -85,18 +85,29 @@ describe('Runs when the process gets SIGTERM (e2e, child process)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', data: { status: 'succeeded' } });
   });
 
-  it('should record a run still going after the grace period as interrupted, with a run.finished event', async () => {
-    child = await startChildApp(llmEnv(llm, { DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: '200' }));
-    llm.hold();
-    llm.script([reply.text('Never delivered.')]);
+  it('should hand a run still going after the grace period back unfinished, and resume it at the next start', async () => {
+    const env = llmEnv(llm, { DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: '200' });
+    child = await startChildApp(env);
+    const release = llm.hold();
+    llm.script([reply.text('Never delivered.'), reply.text('Answered after the restart.')]);
     const id = await startHeldRun();
 
     child.process.kill('SIGTERM');
     await child.exited;
 
-    await expect(storedRun(id)).resolves.toMatchObject({ status: 'failed', error: 'interrupted' });
+    await expect(storedRun(id)).resolves.toMatchObject({ status: 'running', error: null });
+    const handedBack = await storedEvents(id);
+    expect(handedBack.map((event) => event.type)).toContain('node.started');
+    expect(handedBack.map((event) => event.type)).not.toContain('run.finished');
+
+    release();
+    child = await startChildApp(env);
+    await waitFor(async () => (await storedRun(id)).status === 'succeeded', { what: 'the resumed run succeeded' });
+    expect(llm.requests).toHaveLength(2);
     const events = await storedEvents(id);
-    expect(events.map((event) => event.type)).toContain('node.started');
-    expect(events.at(-1)).toMatchObject({ type: 'run.finished', data: { status: 'failed', error: 'interrupted' } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.finished',
+      data: { status: 'succeeded', outputs: { answer: 'Answered after the restart.' } },
+    });
   });
 });

@@ -19,6 +19,7 @@ export const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
   definition: trivialDefinition(),
   inputs: {},
   userId: 'user-1',
+  userRole: 'user',
   ...overrides,
 });
 
