@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { BLOCKED_IPV4_RANGES, BLOCKED_IPV6_RANGES, GLOBAL_UNICAST_IPV6, type BlockedRange } from './blocked-ranges';
+import { BLOCKED_RANGES, GLOBAL_UNICAST_IPV6, type BlockedRange } from './blocked-ranges';
 import { ALLOW_PRIVATE_HINT, OutboundBlockedError } from './outbound-blocked-error';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -10,11 +10,13 @@ interface Verdict {
   address: string;
 }
 
-const compile = (ranges: readonly BlockedRange[]): [BlockedRange, Cidr][] =>
-  ranges.map((range) => [range, ipaddr.parseCIDR(range.cidr)]);
+const compile = (kind: 'ipv4' | 'ipv6'): [BlockedRange, Cidr][] =>
+  BLOCKED_RANGES.map((range): [BlockedRange, Cidr] => [range, ipaddr.parseCIDR(range.cidr)]).filter(
+    ([, cidr]) => cidr[0].kind() === kind,
+  );
 
-const IPV4_RANGES = compile(BLOCKED_IPV4_RANGES);
-const IPV6_RANGES = compile(BLOCKED_IPV6_RANGES);
+const IPV4_RANGES = compile('ipv4');
+const IPV6_RANGES = compile('ipv6');
 const GLOBAL_UNICAST = ipaddr.parseCIDR(GLOBAL_UNICAST_IPV6);
 const MAPPED = ipaddr.parseCIDR('::ffff:0:0/96');
 const TRANSLATED = ipaddr.parseCIDR('::ffff:0:0:0/96');

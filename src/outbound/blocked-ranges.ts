@@ -7,8 +7,8 @@ export interface BlockedRange {
   label: string;
 }
 
-// Most specific first: the first match names the rule.
-export const BLOCKED_IPV4_RANGES: readonly BlockedRange[] = [
+// IPv4, then IPv6; within each family most specific first: the first match names the rule.
+export const BLOCKED_RANGES: readonly BlockedRange[] = [
   { cidr: '169.254.169.254/32', rule: 'cloud-metadata', label: 'cloud metadata address' },
   { cidr: '255.255.255.255/32', rule: 'broadcast', label: 'broadcast address' },
   { cidr: '0.0.0.0/8', rule: 'unspecified', label: 'unspecified range' },
@@ -26,9 +26,6 @@ export const BLOCKED_IPV4_RANGES: readonly BlockedRange[] = [
   { cidr: '203.0.113.0/24', rule: 'documentation', label: 'documentation range' },
   { cidr: '224.0.0.0/4', rule: 'multicast', label: 'multicast range' },
   { cidr: '240.0.0.0/4', rule: 'reserved', label: 'reserved range' },
-];
-
-export const BLOCKED_IPV6_RANGES: readonly BlockedRange[] = [
   { cidr: 'fd00:ec2::254/128', rule: 'cloud-metadata', label: 'cloud metadata address' },
   { cidr: '::/128', rule: 'unspecified', label: 'unspecified address' },
   { cidr: '::1/128', rule: 'loopback', label: 'loopback address' },

@@ -241,7 +241,7 @@ describe('Generated client (e2e)', () => {
     expect(
       operations.filter((operation) => !(['429', '503'] as const).every((status) => operation.responses[status])),
     ).toEqual([]);
-    expect(operations[0].responses['503'].headers).toHaveProperty('Retry-After');
+    expect((operations[0].responses['503'] as { headers?: object }).headers).toHaveProperty('Retry-After');
     expect(document.paths['/api/v1/workflows'].post.requestBody?.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SaveWorkflowRequest',
     });
