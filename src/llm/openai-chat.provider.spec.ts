@@ -81,6 +81,7 @@ describe(OpenAIChatProvider.name, () => {
       expect(response).toEqual({
         content: 'Sunny and mild.',
         reasoning: '',
+        reasoningParts: [],
         toolCalls: [],
         malformedToolCalls: [],
         repairs: [],
@@ -146,6 +147,39 @@ describe(OpenAIChatProvider.name, () => {
 
       expect(server.requests[0].body.tool_choice).toBe('required');
       expect(Object.keys(server.requests[1].body).sort()).toEqual(['messages', 'model', 'stream', 'stream_options']);
+    });
+
+    it('should send max_completion_tokens instead of max_tokens to reasoning models, and reasoning_effort', async () => {
+      server.script([reply.text('ok'), reply.text('ok')]);
+
+      await chat({ model: 'o4-mini', maxTokens: 300, reasoningEffort: 'high' });
+      await chat({ model: 'gpt-4o', maxTokens: 300 });
+
+      expect(server.requests[0].body).toMatchObject({ max_completion_tokens: 300, reasoning_effort: 'high' });
+      expect(server.requests[0].body).not.toHaveProperty('max_tokens');
+      expect(server.requests[1].body).toMatchObject({ max_tokens: 300 });
+      expect(server.requests[1].body).not.toHaveProperty('max_completion_tokens');
+      expect(server.requests[1].body).not.toHaveProperty('reasoning_effort');
+    });
+
+    it('should send neither reasoning parts nor error flags, which are not Chat Completions fields', async () => {
+      server.script([reply.text('ok')]);
+      const parts = [{ protocol: 'anthropic', text: 'hm', data: { signature: 's' } }];
+      const call = { id: 'a', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } };
+
+      await chat({
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content: null, tool_calls: [call], reasoning_content: 'hm', reasoning_parts: parts },
+          { role: 'tool', tool_call_id: 'a', content: 'failed', is_error: true },
+        ],
+      });
+
+      expect(server.requests[0].body.messages).toEqual([
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: [call], reasoning_content: 'hm' },
+        { role: 'tool', tool_call_id: 'a', content: 'failed' },
+      ]);
     });
 
     it('should send no Authorization header when no API key is configured', async () => {
@@ -280,6 +314,7 @@ describe(OpenAIChatProvider.name, () => {
       expect(response).toEqual({
         content: 'Checking both.',
         reasoning: '',
+        reasoningParts: [],
         toolCalls: [
           { id: 'call_p', name: 'get_weather', arguments: '{"city":"Paris"}' },
           { id: 'call_r', name: 'get_weather', arguments: '{"city":"Rome"}' },

@@ -1,7 +1,11 @@
 import type { FunctionTool, ToolCall } from '../shared/tool-types';
-import type { ChatMessage, TokenUsage } from '../shared/chat-types';
+import type { ChatMessage, ReasoningPart, TokenUsage } from '../shared/chat-types';
 
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
+export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
+/** How hard a reasoning model thinks; each protocol maps it to its own setting. */
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export interface ChatRequest {
   model: string;
@@ -11,6 +15,7 @@ export interface ChatRequest {
   parallelToolCalls?: boolean;
   temperature?: number;
   maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
 }
 
 /** Streamed as the provider answers; names are noun-verb like the run events they feed. */
@@ -32,6 +37,8 @@ export interface ChatResponse {
   /** Final assistant text (tool-call markup removed when calls were repaired out of it). */
   content: string;
   reasoning: string;
+  /** What the assistant turn must carry back for the provider (signatures, encrypted content); opaque. */
+  reasoningParts: ReasoningPart[];
   toolCalls: ToolCall[];
   malformedToolCalls: MalformedToolCall[];
   /** How a call was recovered when the model did not emit clean tool_calls. */

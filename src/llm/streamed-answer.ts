@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../shared/chat-types';
+import type { ReasoningPart, TokenUsage } from '../shared/chat-types';
 import type { ChatResponse, ChatStreamEvent } from './provider';
 import type { StreamChunk } from './stream-chunk';
 import { ToolCallStream } from './tool-call-stream';
@@ -11,6 +11,7 @@ const NO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens
 export class StreamedAnswer {
   private content = '';
   private reasoning = '';
+  private readonly reasoningParts: ReasoningPart[] = [];
   private finishReason: string | null = null;
   private usage: TokenUsage | null = null;
   private readonly toolCalls: ToolCallStream;
@@ -39,12 +40,18 @@ export class StreamedAnswer {
     if (chunk.usage !== null) this.usage = chunk.usage;
   }
 
+  /** A finished reasoning block, kept for the next request; its text was already streamed through `add`. */
+  addReasoningPart(part: ReasoningPart): void {
+    this.reasoningParts.push(part);
+  }
+
   /** Calls are returned whatever the finish reason says: `stop` or none at all with calls present is common. */
   finish(): StreamedAnswerResult {
     const { toolCalls, malformedToolCalls } = this.toolCalls.finish();
     return {
       content: this.content,
       reasoning: this.reasoning,
+      reasoningParts: [...this.reasoningParts],
       toolCalls,
       malformedToolCalls,
       finishReason: this.finishReason,

@@ -141,6 +141,7 @@ describe(runAgentLoop.name, () => {
       const sut = await run();
       expect(sut).toEqual({
         output: 'Sunny.',
+        reasoning: '',
         stopReason: 'answered',
         iterationsUsed: 0,
         toolCalls: [],
@@ -167,6 +168,22 @@ describe(runAgentLoop.name, () => {
         temperature: 0.2,
         maxTokens: 100,
       });
+    });
+
+    it("should pass reasoning_effort on, send the reasoning parts back and return every call's reasoning", async () => {
+      const parts = [{ protocol: 'anthropic', text: 'Look it up.', data: { type: 'thinking', signature: 'sig' } }];
+      const { provider, run } = setup(
+        [
+          { reasoning: 'Look it up.', reasoningParts: parts, toolCalls: [call('search', { q: 'x' })] },
+          { reasoning: 'Now answer.', content: 'Done.' },
+        ],
+        undefined,
+        { reasoningEffort: 'low' },
+      );
+      const sut = await run();
+      expect(provider.requests[0].reasoningEffort).toBe('low');
+      expect(provider.requests[1].messages[2]).toMatchObject({ role: 'assistant', reasoning_parts: parts });
+      expect(sut.reasoning).toBe('Look it up.\n\nNow answer.');
     });
 
     it('should not mutate the messages it was given', async () => {
@@ -356,7 +373,7 @@ describe(runAgentLoop.name, () => {
       });
       const sut = await run();
       expect(toolMessages(provider.requests[1])).toEqual([
-        { role: 'tool', tool_call_id: first.id, content: 'Tool search failed: bug' },
+        { role: 'tool', tool_call_id: first.id, content: 'Tool search failed: bug', is_error: true },
       ]);
       expect(sut.stopReason).toBe('answered');
     });
@@ -384,6 +401,7 @@ describe(runAgentLoop.name, () => {
         role: 'tool',
         tool_call_id: late.id,
         content: expect.stringContaining('Not executed: search is disabled') as string,
+        is_error: true,
       });
       expect(sut.toolCalls.map((record) => record.status)).toEqual([
         'invalid_arguments',

@@ -99,6 +99,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly repetitionLimit: number;
   private readonly toolCalls: AgentToolCallRecord[] = [];
   private readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
+  private readonly reasoning: string[] = [];
   private iterationsUsed = 0;
   private startedToolCalls = 0;
   private forcing = true;
@@ -158,11 +159,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private baseRequest(): Omit<ChatRequest, 'messages'> {
-    const { model, temperature, maxTokens } = this.options;
+    const { model, temperature, maxTokens, reasoningEffort } = this.options;
     return {
       model,
       ...(temperature !== undefined ? { temperature } : {}),
       ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(reasoningEffort !== undefined ? { reasoningEffort } : {}),
     };
   }
 
@@ -174,6 +176,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.usage.completionTokens += response.usage.completionTokens;
     this.usage.totalTokens += response.usage.totalTokens;
     this.usage.modelCalls += 1;
+    if (response.reasoning !== '') this.reasoning.push(response.reasoning);
     this.options.hooks?.onModelCall?.({ iteration: this.usage.modelCalls, usage: response.usage });
     return response;
   }
@@ -245,7 +248,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       content += disabledToolNote(call.name, this.maxConsecutiveInvalid);
     }
     if (isValidCallStatus(status) && satisfiesToolChoice(this.options.toolChoice, call.name)) this.forcing = false;
-    this.messages.push({ role: 'tool', tool_call_id: call.id, content });
+    this.messages.push({
+      role: 'tool',
+      tool_call_id: call.id,
+      content,
+      ...(status === 'success' ? {} : { is_error: true }),
+    });
     this.record(call, status, content, durationMs);
   }
 
@@ -303,6 +311,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       iterationsUsed: this.iterationsUsed,
       toolCalls: [...this.toolCalls],
       usage: { ...this.usage },
+      reasoning: this.reasoning.join('\n\n'),
       messages: [...this.messages],
       ...(error !== undefined ? { error } : {}),
     };

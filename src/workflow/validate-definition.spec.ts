@@ -50,8 +50,8 @@ describe(analyzeDefinition.name, () => {
 
   it('should refuse a field an LLM node does not produce', () => {
     const input = definition();
-    input.nodes[2].data = { outputs: { thoughts: '{{llm-1.reasoning}}' } };
-    expect(messages(input)).toEqual([expect.stringMatching(/a llm node has no "reasoning"/)]);
+    input.nodes[2].data = { outputs: { thoughts: '{{llm-1.thoughts}}' } };
+    expect(messages(input)).toEqual([expect.stringMatching(/a llm node has no "thoughts"/)]);
   });
 
   it('should refuse an LLM node without data instead of failing when it runs', () => {

@@ -4,6 +4,7 @@ import type { ChatResponse } from '../../src/llm/provider';
 export const chatResponse = (overrides: Partial<ChatResponse> = {}): ChatResponse => ({
   content: '',
   reasoning: '',
+  reasoningParts: [],
   toolCalls: [],
   malformedToolCalls: [],
   repairs: [],

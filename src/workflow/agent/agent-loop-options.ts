@@ -1,5 +1,5 @@
 import type { ChatMessage, TokenUsage } from '../../shared/chat-types';
-import type { ChatProvider, ToolChoice } from '../../llm/provider';
+import type { ChatProvider, ReasoningEffort, ToolChoice } from '../../llm/provider';
 import type { ToolDefinition } from '../../registry/tool-definition';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
@@ -53,6 +53,7 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
   parallelToolCalls?: boolean;
   temperature?: number;
   maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
   /** Default `'final_answer'`. */
   onMaxIterations?: 'final_answer' | 'fail';
   maxToolCalls?: number;

@@ -24,6 +24,8 @@ export interface AgentLoopResult {
   iterationsUsed: number;
   toolCalls: AgentToolCallRecord[];
   usage: AgentLoopUsage;
+  /** The reasoning of every model call, in order, separated by blank lines. */
+  reasoning: string;
   /** Full history; every tool call id in it is answered by exactly one tool message. */
   messages: ChatMessage[];
   error?: string;

@@ -24,6 +24,18 @@ describe(toAssistantMessage.name, () => {
     });
   });
 
+  it('should carry the reasoning parts, signatures included, into the turn that goes back to the provider', () => {
+    const parts = [{ protocol: 'anthropic', text: 'Look it up.', data: { type: 'thinking', signature: 'sig-1' } }];
+    const sut = toAssistantMessage(
+      response({
+        reasoning: 'Look it up.',
+        reasoningParts: parts,
+        toolCalls: [{ id: 'a', name: 'f', arguments: '{}' }],
+      }),
+    );
+    expect(sut).toMatchObject({ reasoning_content: 'Look it up.', reasoning_parts: parts });
+  });
+
   it('should use null content when the model only called tools', () => {
     const sut = toAssistantMessage(response({ toolCalls: [{ id: 'a', name: 'search', arguments: '{}' }] }));
     expect(sut).toMatchObject({ role: 'assistant', content: null });

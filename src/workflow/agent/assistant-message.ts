@@ -18,5 +18,6 @@ export const toAssistantMessage = (response: ChatResponse): ChatMessage | null =
     content: response.content === '' ? null : response.content,
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     ...(response.reasoning !== '' ? { reasoning_content: response.reasoning } : {}),
+    ...(response.reasoningParts.length > 0 ? { reasoning_parts: response.reasoningParts } : {}),
   };
 };

@@ -3,6 +3,7 @@ import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
 import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redactor';
+import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
 import { AgentLoopError, runAgentLoop, type AgentLoopResult } from '../agent-loop';
@@ -27,6 +28,11 @@ const LlmNodeData = Type.Object(
     ),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    reasoning_effort: Type.Optional(
+      enumOf(REASONING_EFFORTS, {
+        description: 'Anthropic: thinking budget; OpenAI: reasoning effort; Ollama: think',
+      }),
+    ),
     max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5 })),
     tool_choice: Type.Optional(
       Type.Union([
@@ -73,6 +79,7 @@ const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckConte
 
 const nodeOutput = (result: AgentLoopResult) => ({
   output: result.output,
+  reasoning: result.reasoning,
   stop_reason: result.stopReason,
   iterations_used: result.iterationsUsed,
   // The model may have written credentials into its arguments: what is stored and shown is masked.
@@ -88,7 +95,7 @@ const nodeOutput = (result: AgentLoopResult) => ({
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
 export const llmNode: NodeHandler<typeof LlmNodeData> = {
   data: LlmNodeData,
-  outputs: ['output', 'tool_calls', 'usage', 'stop_reason', 'iterations_used'],
+  outputs: ['output', 'reasoning', 'tool_calls', 'usage', 'stop_reason', 'iterations_used'],
   answers: true,
   toolsUsed,
   check,
@@ -143,6 +150,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         parallelToolCalls: tools.length > 0 ? data.parallel_tool_calls : undefined,
         temperature: data.temperature,
         maxTokens: data.max_tokens,
+        reasoningEffort: data.reasoning_effort,
         onMaxIterations: data.on_max_iterations,
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
