@@ -4,12 +4,14 @@ import { ToolsModule } from '../tools/tools.module';
 import { ExecutorsModule } from './executors.module';
 import { RegistryService } from './registry.service';
 import { ToolExecutionController } from './tool-execution.controller';
+import { OpenApiImportController } from './openapi-import/openapi-import.controller';
+import { OpenApiImportService } from './openapi-import/openapi-import.service';
 
 /** Runs stored tools; it also gives tools/ its implementation types (the executors), so ToolsModule is wired here. */
 @Module({
   imports: [ToolsModule.register(ExecutorsModule), ExecutorsModule, ToolCallLogsModule],
-  controllers: [ToolExecutionController],
-  providers: [RegistryService],
+  controllers: [ToolExecutionController, OpenApiImportController],
+  providers: [RegistryService, OpenApiImportService],
   exports: [RegistryService],
 })
 export class RegistryModule {}

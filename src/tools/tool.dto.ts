@@ -151,6 +151,15 @@ export class ToolWriteResponse extends ToolResponse {
   warnings!: SchemaWarningDto[];
 }
 
+/** A tool as `create` would store it (dry runs): no id, counters or timestamps yet. */
+export class ToolPreview extends OmitType(ToolWriteResponse, [
+  'id',
+  'use_count',
+  'version',
+  'created_at',
+  'updated_at',
+] as const) {}
+
 export class ToolPageResponse {
   @ApiProperty({ type: [ToolResponse] }) items!: ToolResponse[];
   @ApiProperty({ example: 1 }) page!: number;

@@ -23,6 +23,7 @@ import {
   type ImplementationTypeResponse,
   type ListToolsQuery,
   TOOL_DEFAULT_SORT,
+  type ToolPreview,
   TOOL_SORT_FIELDS,
   type ToolResponse,
   type UpdateToolDto,
@@ -172,6 +173,24 @@ export class ToolsService implements OnApplicationBootstrap {
       throw error;
     }
     return { ...this.toResponse(entity), warnings };
+  }
+
+  /** What `create` would store, checked by the same rules, without storing it (dry runs). */
+  async preview(input: CreateToolDto, principal: Principal): Promise<ToolPreview> {
+    const { fields, warnings } = await this.buildFields(input, principal, null);
+    return {
+      name: fields.name,
+      description: fields.description,
+      category: fields.category,
+      function_schema: fields.functionSchema as unknown as Record<string, unknown>,
+      implementation_type: fields.implementationType,
+      implementation_config: this.implementations.mask(fields.implementationType, fields.implementationConfig),
+      effect: fields.effect,
+      is_public: fields.isPublic,
+      enabled: fields.enabled,
+      user_id: principal.userId,
+      warnings,
+    };
   }
 
   /** PUT: every field from the body, defaults for the optional ones. */

@@ -144,6 +144,108 @@ export type ToolCallLogPageResponse = {
     total: number;
 };
 
+export type ImportOpenApiDto = {
+    /**
+     * The OpenAPI 3.0/3.1 or Swagger 2.0 document: an object, or its JSON or YAML text
+     */
+    document?: {
+        [key: string]: unknown;
+    } | string;
+    /**
+     * Where to fetch the document instead (through the outbound guard and its size limit)
+     */
+    url?: string;
+    /**
+     * Replaces the document's server URL, base path included
+     */
+    base_url?: string;
+    /**
+     * Only these operations: operationIds, or "METHOD /path" for operations without one
+     */
+    operations?: Array<string>;
+    /**
+     * Prepended verbatim to every tool name
+     */
+    prefix?: string;
+    /**
+     * Credentials, in the shape of an http tool's `auth`; each operation gets them when one of its security schemes takes that type (header and query names come from the scheme unless given)
+     */
+    auth?: {
+        [key: string]: unknown;
+    };
+    /**
+     * Check and return the tools without saving them
+     */
+    dry_run?: boolean;
+};
+
+export type SchemaWarningDto = {
+    field: string;
+    keyword: string;
+    message: string;
+    suggestion?: string;
+};
+
+export type ImportedToolDto = {
+    name: string;
+    description: string;
+    category: string;
+    function_schema: {
+        [key: string]: unknown;
+    };
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    /**
+     * Secrets are masked as ********
+     */
+    implementation_config: {
+        [key: string]: unknown;
+    };
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    is_public: boolean;
+    enabled: boolean;
+    user_id: string | null;
+    /**
+     * Accepted but suspicious parts of the parameters schema
+     */
+    warnings: Array<SchemaWarningDto>;
+    /**
+     * Absent in a dry run
+     */
+    id?: string;
+    /**
+     * Absent in a dry run
+     */
+    version?: number;
+    /**
+     * Absent in a dry run
+     */
+    use_count?: number;
+    /**
+     * Absent in a dry run
+     */
+    created_at?: string;
+    /**
+     * Absent in a dry run
+     */
+    updated_at?: string;
+};
+
+export type SkippedOperationDto = {
+    /**
+     * operationId, "METHOD /path", or "webhook …"/"… callback …"
+     */
+    operation: string;
+    reason: string;
+};
+
+export type OpenApiImportResponse = {
+    /**
+     * The tools created (in a dry run: that would be created)
+     */
+    created: Array<ImportedToolDto>;
+    skipped: Array<SkippedOperationDto>;
+};
+
 export type UsageDto = {
     prompt_tokens: number;
     completion_tokens: number;
@@ -318,13 +420,6 @@ export type CreateToolDto = ({
     implementation_type: 'code';
 } & CreateToolDtoCode);
 
-export type SchemaWarningDto = {
-    field: string;
-    keyword: string;
-    message: string;
-    suggestion?: string;
-};
-
 export type ToolWriteResponse = {
     id: string;
     name: string;
@@ -402,6 +497,15 @@ export type HttpToolConfig = {
     };
     query?: {
         [key: string]: string;
+    };
+    /**
+     * Per query entry that is exactly one {param}: how an array or object argument is sent (OpenAPI style/explode); without it, arrays and objects are sent as JSON
+     */
+    query_serialization?: {
+        [key: string]: {
+            style: 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+            explode?: boolean;
+        };
     };
     /**
      * JSON template; a string exactly "{param}" keeps the argument type
@@ -934,6 +1038,36 @@ export type ListToolLogsResponses = {
 };
 
 export type ListToolLogsResponse = ListToolLogsResponses[keyof ListToolLogsResponses];
+
+export type ImportOpenApiData = {
+    body: ImportOpenApiDto;
+    path?: never;
+    query?: never;
+    url: '/api/v1/tools/import/openapi';
+};
+
+export type ImportOpenApiErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Request body too large
+     */
+    413: Problem;
+};
+
+export type ImportOpenApiError = ImportOpenApiErrors[keyof ImportOpenApiErrors];
+
+export type ImportOpenApiResponses = {
+    201: OpenApiImportResponse;
+};
+
+export type ImportOpenApiResponse = ImportOpenApiResponses[keyof ImportOpenApiResponses];
 
 export type ListRunsData = {
     body?: never;

@@ -14,6 +14,7 @@ import {
   urlAuthority,
   type TemplateParams,
 } from './placeholder-template';
+import { serializeQueryValue } from './serialize-query';
 
 type BuiltHttpRequest = OutboundRequest & { headers: Record<string, string> };
 
@@ -63,6 +64,30 @@ const applyAuth = (auth: HttpAuthConfig, request: BuiltHttpRequest): void => {
   }
 };
 
+/** Query entries with a `query_serialization` whose argument is given become name=value pairs of their own. */
+const splitQuery = (config: HttpToolConfig, params: TemplateParams) => {
+  const plain: Record<string, string> = {};
+  const styled: [string, string][] = [];
+  for (const [name, template] of Object.entries(config.query ?? {})) {
+    const exact = exactPlaceholder(template);
+    const serialization = config.query_serialization?.[name];
+    if (exact === null || !serialization) plain[name] = template;
+    else if (params[exact] !== undefined) styled.push(...serializeQueryValue(name, params[exact], serialization));
+  }
+  return { plain, styled };
+};
+
+const withQueryPairs = (url: string, pairs: readonly [string, string][]): string => {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return originOf(url);
+  }
+  for (const [name, value] of pairs) target.searchParams.append(name, value);
+  return target.href;
+};
+
 /**
  * Turns an http tool's config and the model's arguments into one outbound request.
  * Auth is applied last so templated headers cannot replace it, and with auth the rendered URL
@@ -81,11 +106,12 @@ export const buildHttpRequest = (config: HttpToolConfig, params: TemplateParams)
     if (/[\r\n\0]/.test(value)) throw new ToolExecutionError(`header ${name} may not contain line breaks`);
   }
   const method = config.method ?? 'GET';
+  const { plain, styled } = splitQuery(config, params);
   const request: BuiltHttpRequest = {
     method,
-    url,
+    url: styled.length > 0 ? withQueryPairs(url, styled) : url,
     headers,
-    query: renderStringMap(config.query, params),
+    query: renderStringMap(plain, params),
     body: method === 'GET' || method === 'HEAD' ? undefined : renderBody(config.body, params),
     checkUrl: (target) => {
       const refusal = domainRefusal(target.hostname, config.allowed_domains, config.blocked_domains);

@@ -91,6 +91,22 @@ describe(createHttpExecutor.name, () => {
     });
   });
 
+  it('should send array and object query arguments in their configured OpenAPI style', async () => {
+    const definition = await define({
+      url: `${server.origin}/pets?fixed=1`,
+      query: { tags: '{tags}', city: '{city}', filter: '{flag}', days: '{days}' },
+      query_serialization: {
+        tags: { style: 'form' },
+        city: { style: 'pipeDelimited' },
+        filter: { style: 'deepObject', explode: true },
+      },
+    });
+
+    await execute(definition, { tags: ['a b', 'c'], city: ['x', 'y'], flag: { size: 2 }, days: [1] });
+
+    expect(server.requests[0].url).toBe('/pets?fixed=1&tags=a+b&tags=c&city=x%7Cy&filter%5Bsize%5D=2&days=%5B1%5D');
+  });
+
   it('should refuse a value that makes a ".." path segment', async () => {
     const definition = await define({ url: `${server.origin}/files/{city}/meta` });
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { enumOf, mapOf } from '../../json-schema/schema-helpers';
 import type { JsonSchema } from '../../shared/tool-types';
+import { QUERY_STYLES } from './serialize-query';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 export const AUTH_TYPES = ['none', 'bearer', 'basic', 'api_key_header', 'api_key_query'] as const;
@@ -62,6 +63,18 @@ export const HTTP_TOOL_CONFIG_SCHEMA = Type.Object(
     method: Type.Optional(enumOf(HTTP_METHODS, { type: 'string', default: 'GET' })),
     headers: Type.Optional(stringMap),
     query: Type.Optional(stringMap),
+    query_serialization: Type.Optional(
+      mapOf(
+        Type.Object(
+          { style: enumOf(QUERY_STYLES, { type: 'string' }), explode: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'Per query entry that is exactly one {param}: how an array or object argument is sent (OpenAPI style/explode); without it, arrays and objects are sent as JSON',
+        },
+      ),
+    ),
     body: Type.Optional(
       Type.Unknown({ description: 'JSON template; a string exactly "{param}" keeps the argument type' }),
     ),

@@ -3,7 +3,7 @@ import type { ConfigProblem } from '../../tools/tool-implementations';
 import { appendPointer } from '../../json-schema/json-pointer';
 import type { HttpToolConfig } from './http-tool-config';
 import { literalSecretsInUrl } from '../../shared/secrets';
-import { placeholdersIn, placeholdersInJson, urlAuthority } from './placeholder-template';
+import { exactPlaceholder, placeholdersIn, placeholdersInJson, urlAuthority } from './placeholder-template';
 
 const parameterNames = (tool: Pick<StoredTool, 'functionSchema'>): Set<string> => {
   const properties = tool.functionSchema.function.parameters.properties;
@@ -30,6 +30,15 @@ export const validateHttpConfig = (
     .filter(({ name }) => !known.has(name))
     .map(({ path, name }) => ({ path, message: `placeholder {${name}} does not name a parameter of ${tool.name}` }));
 
+  for (const name of Object.keys(config.query_serialization ?? {})) {
+    const template = config.query?.[name];
+    if (template === undefined || exactPlaceholder(template) === null) {
+      problems.push({
+        path: appendPointer('/query_serialization', name),
+        message: `"${name}" must be a "query" entry that is exactly one {param}`,
+      });
+    }
+  }
   problems.push(...urlCredentialProblems(config.url));
   const authority = urlAuthority(config.url);
   if (!authority) problems.push({ path: '/url', message: 'url must start with http:// or https:// and a host' });
