@@ -1059,6 +1059,14 @@ export type ImportOpenApiErrors = {
      * Request body too large
      */
     413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
 };
 
 export type ImportOpenApiError = ImportOpenApiErrors[keyof ImportOpenApiErrors];
