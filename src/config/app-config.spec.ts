@@ -95,6 +95,35 @@ describe(loadConfig.name, () => {
     expect(() => loadConfig({ LLM_PROVIDERS: 'not json' })).toThrow(/not valid JSON/);
     expect(() => loadConfig({ LLM_DEFAULT_PROVIDER: 'missing' })).toThrow(/LLM_DEFAULT_PROVIDER/);
   });
+
+  it('should read the protocol of a provider, openai-chat when it names none', () => {
+    const sut = loadConfig({
+      LLM_PROVIDERS: JSON.stringify({
+        local: { protocol: 'openai-chat', base_url: 'http://127.0.0.1:11434/v1', default_model: 'qwen3' },
+        plain: { base_url: 'http://h/v1' },
+      }),
+    });
+    expect(sut.providers.local).toMatchObject({ protocol: 'openai-chat' });
+    expect(sut.providers.plain.protocol).toBeUndefined();
+  });
+
+  it('should define the anthropic provider from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL only when one is set', () => {
+    expect(loadConfig({}).providers.anthropic).toBeUndefined();
+    expect(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant' }).providers.anthropic).toEqual({
+      protocol: 'anthropic',
+      base_url: 'https://api.anthropic.com',
+      api_key: 'sk-ant',
+      default_model: undefined,
+    });
+    const sut = loadConfig({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/', ANTHROPIC_DEFAULT_MODEL: 'claude-sonnet-4-5' });
+    expect(sut.providers.anthropic).toMatchObject({
+      base_url: 'http://127.0.0.1:9/',
+      default_model: 'claude-sonnet-4-5',
+    });
+    expect(() => loadConfig({ ANTHROPIC_BASE_URL: 'ftp://x' })).toThrow(
+      'ANTHROPIC_BASE_URL must start with http:// or https://',
+    );
+  });
 });
 
 describe(`${loadConfig.name} problems`, () => {
@@ -147,6 +176,20 @@ describe(`${loadConfig.name} problems`, () => {
       expect.stringMatching(/^LLM_PROVIDERS provider "x": timeout_ms /),
     ]);
     expect(sut.join('\n')).not.toMatch(/hunter2|sk-secret/);
+  });
+
+  it('should list an unknown protocol and a missing base_url of every provider, never quoting a key', () => {
+    const sut = problemsOf({
+      LLM_PROVIDERS: JSON.stringify({
+        claude: { protocol: 'antropic', base_url: 'https://api.anthropic.com', api_key: 'sk-ant-secret' },
+        local: { protocol: 'openai-chat', api_key: 'sk-local-secret' },
+      }),
+    });
+    expect(sut).toEqual([
+      'LLM_PROVIDERS provider "claude": protocol must be one of openai-chat, anthropic',
+      'LLM_PROVIDERS provider "local": base_url is required',
+    ]);
+    expect(sut.join('\n')).not.toMatch(/secret/);
   });
 
   it('should accept single addresses and IPv6 in OUTBOUND_ALLOW_PRIVATE and treat blank values as unset', () => {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ProviderConfig } from './provider-config';
+import { PROVIDER_PROTOCOLS, type ProviderConfig } from './provider-config';
 import {
   bool,
   bytes,
@@ -70,7 +70,8 @@ function toOtlpEndpoint(url: string, ctx: z.RefinementCtx): string {
 const isOrigin = (value: string) => URL.canParse(value) && new URL(value).origin === value;
 
 const PROVIDER = z.object({
-  base_url: z.string().regex(HTTP_URL, { error: 'must start with http:// or https://' }),
+  protocol: z.enum(PROVIDER_PROTOCOLS, { error: `must be one of ${PROVIDER_PROTOCOLS.join(', ')}` }).optional(),
+  base_url: z.string({ error: 'is required' }).regex(HTTP_URL, { error: 'must start with http:// or https://' }),
   api_key: z.string().optional(),
   default_model: z.string().optional(),
   timeout_ms: z.number().int().positive().optional(),
@@ -82,7 +83,8 @@ const PROVIDER = z.object({
 const PROVIDERS = z
   .record(z.string(), z.unknown(), {
     error:
-      'must be an object of {name: {base_url, api_key?, default_model?, timeout_ms?, call_budget_ms?, max_retries?}}',
+      'must be an object of {name: {protocol?, base_url, api_key?, default_model?, timeout_ms?, call_budget_ms?, ' +
+      'max_retries?}}',
   })
   .transform((entries, ctx) => {
     const providers: Record<string, ProviderConfig> = {};
@@ -197,6 +199,16 @@ const SETTINGS = {
       api_key: optionalText('OPENAI_API_KEY', false),
       default_model: optionalText('OPENAI_DEFAULT_MODEL'),
     },
+    /** Defines the provider named "anthropic" (Messages API) when the key or the base URL is set. */
+    anthropic: {
+      base_url: envField(
+        'ANTHROPIC_BASE_URL',
+        z.string().regex(HTTP_URL, { error: 'must start with http:// or https://' }).optional(),
+        false,
+      ),
+      api_key: optionalText('ANTHROPIC_API_KEY', false),
+      default_model: optionalText('ANTHROPIC_DEFAULT_MODEL'),
+    },
     providersFile: jsonFile('LLM_PROVIDERS_FILE', PROVIDERS),
     providers: json('LLM_PROVIDERS', PROVIDERS),
     defaultProvider: text('LLM_DEFAULT_PROVIDER', 'openai'),
@@ -236,8 +248,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
     );
   }
   const { api_key, default_model, base_url } = llm.openai;
+  const anthropic = llm.anthropic;
   const providers: Record<string, ProviderConfig> = {
     openai: { base_url, api_key: api_key ?? undefined, default_model: default_model ?? undefined },
+    ...(anthropic.api_key !== null || anthropic.base_url !== undefined
+      ? {
+          anthropic: {
+            protocol: 'anthropic',
+            base_url: anthropic.base_url ?? 'https://api.anthropic.com',
+            api_key: anthropic.api_key ?? undefined,
+            default_model: anthropic.default_model ?? undefined,
+          },
+        }
+      : {}),
     ...llm.providersFile,
     ...llm.providers,
   };

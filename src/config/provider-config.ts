@@ -1,5 +1,12 @@
+/** The wire protocols an LLM provider may speak; llm/ holds one adapter per entry (its provider map). */
+export const PROVIDER_PROTOCOLS = ['openai-chat', 'anthropic'] as const;
+export type ProviderProtocol = (typeof PROVIDER_PROTOCOLS)[number];
+
 /** One named LLM endpoint, as config/ parses it from the environment; llm/ builds its providers from these. */
 export interface ProviderConfig {
+  /** Default `openai-chat`. */
+  protocol?: ProviderProtocol;
+  /** What the protocol's official SDK takes as its base URL (OpenAI: up to `/v1`; Anthropic, Ollama: the root). */
   base_url: string;
   api_key?: string;
   default_model?: string;

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { ObservedProvider } from './observed-provider';
 import {
   InvalidProviderConfigError,
@@ -25,6 +26,17 @@ describe(ProviderRegistry.name, () => {
     expect(provider.name).toBe('ollama');
     expect(sut.getProvider('ollama')).toBe(provider);
     expect(sut.names).toEqual(['openai', 'ollama']);
+  });
+
+  it('should build each provider from the adapter of its protocol, keeping the key out of its JSON', () => {
+    const registry = new ProviderRegistry({
+      claude: { protocol: 'anthropic', base_url: 'https://api.anthropic.com', api_key: 'sk-ant-secret' },
+    });
+    const provider = registry.getProvider('claude');
+
+    expect(inspect(provider, { depth: 5 })).toContain('AnthropicProvider');
+    expect(inspect(provider, { depth: 5 })).not.toContain('sk-ant-secret');
+    expect(registry.toJSON().claude.protocol).toBe('anthropic');
   });
 
   it('should throw a typed error listing the configured names for an unknown provider', () => {
@@ -57,6 +69,7 @@ describe(ProviderRegistry.name, () => {
 
     expect(shown).not.toContain('sk-very-secret');
     expect(sut.toJSON().openai).toEqual({
+      protocol: 'openai-chat',
       base_url: 'https://api.openai.com/v1',
       has_api_key: true,
       default_model: 'gpt-4o-mini',

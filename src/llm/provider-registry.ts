@@ -1,11 +1,13 @@
-import { DEFAULT_CALL_BUDGET_MS, OpenAIChatProvider } from './openai-chat.provider';
+import { PROVIDER_ADAPTERS } from './provider-protocols';
+import { DEFAULT_CALL_BUDGET_MS } from './streaming-provider';
 import { type ModelCallListener, ObservedProvider } from './observed-provider';
 import type { ChatProvider } from './provider';
 import type { RetryOptions } from './retry';
-import type { ProviderConfig, ProvidersConfig } from '../config/provider-config';
+import type { ProviderConfig, ProviderProtocol, ProvidersConfig } from '../config/provider-config';
 
 /** What `toJSON` shows of a provider: everything but the key. */
 export interface ProviderSummary {
+  protocol: ProviderProtocol;
   base_url: string;
   has_api_key: boolean;
   default_model: string | null;
@@ -56,7 +58,7 @@ export class InvalidProviderConfigError extends Error {
   }
 }
 
-/** Named OpenAI-compatible providers; each is built once, on first use. */
+/** Named providers, each speaking its configured protocol; each is built once, on first use. */
 export class ProviderRegistry {
   readonly #configs: ReadonlyMap<string, ProviderConfig>;
   readonly #providers = new Map<string, ChatProvider>();
@@ -90,7 +92,7 @@ export class ProviderRegistry {
     const cached = this.#providers.get(name);
     if (cached !== undefined) return cached;
     const config = this.#config(name);
-    const openai = new OpenAIChatProvider({
+    const adapter = PROVIDER_ADAPTERS[config.protocol ?? 'openai-chat']({
       name,
       baseUrl: config.base_url,
       apiKey: config.api_key,
@@ -102,7 +104,7 @@ export class ProviderRegistry {
       },
       now: this.#options.now,
     });
-    const provider = new ObservedProvider(openai, this.#listeners);
+    const provider = new ObservedProvider(adapter, this.#listeners);
     this.#providers.set(name, provider);
     return provider;
   }
@@ -120,6 +122,7 @@ export class ProviderRegistry {
       [...this.#configs].map(([name, config]) => [
         name,
         {
+          protocol: config.protocol ?? 'openai-chat',
           base_url: config.base_url,
           has_api_key: config.api_key !== undefined && config.api_key !== '',
           default_model: config.default_model ?? null,

@@ -1,0 +1,57 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { AnthropicStreamReader, toAnthropicBody } from './anthropic-messages';
+import { sdkErrorToProviderError } from './openai-error';
+import type { ChatRequest, ProviderError } from './provider';
+import { RetryableProviderError } from './retry';
+import type { StreamedAnswerResult } from './streamed-answer';
+import { MAX_TIMER_MS, StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
+
+/**
+ * `ChatProvider` for the Anthropic Messages API (`POST {baseUrl}/v1/messages`, streaming), through the
+ * official SDK. 429, 529 `overloaded_error` and other 5xx are retried; an `error` event mid-stream is the
+ * provider's own message. A stream that ends without `message_stop` was cut off and is retried.
+ */
+export class AnthropicProvider extends StreamingProvider<MessageCreateParamsStreaming> {
+  // Private field (#) so neither JSON.stringify nor util.inspect can show the API key the client holds.
+  readonly #client: Anthropic;
+
+  constructor(options: ProviderOptions) {
+    super(options);
+    // Everything is passed explicitly so the SDK reads no ANTHROPIC_* variable, profile or config file.
+    this.#client = new Anthropic({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey ?? 'unused',
+      authToken: null,
+      defaultHeaders: options.apiKey === undefined ? { 'x-api-key': null, authorization: null } : undefined,
+      timeout: MAX_TIMER_MS,
+      maxRetries: 0,
+      logLevel: 'off',
+      openTelemetry: false,
+    });
+  }
+
+  protected toBody(request: ChatRequest): MessageCreateParamsStreaming {
+    return toAnthropicBody(request);
+  }
+
+  protected toProviderError(error: unknown): ProviderError {
+    return sdkErrorToProviderError(Anthropic, error, this.now);
+  }
+
+  protected async stream(
+    body: MessageCreateParamsStreaming,
+    { signal, answer, heard }: ProviderAttempt,
+  ): Promise<StreamedAnswerResult> {
+    const reader = new AnthropicStreamReader();
+    const events = await this.#client.messages.create(body, { signal });
+    for await (const event of events) {
+      heard();
+      answer.add(reader.read(event));
+      if (reader.stopped) break;
+    }
+    if (!reader.stopped) throw new RetryableProviderError('provider stream ended without message_stop', null);
+    for (const part of reader.reasoningParts) answer.addReasoningPart(part);
+    return answer.finish();
+  }
+}

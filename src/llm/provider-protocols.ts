@@ -1,0 +1,11 @@
+import type { ProviderProtocol } from '../config/provider-config';
+import { AnthropicProvider } from './anthropic.provider';
+import { OpenAIChatProvider } from './openai-chat.provider';
+import type { ChatProvider } from './provider';
+import type { ProviderOptions } from './streaming-provider';
+
+/** The provider map: one adapter per protocol; a protocol the config accepts fails to compile until it has one. */
+export const PROVIDER_ADAPTERS: Readonly<Record<ProviderProtocol, (options: ProviderOptions) => ChatProvider>> = {
+  'openai-chat': (options) => new OpenAIChatProvider(options),
+  anthropic: (options) => new AnthropicProvider(options),
+};

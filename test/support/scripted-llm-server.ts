@@ -1,0 +1,147 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RecordedRequest } from './openai-test-server';
+
+export type { RecordedRequest } from './openai-test-server';
+
+/** A streamed 200 answer: each frame (an SSE event or an NDJSON line) written to the socket as it is. */
+export interface FramesTurn {
+  kind: 'frames';
+  frames: string[];
+  /** Cut the connection after this many frames (no clean end). */
+  dropAfterFrames?: number;
+}
+
+/** Any status with a JSON (or text) body, e.g. a 429 with Retry-After or a 529 overloaded_error. */
+export interface StatusTurn {
+  kind: 'status';
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ChooseTurn {
+  kind: 'choose';
+  choose: (request: RecordedRequest) => ScriptTurn;
+}
+
+export type ScriptTurn = FramesTurn | StatusTurn | ChooseTurn;
+
+export interface ScriptedLlmServerOptions {
+  /** The one path the protocol serves, e.g. `/v1/messages`. */
+  path: string;
+  contentType: string;
+  /** What the server's root URL becomes for the protocol's SDK (e.g. `/v1` appended for OpenAI). */
+  basePath?: string;
+  /** The error body of an exhausted script, in the protocol's own error shape. */
+  exhausted: (message: string) => unknown;
+}
+
+/**
+ * A local server for one LLM protocol: answers POSTs to its path from a script of turns (one per request,
+ * in order) and records every request. The protocol's test server builds the frames; this one only
+ * writes them. An exhausted script answers 500 naming the request, so a test fails loudly.
+ */
+export class ScriptedLlmServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly turns: ScriptTurn[] = [];
+  private readonly server: Server;
+
+  protected constructor(private readonly options: ScriptedLlmServerOptions) {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        response.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+  }
+
+  protected async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => resolve());
+    });
+  }
+
+  /** What the protocol's official SDK takes as its base URL. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${this.options.basePath ?? ''}`;
+  }
+
+  script(turns: ScriptTurn[]): this {
+    this.turns.push(...turns);
+    return this;
+  }
+
+  get pendingTurns(): number {
+    return this.turns.length;
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.turns.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const recorded = await record(request);
+    this.requests.push(recorded);
+    const number = this.requests.length;
+    if (request.method !== 'POST' || recorded.path.split('?')[0] !== this.options.path) {
+      sendJson(response, 404, this.options.exhausted(`no route ${request.method} ${recorded.path}`));
+      return;
+    }
+    let turn = this.turns.shift();
+    while (turn?.kind === 'choose') turn = turn.choose(recorded);
+    if (turn === undefined) {
+      sendJson(response, 500, this.options.exhausted(`script exhausted, no turn left for request #${number}`));
+      return;
+    }
+    if (turn.kind === 'status') {
+      sendJson(response, turn.status, turn.body, { 'request-id': `req_test_${number}`, ...turn.headers });
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': this.options.contentType,
+      'cache-control': 'no-cache',
+      'request-id': `req_test_${number}`,
+    });
+    response.flushHeaders();
+    const frames = turn.frames.slice(0, turn.dropAfterFrames ?? turn.frames.length);
+    for (const frame of frames) {
+      if (response.destroyed) return;
+      await new Promise<void>((resolve) => response.write(frame, () => resolve()));
+    }
+    if (turn.dropAfterFrames !== undefined) response.socket?.destroy();
+    else response.end();
+  }
+}
+
+async function record(request: IncomingMessage): Promise<RecordedRequest> {
+  const parts: Buffer[] = [];
+  for await (const part of request) parts.push(part as Buffer);
+  const rawBody = Buffer.concat(parts).toString('utf8');
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(rawBody);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      body = parsed as Record<string, unknown>;
+    }
+  } catch {
+    body = {};
+  }
+  return { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body, rawBody };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = typeof body === 'string';
+  response.writeHead(status, { 'content-type': text ? 'text/plain' : 'application/json', ...headers });
+  response.end(text ? body : JSON.stringify(body));
+}
+
+/** One SSE event as the Anthropic and OpenAI Responses APIs write it: a named event and its JSON. */
+export const sseEvent = (type: string, data: Record<string, unknown>): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
