@@ -3,6 +3,7 @@ import { ToolCallLogs1764489700000 } from './1764489700000-tool-call-logs';
 import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-runs';
 import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
 import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
+import { ToolResults1796132041586 } from './1796132041586-tool-results';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   WorkflowsAndRuns1764489800000,
   IdempotencyKeys1764489900000,
   RunOwnerRole1796131605790,
+  ToolResults1796132041586,
 ];

@@ -7,6 +7,7 @@ import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entit
 import { NodeRunEntity } from './runs/node-run.entity';
 import { RunEventEntity } from './runs/run-event.entity';
 import { RunEntity } from './runs/run.entity';
+import { ToolResultEntity } from './runs/tool-result.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEntity } from './tools/tool.entity';
@@ -21,6 +22,7 @@ export const entities = [
   NodeRunEntity,
   RunEventEntity,
   IdempotencyKeyEntity,
+  ToolResultEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

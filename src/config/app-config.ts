@@ -186,6 +186,8 @@ const SETTINGS = {
   llmLimits: {
     nodeTimeoutMs: int('LLM_NODE_TIMEOUT_MS', 600_000, 100, 3_600_000),
     callBudgetMs: int('LLM_CALL_BUDGET_MS', 180_000, 100, 3_600_000),
+    /** Tool results longer than this many tokens are cut for the model (an LLM node may set its own). */
+    maxToolResultTokens: int('LLM_MAX_TOOL_RESULT_TOKENS', 8000, 100, 1_000_000),
   },
   llm: {
     openai: {

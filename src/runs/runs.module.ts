@@ -10,16 +10,19 @@ import { RunsService } from './runs.service';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { RUN_SUPERVISOR } from './run-supervisor';
 import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
+import { ToolResultEntity } from './tool-result.entity';
+import { ToolResultsService } from './tool-results.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]), ToolCallLogsModule],
+  imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, ToolResultEntity]), ToolCallLogsModule],
   controllers: [RunsController],
   providers: [
     RunsService,
     RunEventsService,
     RunEventStreamService,
+    ToolResultsService,
     { provide: RUN_SUPERVISOR, useClass: InProcessRunSupervisor },
   ],
-  exports: [RunsService, RunEventsService, RUN_SUPERVISOR],
+  exports: [RunsService, RunEventsService, ToolResultsService, RUN_SUPERVISOR],
 })
 export class RunsModule {}

@@ -62,6 +62,16 @@ describe(ToolsService.name, () => {
         message: 'A tool named "adder" already exists',
       });
     });
+
+    it.each(['read_tool_result', 'search_tools'])(
+      'should refuse the reserved name %s on the name field',
+      async (name) => {
+        await expect(sut.create(newTool({ name }), owner)).rejects.toMatchObject({
+          code: 'validation_failed',
+          problems: [{ field: 'name', message: `"${name}" is reserved: LLM nodes add a tool of that name` }],
+        });
+      },
+    );
   });
 
   describe('update', () => {

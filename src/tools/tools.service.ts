@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -288,6 +289,9 @@ export class ToolsService implements OnApplicationBootstrap {
         problems.push({ field: 'is_public', message: 'only admins make tools public' });
       }
       if (problems.length > 0) throw new DomainError('forbidden', 'This API key may not do this', problems);
+    }
+    if (RESERVED_TOOL_NAMES.includes(input.name)) {
+      problems.push({ field: 'name', message: `"${input.name}" is reserved: LLM nodes add a tool of that name` });
     }
     const normalized = normalizeFunctionSchema(input.function_schema, input.name, input.description);
     if (!normalized.ok) problems.push(...normalized.problems);

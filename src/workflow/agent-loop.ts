@@ -20,6 +20,9 @@ import type { AgentStopReason, LimitStopReason } from './agent/stop-reason';
 import { forwardStreamEvents } from './agent/stream-event-forwarder';
 import { runToolBatches } from './agent/tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
+import { CUT_NOTE_START, cutToolResult } from './agent/cut-tool-result';
+import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result';
+import { fitsInTokens } from '../llm/token-count';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
 
@@ -108,6 +111,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.messages = [...options.messages];
     this.schemas = options.tools.map((tool) => tool.schema);
     this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
+    if (options.toolResults) this.effects.set(READ_TOOL_RESULT, 'read_only');
     this.scope = new AbortScope(options.signal, options.timeoutMs);
     this.maxIterations = clampIterations(options.maxIterations);
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
@@ -144,7 +148,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
 
   private nextRequest(): ChatRequest {
     const offer = selectToolOffer({
-      tools: this.schemas,
+      tools: this.offeredSchemas(),
       disabled: this.invalidCalls.disabled,
       toolChoice: this.options.toolChoice,
       forcing: this.forcing,
@@ -156,6 +160,15 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       ...offer,
       ...(offer.tools && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
     };
+  }
+
+  /** The node's tools, plus read_tool_result once a result was cut (read from the history, so it survives a resume). */
+  private offeredSchemas(): FunctionTool[] {
+    const offersReader =
+      this.options.toolResults !== undefined &&
+      !this.schemas.some((schema) => schema.function.name === READ_TOOL_RESULT) &&
+      this.messages.some((message) => message.role === 'tool' && message.content.includes(CUT_NOTE_START));
+    return offersReader ? [...this.schemas, readToolResultSchema] : this.schemas;
   }
 
   private baseRequest(): Omit<ChatRequest, 'messages'> {
@@ -238,7 +251,21 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     this.options.hooks?.onAfterToolCall?.(outcome);
     const durationMs = outcome.metadata?.duration_ms ?? elapsed();
-    return { call, status: outcome.status, response: outcome.response, durationMs };
+    return { call, status: outcome.status, response: await this.fitResult(call, outcome.response), durationMs };
+  }
+
+  /** The result as the model gets it: cut when over the limit, the full text stored once. */
+  private async fitResult(call: ToolCall, response: string): Promise<string> {
+    const limit = this.options.toolResults;
+    if (limit === undefined || call.name === READ_TOOL_RESULT) return response;
+    if (fitsInTokens(response, limit.maxTokens)) return response;
+    let ref: string | null = null;
+    try {
+      ref = await limit.store(call, response);
+    } catch {
+      // Not stored: the model still gets the cut result, and the note says the rest cannot be read.
+    }
+    return cutToolResult(response, { maxTokens: limit.maxTokens, ref }) ?? response;
   }
 
   private settle({ call, status, response, durationMs }: AnsweredCall, verdict: RepetitionVerdict): void {
@@ -283,7 +310,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const final = await requestFinalAnswer({
       reason,
       history: this.messages,
-      tools: this.schemas,
+      tools: this.offeredSchemas(),
       base: this.baseRequest(),
       callModel: (request) => this.callModel(request),
     });

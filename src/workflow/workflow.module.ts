@@ -9,6 +9,7 @@ import { WORKFLOW_TOOL_RUNNER } from '../registry/workflow/workflow-tool-runner'
 import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
 import { RUN_EXECUTOR } from '../runs/run-supervisor';
+import { ToolResultsService } from '../runs/tool-results.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { WorkflowEngine } from './engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
@@ -29,8 +30,14 @@ import { WorkflowsService } from './workflows.service';
     { provide: RUN_EXECUTOR, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
-      inject: [RegistryService, ProviderRegistry, RunsService, APP_CONFIG],
-      useFactory: (registry: RegistryService, providers: ProviderRegistry, runs: RunsService, config: AppConfig) =>
+      inject: [RegistryService, ProviderRegistry, RunsService, ToolResultsService, APP_CONFIG],
+      useFactory: (
+        registry: RegistryService,
+        providers: ProviderRegistry,
+        runs: RunsService,
+        toolResults: ToolResultsService,
+        config: AppConfig,
+      ) =>
         new WorkflowEngine(
           NODE_HANDLERS,
           {
@@ -38,6 +45,7 @@ import { WorkflowsService } from './workflows.service';
             registry,
             defaultProvider: config.defaultProvider,
             defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
+            toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
           },
           runs,
         ),

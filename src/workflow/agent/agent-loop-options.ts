@@ -39,6 +39,12 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
 }
 
+/** Cuts results longer than `maxTokens` for the model; the full text is kept by `store`, which returns its ref. */
+export interface ToolResultLimit {
+  maxTokens: number;
+  store(call: ToolCall, text: string): Promise<string>;
+}
+
 export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
   provider: ChatProvider;
   model: string;
@@ -63,6 +69,11 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
   maxConsecutiveInvalid?: number;
   /** Identical calls in a row that earn a warning (one more ends the loop); default 3. */
   repetitionLimit?: number;
+  /**
+   * Off when absent. A longer result is cut (see cutToolResult) and `read_tool_result` is offered from then on;
+   * `executeTool` must run that tool (see readToolResultTool).
+   */
+  toolResults?: ToolResultLimit;
   signal?: AbortSignal;
   hooks?: AgentLoopHooks<O>;
 }

@@ -6,9 +6,10 @@ import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redacto
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
-import { AgentLoopError, runAgentLoop, type AgentLoopResult } from '../agent-loop';
+import { AgentLoopError, runAgentLoop, type AgentLoopResult, type ToolResultLimit } from '../agent-loop';
+import { readToolResultTool } from '../agent/read-tool-result';
 import { renderText } from '../references';
-import type { DataProblem, NodeCheckContext, NodeHandler } from './node-handler';
+import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { referenceText } from './reference-text';
 
 const PREVIEW_CHARS = 1000;
@@ -45,6 +46,13 @@ const LlmNodeData = Type.Object(
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     max_tool_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     max_total_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_tool_result_tokens: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 1_000_000,
+        description: 'Longer tool results are cut for the model and readable with read_tool_result',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -92,6 +100,35 @@ const nodeOutput = (result: AgentLoopResult) => ({
   },
 });
 
+/** Cutting of long tool results, with the reader tool over this run's stored results; off without a store. */
+function resultLimit(
+  data: LlmNodeData,
+  deps: NodeServices,
+  runId: string,
+  nodeId: string,
+): { limit: ToolResultLimit; reader: ToolDefinition } | undefined {
+  if (deps.toolResults === undefined) return undefined;
+  const { store } = deps.toolResults;
+  const maxTokens = data.max_tool_result_tokens ?? deps.toolResults.maxTokens;
+  // Pages of one result are often read one after the other, or all at once: fetch each result once per node.
+  const fetched = new Map<string, Promise<string | null>>();
+  const read = (ref: string): Promise<string | null> => {
+    let content = fetched.get(ref);
+    if (content === undefined) {
+      content = store.read(runId, ref);
+      content.catch(() => fetched.delete(ref));
+      fetched.set(ref, content);
+    }
+    return content;
+  };
+  const reader = readToolResultTool(read, maxTokens);
+  const limit: ToolResultLimit = {
+    maxTokens,
+    store: (call, content) => store.store({ runId, nodeId, callId: call.id, toolName: call.name, content }),
+  };
+  return { limit, reader };
+}
+
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
 export const llmNode: NodeHandler<typeof LlmNodeData> = {
   data: LlmNodeData,
@@ -131,6 +168,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       isAdmin: isAdmin(run.principal),
       depth: run.depth,
     };
+    const limit = resultLimit(data, deps, run.runId, node.id);
+    const callable = limit === undefined ? tools : [...tools, limit.reader];
     try {
       const result = await runAgentLoop<ToolRunOutcome>({
         provider,
@@ -140,7 +179,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         executeTool: (call, history, signal) =>
           deps.registry.runCall({
             call,
-            tools,
+            tools: callable,
             nodeId: node.id,
             messages: history,
             context: { ...toolContext, signal },
@@ -154,6 +193,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         onMaxIterations: data.on_max_iterations,
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
+        toolResults: limit?.limit,
         timeoutMs,
         signal: run.signal,
         hooks: {

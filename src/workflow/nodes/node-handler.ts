@@ -12,6 +12,14 @@ export interface NodeServices {
   registry: RegistryService;
   /** Time limit of an LLM node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
   defaultTimeoutMs: number;
+  /** Where LLM nodes keep results they cut, and the default limit (LLM_MAX_TOOL_RESULT_TOKENS); absent: no cutting. */
+  toolResults?: { maxTokens: number; store: ToolResultStore };
+}
+
+/** Full tool results of a run, stored once and read back by ref (the runs module provides it). */
+export interface ToolResultStore {
+  store(result: { runId: string; nodeId: string; callId: string; toolName: string; content: string }): Promise<string>;
+  read(runId: string, ref: string): Promise<string | null>;
 }
 
 /** What checks beyond the schema may consult: the configured providers. */

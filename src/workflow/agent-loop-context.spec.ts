@@ -1,0 +1,109 @@
+import { encode } from 'gpt-tokenizer';
+import { scriptedProvider } from '../../test/factories/scripted-provider.factory';
+import type { ChatRequest } from '../llm/provider';
+import type { ToolCall } from '../shared/tool-types';
+import type { ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
+import { READ_TOOL_RESULT, readToolResultTool } from './agent/read-tool-result';
+import { runAgentLoop } from './agent-loop';
+
+const call = (id: string, name: string, args: Record<string, unknown> = {}): ToolCall => ({
+  id,
+  name,
+  arguments: JSON.stringify(args),
+});
+const names = (request: ChatRequest) => (request.tools ?? []).map((tool) => tool.function.name);
+const toolContents = (request: ChatRequest) =>
+  request.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+
+describe('runAgentLoop tool result limit', () => {
+  const big = Array.from({ length: 3000 }, (_, index) => `line ${index}: ${'data '.repeat(8)}`).join('\n');
+  const stored = new Map<string, string>();
+  const reader = readToolResultTool((ref) => Promise.resolve(stored.get(ref) ?? null), 500);
+  const executeTool: ExecuteTool = async (toolCall, messages, signal) => {
+    const outcome = (response: string): ToolCallOutcomeLike => ({
+      call: toolCall,
+      toolName: toolCall.name,
+      status: 'success',
+      response,
+    });
+    if (toolCall.name !== READ_TOOL_RESULT) return outcome(toolCall.name === 'dump' ? big : 'small');
+    const params = JSON.parse(toolCall.arguments) as Record<string, unknown>;
+    const run = { runId: 'r', userId: 'u', isAdmin: false, signal, depth: 0 };
+    return outcome((await reader.execute({ call: toolCall, params, messages, signal, run })).response);
+  };
+  const schema = (name: string) => ({
+    schema: { type: 'function' as const, function: { name, parameters: { type: 'object' } } },
+    effect: 'read_only' as const,
+  });
+
+  it('should cut a long result for the model, store it once and offer read_tool_result from then on', async () => {
+    const { provider, requests } = scriptedProvider([
+      { toolCalls: [call('c1', 'small')] },
+      { toolCalls: [call('c2', 'dump')] },
+      { toolCalls: [call('c3', READ_TOOL_RESULT, { ref: 'ref-c2', offset: 100 })] },
+      { content: 'Done.' },
+    ]);
+    const store = jest.fn((toolCall: ToolCall, text: string) => {
+      stored.set(`ref-${toolCall.id}`, text);
+      return Promise.resolve(`ref-${toolCall.id}`);
+    });
+
+    const result = await runAgentLoop({
+      provider,
+      model: 'm',
+      messages: [{ role: 'user', content: 'Dump it.' }],
+      tools: [schema('small'), schema('dump')],
+      executeTool,
+      toolResults: { maxTokens: 500, store },
+    });
+
+    expect(result.output).toBe('Done.');
+    expect(requests.map(names)).toEqual([
+      ['small', 'dump'],
+      ['small', 'dump'],
+      ['small', 'dump', READ_TOOL_RESULT],
+      ['small', 'dump', READ_TOOL_RESULT],
+    ]);
+    expect(store).toHaveBeenCalledTimes(1);
+    expect(store).toHaveBeenCalledWith(expect.objectContaining({ id: 'c2' }), big);
+    const [small, cut, page] = toolContents(requests[3]);
+    expect(small).toBe('small');
+    expect(encode(cut).length).toBeLessThanOrEqual(500);
+    expect(cut.startsWith('line 0: data')).toBe(true);
+    expect(cut).toContain(`line 2999: ${'data '.repeat(8)}`.trim());
+    expect(cut).toContain('ref "ref-c2"');
+    expect(page.startsWith(big.slice(100, 160))).toBe(true);
+    expect(encode(page).length).toBeLessThanOrEqual(500);
+    expect(page).toMatch(/\[characters 100 to \d+ of \d+; next offset \d+\]$/);
+  });
+
+  it('should still cut a result it could not store, and say so', async () => {
+    const { provider, requests } = scriptedProvider([{ toolCalls: [call('c1', 'dump')] }, { content: 'Ok.' }]);
+
+    await runAgentLoop({
+      provider,
+      model: 'm',
+      messages: [{ role: 'user', content: 'Dump it.' }],
+      tools: [schema('dump')],
+      executeTool,
+      toolResults: { maxTokens: 500, store: () => Promise.reject(new Error('database down')) },
+    });
+
+    expect(toolContents(requests[1])[0]).toContain('The full result could not be stored.');
+  });
+
+  it('should pass every result through untouched without a limit', async () => {
+    const { provider, requests } = scriptedProvider([{ toolCalls: [call('c1', 'dump')] }, { content: 'Ok.' }]);
+
+    await runAgentLoop({
+      provider,
+      model: 'm',
+      messages: [{ role: 'user', content: 'Dump it.' }],
+      tools: [schema('dump')],
+      executeTool,
+    });
+
+    expect(toolContents(requests[1])).toEqual([big]);
+    expect(names(requests[1])).toEqual(['dump']);
+  });
+});
