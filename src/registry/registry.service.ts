@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../common/auth/principal';
 import { isAdmin } from '../common/auth/principal';
@@ -6,7 +6,9 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
 import type { ChatMessage } from '../shared/chat-types';
-import { ToolCallLogsService } from './tool-call-logs.service';
+import { retryDatabaseWrite } from '../common/retry-database-write';
+import { DeferredCallLogs } from './deferred-call-logs';
+import { type ToolCallRecord, ToolCallLogsService } from './tool-call-logs.service';
 import { ToolsService } from '../tools/tools.service';
 import { ArgumentValidator } from './arguments';
 import type { ExecutorCatalog } from './executor-catalog';
@@ -43,18 +45,42 @@ const stringify = (value: unknown): string => {
   }
 };
 
-/** Turns stored tools into executable definitions and runs calls with logging and use counts. */
+/**
+ * Turns stored tools into executable definitions and runs calls with logging and use counts. A call of a
+ * run is logged off the model's critical path (see DeferredCallLogs: `flushRunInBackground` after a step,
+ * `flushRun` before the run ends); a call outside a run is logged before its answer.
+ */
 @Injectable()
-export class RegistryService {
+export class RegistryService implements OnApplicationShutdown {
   private readonly logger = new Logger(RegistryService.name);
   private readonly validator = new ArgumentValidator({ cacheSize: 1000 });
+  private readonly deferred: DeferredCallLogs;
 
   constructor(
     private readonly tools: ToolsService,
     private readonly logs: ToolCallLogsService,
     @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.deferred = new DeferredCallLogs(
+      (records, useCounts) => this.writeLogs(records, useCounts),
+      (error, runId) => this.logger.warn({ err: error, runId }, 'tool call logs not stored yet; retrying at run end'),
+    );
+  }
+
+  /** Stores every call of the run made so far (log rows and use counts); await it before the run is ended. */
+  flushRun(runId: string): Promise<void> {
+    return this.deferred.flushRun(runId);
+  }
+
+  /** Starts storing the calls of the run made so far, at the end of one of its steps; returns at once. */
+  flushRunInBackground(runId: string): void {
+    this.deferred.flushInBackground(runId);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.deferred.flushAll();
+  }
 
   /** Definitions for the named tools, in the order asked; reports names that are missing or disabled. */
   async resolve(names: readonly string[], principal: Principal): Promise<ResolvedTools> {
@@ -102,7 +128,7 @@ export class RegistryService {
       logger: { warn: (message, error) => this.logger.warn({ err: error }, message) },
     });
     const tool = options.tools.find((candidate) => toolName(candidate) === options.call.name);
-    await this.logs.record({
+    const record: ToolCallRecord = {
       toolId: tool?.id ?? null,
       toolName: options.call.name.slice(0, 64),
       toolVersion: tool?.version ?? null,
@@ -116,9 +142,23 @@ export class RegistryService {
       errorMessage: outcome.status === 'success' ? null : outcome.response,
       durationMs: outcome.metadata.duration_ms,
       startedAt: outcome.startedAt,
-    });
-    if (tool?.id) await this.tools.incrementUseCount(tool.id);
+    };
+    if (record.runId === null) {
+      await this.logs.record(record);
+      if (record.toolId) await this.tools.incrementUseCount(record.toolId);
+    } else {
+      this.logs.announce(record);
+      this.deferred.add(record.runId, record);
+    }
     return outcome;
+  }
+
+  private async writeLogs(records: ToolCallRecord[], useCounts: ReadonlyMap<string, number>): Promise<void> {
+    const budgetMs = this.config.runDbRetryMs;
+    await this.logs.insert(records, { retryBudgetMs: budgetMs });
+    for (const [toolId, count] of useCounts) {
+      await retryDatabaseWrite(() => this.tools.incrementUseCount(toolId, count), { budgetMs });
+    }
   }
 
   /** The debug endpoint: one call outside any workflow. */

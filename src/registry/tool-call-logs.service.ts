@@ -5,6 +5,8 @@ import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { Page } from '../common/http/pagination';
+import { isDuplicateKey } from '../common/owned-queries';
+import { retryDatabaseWrite } from '../common/retry-database-write';
 import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
@@ -81,19 +83,43 @@ export class ToolCallLogsService {
     return () => this.listeners.delete(listener);
   }
 
-  async record(record: ToolCallRecord): Promise<ToolCallLogEntity> {
+  /** Tells the listeners of a call and writes its row. */
+  async record(record: ToolCallRecord): Promise<void> {
+    this.announce(record);
+    await this.insert([record]);
+  }
+
+  /** Tells the listeners of a call whose row is written later, with `insert`. */
+  announce(record: ToolCallRecord): void {
     for (const listener of this.listeners) listener(record);
+  }
+
+  /**
+   * Writes the rows of calls already announced, in one statement; with `retryBudgetMs` it retries that long
+   * through a database outage (the rows keep their ids, so a retry after a lost answer writes no duplicate).
+   */
+  async insert(records: readonly ToolCallRecord[], options: { retryBudgetMs?: number } = {}): Promise<void> {
+    if (records.length === 0) return;
     const max = this.config.tools.logMaxChars;
-    const entity = this.logs.create({
-      ...record,
-      id: randomUUID(),
-      input: cut(maskedInput(record.input), max) ?? '',
-      output: cut(record.output, max),
-      errorMessage: cut(record.errorMessage, 2000),
-      createdAt: new Date(),
+    const createdAt = new Date();
+    const entities = records.map((record) =>
+      this.logs.create({
+        ...record,
+        id: randomUUID(),
+        input: cut(maskedInput(record.input), max) ?? '',
+        output: cut(record.output, max),
+        errorMessage: cut(record.errorMessage, 2000),
+        createdAt,
+      }),
+    );
+    if (options.retryBudgetMs === undefined) {
+      await this.logs.insert(entities);
+      return;
+    }
+    await retryDatabaseWrite(() => this.logs.insert(entities), {
+      budgetMs: options.retryBudgetMs,
+      alreadyDone: isDuplicateKey,
     });
-    await this.logs.insert(entity);
-    return entity;
   }
 
   /** `onlyUserId` limits the rows to one caller's: users reading a public tool see only their own calls. */

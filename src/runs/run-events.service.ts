@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { RunEventEntity } from './run-event.entity';
 import type { RunEvent, RunEventType } from './run-event-types';
-import { retryDatabaseWrite } from './retry-database-write';
+import { retryDatabaseWrite } from '../common/retry-database-write';
 
 type Listener = (event: RunEvent) => void;
 /** Told of every event of every run as it is emitted (the port metrics use); must not throw. */

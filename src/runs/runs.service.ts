@@ -20,7 +20,7 @@ import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { type RunRecord, toRunRecord } from './run-record';
 import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
-import { retryDatabaseWrite } from './retry-database-write';
+import { retryDatabaseWrite } from '../common/retry-database-write';
 
 export interface NewRun {
   definition: RunDefinition;

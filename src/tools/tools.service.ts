@@ -228,8 +228,8 @@ export class ToolsService implements OnApplicationBootstrap {
     await this.tools.delete({ id: entity.id });
   }
 
-  async incrementUseCount(id: string): Promise<void> {
-    await this.tools.increment({ id }, 'useCount', 1);
+  async incrementUseCount(id: string, by = 1): Promise<void> {
+    await this.tools.increment({ id }, 'useCount', by);
   }
 
   private async write(

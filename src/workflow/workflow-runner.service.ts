@@ -4,6 +4,7 @@ import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
+import { RegistryService } from '../registry/registry.service';
 import { type ToolRunContext } from '../registry/tool-definition';
 import { ToolExecutionError } from '../shared/tool-errors';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
@@ -68,6 +69,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     private readonly runs: RunsService,
     private readonly events: RunEventsService,
     private readonly workflows: WorkflowsService,
+    private readonly registry: RegistryService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -252,6 +254,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       }
     }
     if (result.status === 'handed_back') {
+      await this.storeCallLogs(run.id);
       await this.events.close(run.id);
       return result;
     }
@@ -266,6 +269,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     usage: UsageTotals | undefined,
   ): Promise<void> {
     try {
+      await this.storeCallLogs(runId);
       await this.runs.finish(runId, { ...result, usage });
     } finally {
       this.events.emit(runId, 'run.finished', {
@@ -277,5 +281,12 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       });
       await this.events.close(runId);
     }
+  }
+
+  /** The run's tool call logs were written off the critical path; they are stored before it ends here. */
+  private async storeCallLogs(runId: string): Promise<void> {
+    await this.registry.flushRun(runId).catch((error: unknown) => {
+      this.logger.error({ err: error, runId }, 'could not store the tool call logs of the run');
+    });
   }
 }

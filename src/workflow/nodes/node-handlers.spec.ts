@@ -23,6 +23,7 @@ const services = (): NodeServices => ({
   } as unknown as ProviderRegistry,
   registry: {
     resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
+    flushRunInBackground: () => undefined,
     runCall: ({ call }: { call: { id: string } }) =>
       Promise.resolve({
         call,

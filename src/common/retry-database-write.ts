@@ -1,4 +1,4 @@
-import { DatabaseUnavailableError, isDatabaseUnavailable } from '../common/errors/database-unavailable';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors/database-unavailable';
 import { backoffDelayMs } from '../shared/backoff';
 import { errorMessage } from '../shared/error-text';
 import { sleep as defaultSleep, type Sleep } from '../shared/sleep';

@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
-import { DatabaseUnavailableError } from '../common/errors/database-unavailable';
-import { isDuplicateKey } from '../common/owned-queries';
+import { DatabaseUnavailableError } from './errors/database-unavailable';
+import { isDuplicateKey } from './owned-queries';
 import { retryDatabaseWrite } from './retry-database-write';
 
 const connectionLost = () => Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });

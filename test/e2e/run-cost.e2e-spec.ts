@@ -1,0 +1,76 @@
+import { DataSource } from 'typeorm';
+import { type OpenAITestServer, reply, type Turn } from '../support/openai-test-server';
+import { countStatements, type StatementCounter } from '../support/statement-counter';
+import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
+import { type RunBody, WorkflowApi } from '../support/workflow-api';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
+
+const ROUNDS = 3;
+const CALLS_PER_ROUND = 3;
+
+/** 3 model turns of 3 parallel calls of `ping`, then the answer. */
+const conversation = (): Turn[] => [
+  ...Array.from({ length: ROUNDS }, (_, round) =>
+    reply.toolCalls(
+      Array.from({ length: CALLS_PER_ROUND }, (__, call) => ({
+        name: 'ping',
+        id: `call_${round}_${call}`,
+        arguments: { id: `r${round}c${call}` },
+      })),
+    ),
+  ),
+  reply.text('Done.'),
+];
+
+/** Statements that write into `table` with `verb` (INSERT, UPDATE), on SQLite's and MySQL's quoting alike. */
+const writes = (counter: StatementCounter, verb: string, table: string) =>
+  counter.statements.filter((sql) => new RegExp(`^${verb}\\s+(INTO\\s+)?["\`]${table}["\`]`, 'i').test(sql)).length;
+
+describe('What one run costs the database (e2e)', () => {
+  let stack: WorkflowStack | undefined;
+  let app: TestApp;
+  let llm: OpenAITestServer;
+  let api: WorkflowApi;
+  let counter: StatementCounter;
+
+  beforeAll(async () => {
+    stack = await startWorkflowStack();
+    ({ app, llm } = stack);
+    api = new WorkflowApi(app.http, ADMIN_KEY);
+    await api.createTool(httpToolBody('ping', `${stack.backend.origin}/ping?id={id}`));
+    counter = countStatements(app.app.get(DataSource));
+  });
+
+  afterEach(() => llm.reset());
+
+  afterAll(async () => {
+    counter.stop();
+    await stack?.close();
+  });
+
+  const runThreeRounds = async (): Promise<RunBody> => {
+    llm.script(conversation());
+    const run = await api.run(agentWorkflow({ tools: ['ping'], max_iterations: 10 }), { question: 'Go' });
+    expect(run.status).toBe('succeeded');
+    return run;
+  };
+
+  it('should write the call logs and use counts of a step together, and all of them before the run ends', async () => {
+    const before = (await api.get('/tools/ping').expect(200)).body as { use_count: number };
+    counter.reset();
+
+    const run = await runThreeRounds();
+
+    const calls = ROUNDS * CALLS_PER_ROUND;
+    // One INSERT and one UPDATE per step at most, where each call used to cost one of each.
+    expect(writes(counter, 'INSERT', 'tool_call_logs')).toBeGreaterThanOrEqual(1);
+    expect(writes(counter, 'INSERT', 'tool_call_logs')).toBeLessThanOrEqual(ROUNDS);
+    expect(writes(counter, 'UPDATE', 'tools')).toBeLessThanOrEqual(ROUNDS);
+    // Stored by the time the run is reported ended.
+    const llmNode = run.nodes?.find((node) => node.node_id === 'llm-1');
+    expect(llmNode?.tool_calls).toHaveLength(calls);
+    const after = (await api.get('/tools/ping').expect(200)).body as { use_count: number };
+    expect(after.use_count - before.use_count).toBe(calls);
+  });
+});
