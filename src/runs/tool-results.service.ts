@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { retryDatabaseWrite } from './retry-database-write';
+import { retryDatabaseWrite } from '../common/retry-database-write';
 import { ToolResultEntity } from './tool-result.entity';
 
 export interface StoredToolResult {
