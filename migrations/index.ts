@@ -4,6 +4,7 @@ import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-run
 import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
 import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
 import { ToolResults1796132041586 } from './1796132041586-tool-results';
+import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   IdempotencyKeys1764489900000,
   RunOwnerRole1796131605790,
   ToolResults1796132041586,
+  NamesPerOwner1796133231276,
 ];

@@ -2,7 +2,7 @@ import { Brackets, QueryFailedError, type ObjectLiteral, type SelectQueryBuilder
 import { isAdmin, type Principal } from './auth/principal';
 import { DomainError } from './errors/domain-error';
 
-/** Lookups by `:id` accept the id or the unique name; a UUID is taken as an id. */
+/** Lookups by `:id` accept the id or a name (unique per owner); a UUID is taken as an id. */
 export const byIdOrName = (idOrName: string): { id: string } | { name: string } =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrName)
     ? { id: idOrName }
@@ -22,6 +22,15 @@ export interface OwnedRow {
 /** The same rule as whereVisibleTo, for a row already loaded. */
 export const isVisibleTo = (row: OwnedRow, principal: Principal): boolean =>
   isAdmin(principal) || row.isPublic || row.userId === principal.userId;
+
+/**
+ * What a name means to a principal when several rows share it (names are unique per owner, public names among
+ * public rows): its own row, else the public one, else (admins, who see everything) the first other one.
+ */
+export function pickByName<T extends OwnedRow>(rows: readonly T[], principal: Principal): T | undefined {
+  const visible = rows.filter((row) => isVisibleTo(row, principal));
+  return visible.find((row) => row.userId === principal.userId) ?? visible.find((row) => row.isPublic) ?? visible[0];
+}
 
 /** Only the owner or an admin changes or deletes a row. */
 export function assertCanChange(row: OwnedRow, principal: Principal, what: string): void {

@@ -5,11 +5,12 @@ import type { FunctionTool, ImplementationType, ToolEffect } from '../shared/too
 @Index('idx_tools_category', ['category'])
 @Index('idx_tools_implementation_type', ['implementationType'])
 @Index('idx_tools_user_id', ['userId'])
+@Index('uq_tools_owner_name', ['userId', 'name'], { unique: true })
+@Index('uq_tools_public_name', ['publicName'], { unique: true })
 export class ToolEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  @Index('uq_tools_name', { unique: true })
   @Column({ type: 'varchar', length: 64 })
   name!: string;
 
@@ -30,6 +31,10 @@ export class ToolEntity {
 
   @Column({ name: 'is_public', type: 'boolean' })
   isPublic!: boolean;
+
+  /** The name while the row is public, else null: keeps public names unique among public rows. */
+  @Column({ name: 'public_name', type: 'varchar', length: 64, nullable: true })
+  publicName!: string | null;
 
   @Column({ type: 'boolean' })
   enabled!: boolean;

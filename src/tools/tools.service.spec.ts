@@ -54,12 +54,12 @@ describe(ToolsService.name, () => {
       expect(await sut.get('adder', owner)).toMatchObject({ id: created.id, version: 1 });
     });
 
-    it('should refuse a second tool with the same name with a conflict on name', async () => {
+    it('should refuse a second tool of the same owner with the same name with a conflict on name', async () => {
       await sut.create(newTool({ name: 'adder' }), owner);
 
-      await expect(sut.create(newTool({ name: 'adder' }), stranger)).rejects.toMatchObject({
+      await expect(sut.create(newTool({ name: 'adder' }), owner)).rejects.toMatchObject({
         code: 'conflict',
-        message: 'A tool named "adder" already exists',
+        message: 'You already have a tool named "adder"',
       });
     });
 
@@ -72,6 +72,37 @@ describe(ToolsService.name, () => {
         });
       },
     );
+
+    it('should let two users have private tools of the same name, each getting its own by name', async () => {
+      const mine = await sut.create(newTool({ name: 'adder' }), owner);
+      const theirs = await sut.create(newTool({ name: 'adder' }), stranger);
+
+      expect(mine.id).not.toBe(theirs.id);
+      await expect(sut.get('adder', owner)).resolves.toMatchObject({ id: mine.id });
+      await expect(sut.get('adder', stranger)).resolves.toMatchObject({ id: theirs.id });
+    });
+
+    it('should keep public names unique among public tools, while a private tool may share one', async () => {
+      await sut.create(newTool({ name: 'shared', is_public: true }), adminPrincipal());
+      const otherAdmin = { ...adminPrincipal(), userId: 'admin-2' };
+      await sut.create(newTool({ name: 'shared_too', is_public: true }), otherAdmin);
+
+      await expect(sut.update('shared_too', { name: 'shared' }, otherAdmin)).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining('public ones') as unknown,
+      });
+      await expect(sut.create(newTool({ name: 'shared' }), owner)).resolves.toMatchObject({ is_public: false });
+    });
+
+    it("should resolve a name to the caller's own tool first, then to the public one", async () => {
+      const shared = await sut.create(newTool({ name: 'search', is_public: true }), adminPrincipal());
+      const own = await sut.create(newTool({ name: 'search' }), owner);
+
+      await expect(sut.get('search', owner)).resolves.toMatchObject({ id: own.id });
+      await expect(sut.get('search', stranger)).resolves.toMatchObject({ id: shared.id });
+      expect((await sut.findUsableByNames(['search'], owner)).map((tool) => tool.id)).toEqual([own.id]);
+      expect((await sut.findUsableByNames(['search'], stranger)).map((tool) => tool.id)).toEqual([shared.id]);
+    });
   });
 
   describe('update', () => {

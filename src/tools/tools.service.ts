@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
@@ -11,6 +11,7 @@ import {
   byIdOrName,
   isDuplicateKey,
   isVisibleTo,
+  pickByName,
   whereNameOrDescriptionContains,
   whereVisibleTo,
 } from '../common/owned-queries';
@@ -42,6 +43,15 @@ const toConfigFields = (problems: readonly ConfigProblem[]): FieldProblem[] =>
     message: problem.message,
   }));
 
+/** Names are unique per owner and, for public tools, among public tools; other users' private names never clash. */
+const nameTaken = (name: string, isPublic: boolean): DomainError =>
+  DomainError.conflict(
+    isPublic
+      ? `A tool named "${name}" already exists among your tools or the public ones`
+      : `You already have a tool named "${name}"`,
+    'name',
+  );
+
 /** Stored tools: CRUD with the validation rules of the API, visibility and ownership. */
 @Injectable()
 export class ToolsService implements OnApplicationBootstrap {
@@ -56,7 +66,7 @@ export class ToolsService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     for (const shipped of this.implementations.shippedTools()) {
       const schema = shipped.functionSchema;
-      const existing = await this.tools.findOneBy({ name: shipped.name });
+      const existing = await this.tools.findOneBy({ name: shipped.name, userId: IsNull() });
       const now = new Date();
       if (!existing) {
         try {
@@ -70,6 +80,7 @@ export class ToolsService implements OnApplicationBootstrap {
               implementationType: shipped.implementationType,
               implementationConfig: {},
               isPublic: true,
+              publicName: shipped.name,
               enabled: true,
               effect: shipped.effect,
               userId: null,
@@ -146,11 +157,21 @@ export class ToolsService implements OnApplicationBootstrap {
   async findUsableByNames(names: readonly string[], principal: Principal): Promise<StoredTool[]> {
     if (names.length === 0) return [];
     const entities = await this.tools.createQueryBuilder('tool').where('tool.name IN (:...names)', { names }).getMany();
-    return entities.filter((entity) => isVisibleTo(entity, principal)).map(toStoredTool);
+    return names
+      .map((name) =>
+        pickByName(
+          entities.filter((entity) => entity.name === name),
+          principal,
+        ),
+      )
+      .filter((entity): entity is ToolEntity => entity !== undefined)
+      .map(toStoredTool);
   }
 
+  /** By id, or by name: the caller's own tool first, then the public one. */
   private async findVisibleEntity(idOrName: string, principal: Principal): Promise<ToolEntity> {
-    const entity = await this.tools.findOneBy(byIdOrName(idOrName));
+    const key = byIdOrName(idOrName);
+    const entity = 'id' in key ? await this.tools.findOneBy(key) : pickByName(await this.tools.findBy(key), principal);
     if (!entity || !isVisibleTo(entity, principal)) throw DomainError.notFound('Tool', idOrName);
     return entity;
   }
@@ -170,7 +191,7 @@ export class ToolsService implements OnApplicationBootstrap {
     try {
       await this.tools.insert(asRow(entity));
     } catch (error) {
-      if (isDuplicateKey(error)) throw DomainError.conflict(`A tool named "${input.name}" already exists`, 'name');
+      if (isDuplicateKey(error)) throw nameTaken(input.name, entity.isPublic);
       throw error;
     }
     return { ...this.toResponse(entity), warnings };
@@ -248,7 +269,7 @@ export class ToolsService implements OnApplicationBootstrap {
     try {
       result = await this.tools.update({ id: existing.id, version: existing.version }, asRow(updated));
     } catch (error) {
-      if (isDuplicateKey(error)) throw DomainError.conflict(`A tool named "${candidate.name}" already exists`, 'name');
+      if (isDuplicateKey(error)) throw nameTaken(candidate.name, fields.isPublic);
       throw error;
     }
     if (result.affected === 0) {
@@ -319,6 +340,7 @@ export class ToolsService implements OnApplicationBootstrap {
         implementationConfig: config,
         effect: input.effect ?? defaults.effect ?? 'mutating',
         isPublic: input.is_public ?? false,
+        publicName: input.is_public ? input.name : null,
         enabled: input.enabled ?? true,
       },
     };

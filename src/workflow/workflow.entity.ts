@@ -3,11 +3,12 @@ import type { WorkflowDefinition } from './definition.schema';
 
 @Entity('workflows')
 @Index('idx_workflows_user_id', ['userId'])
+@Index('uq_workflows_owner_name', ['userId', 'name'], { unique: true })
+@Index('uq_workflows_public_name', ['publicName'], { unique: true })
 export class WorkflowEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  @Index('uq_workflows_name', { unique: true })
   @Column({ type: 'varchar', length: 128 })
   name!: string;
 
@@ -19,6 +20,10 @@ export class WorkflowEntity {
 
   @Column({ name: 'is_public', type: 'boolean' })
   isPublic!: boolean;
+
+  /** The name while the row is public, else null: keeps public names unique among public rows. */
+  @Column({ name: 'public_name', type: 'varchar', length: 128, nullable: true })
+  publicName!: string | null;
 
   @Column({ name: 'user_id', type: 'varchar', length: 64 })
   userId!: string;

@@ -15,6 +15,7 @@ import {
   byIdOrName,
   isDuplicateKey,
   isVisibleTo,
+  pickByName,
   whereNameOrDescriptionContains,
   whereVisibleTo,
 } from '../common/owned-queries';
@@ -175,16 +176,22 @@ export class WorkflowsService implements WorkflowLookup {
 
   /** WorkflowLookup (runs/ filters by workflow name with it). */
   async idOf(idOrName: string, principal: Principal): Promise<string | null> {
-    const entity = await this.workflows.findOneBy(byIdOrName(idOrName));
+    const entity = await this.findByIdOrName(idOrName, principal);
     return entity && isVisibleTo(entity, principal) ? entity.id : null;
   }
 
+  /** By id, or by name: the caller's own workflow first, then the public one. */
   async findVisible(idOrName: string, principal: Principal): Promise<WorkflowEntity> {
-    const entity = await this.workflows.findOneBy(byIdOrName(idOrName));
+    const entity = await this.findByIdOrName(idOrName, principal);
     if (!entity || !isVisibleTo(entity, principal)) {
       throw DomainError.notFound('Workflow', idOrName);
     }
     return entity;
+  }
+
+  private async findByIdOrName(idOrName: string, principal: Principal): Promise<WorkflowEntity | null | undefined> {
+    const key = byIdOrName(idOrName);
+    return 'id' in key ? this.workflows.findOneBy(key) : pickByName(await this.workflows.findBy(key), principal);
   }
 
   async create(body: WorkflowBody, principal: Principal): Promise<WorkflowResponse> {
@@ -196,6 +203,7 @@ export class WorkflowsService implements WorkflowLookup {
       description: definition.description ?? '',
       definition,
       isPublic,
+      publicName: isPublic ? definition.name : null,
       userId: principal.userId,
       version: 1,
       createdAt: now,
@@ -204,8 +212,7 @@ export class WorkflowsService implements WorkflowLookup {
     try {
       await this.workflows.insert(entity as QueryDeepPartialEntity<WorkflowEntity>);
     } catch (error) {
-      if (isDuplicateKey(error))
-        throw DomainError.conflict(`A workflow named "${definition.name}" already exists`, 'name');
+      if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
     }
     return toWorkflowResponse(entity);
@@ -226,6 +233,7 @@ export class WorkflowsService implements WorkflowLookup {
       description: definition.description ?? '',
       definition,
       isPublic,
+      publicName: isPublic ? definition.name : null,
       version: existing.version + 1,
       updatedAt: new Date(),
     };
@@ -236,8 +244,7 @@ export class WorkflowsService implements WorkflowLookup {
       );
       if (result.affected === 0) throw DomainError.conflict('The workflow was changed by another request; retry');
     } catch (error) {
-      if (isDuplicateKey(error))
-        throw DomainError.conflict(`A workflow named "${definition.name}" already exists`, 'name');
+      if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
     }
     return toWorkflowResponse(this.workflows.merge(existing, changes));
@@ -256,6 +263,14 @@ export class WorkflowsService implements WorkflowLookup {
     return { definition, isPublic };
   }
 }
+
+const workflowNameTaken = (name: string, isPublic: boolean): DomainError =>
+  DomainError.conflict(
+    isPublic
+      ? `A workflow named "${name}" already exists among your workflows or the public ones`
+      : `You already have a workflow named "${name}"`,
+    'name',
+  );
 
 export const toWorkflowResponse = (entity: WorkflowEntity): WorkflowResponse => ({
   id: entity.id,
