@@ -1,5 +1,6 @@
 import type { ProviderProtocol } from '../config/provider-config';
 import { AnthropicProvider } from './anthropic.provider';
+import { OllamaProvider } from './ollama.provider';
 import { OpenAIChatProvider } from './openai-chat.provider';
 import type { ChatProvider } from './provider';
 import type { ProviderOptions } from './streaming-provider';
@@ -8,4 +9,5 @@ import type { ProviderOptions } from './streaming-provider';
 export const PROVIDER_ADAPTERS: Readonly<Record<ProviderProtocol, (options: ProviderOptions) => ChatProvider>> = {
   'openai-chat': (options) => new OpenAIChatProvider(options),
   anthropic: (options) => new AnthropicProvider(options),
+  ollama: (options) => new OllamaProvider(options),
 };

@@ -54,7 +54,7 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
 
     it('should call a tool, send its result back under the call id and answer', async () => {
       server.script([
-        kit.toolCalls([{ id: 'call_w1', name: 'http_request', input: { url: weatherUrl('Paris') } }]),
+        kit.toolCalls([{ id: 'call_0', name: 'http_request', input: { url: weatherUrl('Paris') } }]),
         kit.text('It is 21 °C in Paris.'),
       ]);
 
@@ -63,11 +63,11 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
       expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'It is 21 °C in Paris.' } });
       expect(backend.hits.map((hit) => hit.params.city)).toEqual(['Paris']);
       const results = kit.toolResults(server.requests[1]);
-      expect(results.map((result) => result.id)).toEqual(['call_w1']);
+      expect(results.map((result) => result.id)).toEqual(['call_0']);
       expect(results[0].content).toContain('21');
       const node = await llmNode(run.id);
       expect(node?.tool_calls.map((call) => [call.call_id, call.tool_name, call.status])).toEqual([
-        ['call_w1', 'http_request', 'success'],
+        ['call_0', 'http_request', 'success'],
       ]);
       expect(JSON.parse(node?.tool_calls[0].input ?? '{}')).toEqual({ url: weatherUrl('Paris') });
     });
@@ -75,8 +75,8 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
     it('should run two parallel calls and answer both ids in call order', async () => {
       server.script([
         kit.toolCalls([
-          { id: 'call_a', name: 'http_request', input: { url: weatherUrl('Rome') } },
-          { id: 'call_b', name: 'http_request', input: { url: weatherUrl('Oslo') } },
+          { id: 'call_0', name: 'http_request', input: { url: weatherUrl('Rome') } },
+          { id: 'call_1', name: 'http_request', input: { url: weatherUrl('Oslo') } },
         ]),
         kit.text('Rome is warmer.'),
       ]);
@@ -85,14 +85,14 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
 
       expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'Rome is warmer.' } });
       expect(backend.hits.map((hit) => hit.params.city).sort()).toEqual(['Oslo', 'Rome']);
-      expect(kit.toolResults(server.requests[1]).map((result) => result.id)).toEqual(['call_a', 'call_b']);
-      expect((await llmNode(run.id))?.tool_calls.map((call) => call.call_id)).toEqual(['call_a', 'call_b']);
+      expect(kit.toolResults(server.requests[1]).map((result) => result.id)).toEqual(['call_0', 'call_1']);
+      expect((await llmNode(run.id))?.tool_calls.map((call) => call.call_id)).toEqual(['call_0', 'call_1']);
     });
 
     it('should carry the reasoning back on the next request and report it as events and node output', async () => {
       const reasoning = 'The user wants the weather; fetch it.';
       server.script([
-        kit.toolCalls([{ id: 'call_r', name: 'http_request', input: { url: weatherUrl('Lima') } }], reasoning),
+        kit.toolCalls([{ id: 'call_0', name: 'http_request', input: { url: weatherUrl('Lima') } }], reasoning),
         kit.text('Lima: 21 °C.'),
       ]);
 
@@ -127,7 +127,7 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
     });
 
     it('should run a call with an empty input as {}', async () => {
-      server.script([kit.toolCalls([{ id: 'call_t', name: 'current_time', input: '' }]), kit.text('It is noon.')]);
+      server.script([kit.toolCalls([{ id: 'call_0', name: 'current_time', input: '' }]), kit.text('It is noon.')]);
 
       const run = await api.run(workflow({ tools: ['current_time'] }));
 
@@ -138,7 +138,7 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
 
     it('should show the usage of every model call on the run, as the API reports it', async () => {
       server.script([
-        kit.toolCalls([{ id: 'call_u', name: 'http_request', input: { url: weatherUrl('Kyiv') } }]),
+        kit.toolCalls([{ id: 'call_0', name: 'http_request', input: { url: weatherUrl('Kyiv') } }]),
         kit.text('Done.'),
         kit.text('Done again.'),
       ]);
@@ -194,7 +194,7 @@ describe('examples/weather.json on every protocol (e2e)', () => {
       const server = servers.get(protocol) as ScriptedLlmServer;
       server.script([
         kit.toolCalls([
-          { id: 'call_x', name: 'http_request', input: { url: `${backend.origin}/weather?city=Beijing` } },
+          { id: 'call_0', name: 'http_request', input: { url: `${backend.origin}/weather?city=Beijing` } },
         ]),
         kit.text('Beijing: 21 °C, sunny.'),
       ]);
@@ -205,7 +205,7 @@ describe('examples/weather.json on every protocol (e2e)', () => {
 
       expect(run.body).toMatchObject({ status: 'succeeded', outputs: { answer: 'Beijing: 21 °C, sunny.' } });
       expect(server.requests[0].body).toMatchObject({ model: 'gpt-4o' });
-      expect(kit.toolResults(server.requests[1]).map((result) => result.id)).toEqual(['call_x']);
+      expect(kit.toolResults(server.requests[1]).map((result) => result.id)).toEqual(['call_0']);
     },
   );
 });

@@ -1,4 +1,5 @@
 import { anthropic, AnthropicTestServer } from './anthropic-test-server';
+import { ollama, OllamaTestServer } from './ollama-test-server';
 import type { RecordedRequest, ScriptedLlmServer, ScriptTurn } from './scripted-llm-server';
 
 export interface KitToolCall {
@@ -74,5 +75,31 @@ export const anthropicKit: ProtocolKit = {
   expectedReasoning: (reasoning) => [{ type: 'thinking', thinking: reasoning, signature: signatureOf(reasoning) }],
 };
 
+export const ollamaKit: ProtocolKit = {
+  protocol: 'ollama',
+  start: () => OllamaTestServer.start(),
+  // Ollama sends no ids: the app names calls call_0, call_1, … in conversation order, so tests use those ids;
+  // results go back in call order, which is what Ollama matches them by.
+  toolCalls: (calls, reasoning) =>
+    ollama.turn({
+      thinking: reasoning,
+      calls: calls.map((call) => ({ name: call.name, arguments: call.input === '' ? {} : call.input })),
+    }),
+  text: (text) => ollama.text(text, { promptEvalCount: 30, evalCount: 12 }),
+  textUsage: { prompt_tokens: 30, completion_tokens: 12 },
+  rateLimited: () => ollama.error(429, 'server busy, please try again'),
+  failsMidStream: (message) => ollama.turn({ content: 'Let me', errorLine: message }),
+  midStreamFailure: (message) => `provider stream error: ${message}`,
+  toolResults: (request) =>
+    records(request.body.messages)
+      .filter((message) => message.role === 'tool')
+      .map((message, index) => ({ id: `call_${index}`, content: String(message.content) })),
+  carriedReasoning: (request) =>
+    records(request.body.messages)
+      .filter((message) => message.role === 'assistant')
+      .map((message) => message.thinking),
+  expectedReasoning: (reasoning) => [reasoning],
+};
+
 /** Every protocol but Chat Completions (whose own e2e suites predate this list). */
-export const PROTOCOL_KITS: ProtocolKit[] = [anthropicKit];
+export const PROTOCOL_KITS: ProtocolKit[] = [anthropicKit, ollamaKit];
