@@ -3,6 +3,7 @@ import { ToolCallLogs1764489700000 } from './1764489700000-tool-call-logs';
 import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-runs';
 import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
 import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
+import { RunLeases1796131838960 } from './1796131838960-run-leases';
 import { ToolResults1796132041586 } from './1796132041586-tool-results';
 import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 
@@ -13,6 +14,7 @@ export const migrations = [
   WorkflowsAndRuns1764489800000,
   IdempotencyKeys1764489900000,
   RunOwnerRole1796131605790,
+  RunLeases1796131838960,
   ToolResults1796132041586,
   NamesPerOwner1796133231276,
 ];

@@ -4,7 +4,8 @@ import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
-import { databaseOptions } from './database-options';
+import type { DataSourceOptions } from 'typeorm';
+import { databaseOptions, openDatabase } from './database-options';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { requestIdOf } from './common/http/request-id';
@@ -41,7 +42,10 @@ export class AppModule {
             genReqId: requestIdOf,
           },
         }),
-        TypeOrmModule.forRoot(databaseOptions(config.database, config.migrationsRun)),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => databaseOptions(config.database, false),
+          dataSourceFactory: (options) => openDatabase(options as DataSourceOptions, config.migrationsRun),
+        }),
         HealthModule,
         IdempotencyModule,
         ApiKeysModule,

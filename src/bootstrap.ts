@@ -1,6 +1,7 @@
 import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -12,6 +13,15 @@ import { assignRequestId, REQUEST_ID_HEADER } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
+/** A worker serves its health probe and nothing else: the API is the api processes' job. */
+function onlyHealth(request: Request, response: Response, next: NextFunction): void {
+  if (request.method === 'GET' && request.path === '/health') return next();
+  response
+    .status(404)
+    .type('application/problem+json')
+    .send({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'A worker process serves only GET /health' });
+}
+
 /** Builds the configured app (used by main.ts and by the e2e tests, so both run the same wiring). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
@@ -19,6 +29,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
+  if (config.role === 'worker') app.use(onlyHealth);
   app.use(assignRequestId);
   if (config.corsOrigins.length > 0) {
     app.enableCors({
@@ -38,7 +49,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
-  app.enableShutdownHooks();
+  if (config.role === 'worker') return app;
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });

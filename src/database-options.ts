@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
 import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entity';
@@ -50,4 +50,40 @@ export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean
       db.pragma('foreign_keys = ON');
     },
   };
+}
+
+/** How long a starting process waits for another one to finish migrating the same MySQL database. */
+const MIGRATION_LOCK_SECONDS = 60;
+
+/**
+ * Opens the data source and applies pending migrations. On MySQL several processes may start at once
+ * on one database: a named lock lets one of them migrate while the others wait, then find nothing to do.
+ */
+export async function openDatabase(options: DataSourceOptions, migrationsRun: boolean): Promise<DataSource> {
+  const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
+  if (!migrationsRun) return dataSource;
+  if (options.type !== 'mysql') {
+    await dataSource.runMigrations();
+    return dataSource;
+  }
+  // GET_LOCK belongs to a connection: this runner holds one while the migrations use others.
+  const lock = dataSource.createQueryRunner();
+  try {
+    const rows = (await lock.query('SELECT GET_LOCK(?, ?) AS locked', [
+      'toolflow_migrations',
+      MIGRATION_LOCK_SECONDS,
+    ])) as Array<{ locked: number | string | null }>;
+    const locked = rows[0]?.locked;
+    if (Number(locked) !== 1) {
+      throw new Error(`another process held the migration lock for more than ${MIGRATION_LOCK_SECONDS} s`);
+    }
+    try {
+      await dataSource.runMigrations();
+    } finally {
+      await lock.query('SELECT RELEASE_LOCK(?)', ['toolflow_migrations']);
+    }
+  } finally {
+    await lock.release();
+  }
+  return dataSource;
 }

@@ -11,6 +11,18 @@ async function main(): Promise<void> {
   const { createApp } = await import('./bootstrap');
   const { Logger } = await import('nestjs-pino');
   const app = await createApp(config);
+  // Shutdown hooks drain runs (a worker hands them back) and close streams; then the process ends with 0.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`${String((error as Error).stack ?? error)}\n`);
+          process.exit(1);
+        },
+      );
+    });
+  }
   await app.listen(config.port, config.host);
   const address = await app.getUrl();
   app.get(Logger).log(`ToolFlow listening on ${address} (docs: ${address}/api/docs)`, 'Bootstrap');

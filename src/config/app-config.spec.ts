@@ -205,3 +205,28 @@ describe(`${loadConfig.name} problems`, () => {
     expect(sut.queryDatabase).toEqual({ url: 'mariadb://reader:pw@db/shop', rowLimit: 50, timeoutMs: 5000 });
   });
 });
+
+describe(`${loadConfig.name} queue mode`, () => {
+  it('should stay embedded as ROLE=all without REDIS_URL', () => {
+    const sut = loadConfig({});
+    expect(sut).toMatchObject({ redisUrl: null, role: 'all', runLeaseMs: 30000, redisPrefix: 'toolflow' });
+  });
+
+  it('should read REDIS_URL, ROLE and RUN_LEASE_MS', () => {
+    const sut = loadConfig({ REDIS_URL: 'redis://cache:6379/2', ROLE: 'worker', RUN_LEASE_MS: '5000' });
+    expect(sut).toMatchObject({ redisUrl: 'redis://cache:6379/2', role: 'worker', runLeaseMs: 5000 });
+  });
+
+  it('should refuse ROLE api or worker without REDIS_URL, naming both variables', () => {
+    expect(() => loadConfig({ ROLE: 'worker' })).toThrow(/ROLE=worker needs REDIS_URL/);
+    expect(() => loadConfig({ ROLE: 'api' })).toThrow(/ROLE=api needs REDIS_URL/);
+  });
+
+  it('should name a bad ROLE or REDIS_URL without echoing the URL', () => {
+    expect(() => loadConfig({ ROLE: 'both' })).toThrow(/ROLE must be one of all, api, worker/);
+    const problem = () => loadConfig({ REDIS_URL: 'redis://:s3cret@cache:6379/queue' });
+    expect(problem).toThrow(/REDIS_URL must look like redis:\/\/host:port/);
+    expect(problem).not.toThrow(/s3cret/);
+    expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL must start with redis:, rediss:/);
+  });
+});

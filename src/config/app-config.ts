@@ -32,6 +32,8 @@ export class ConfigError extends Error {
 
 const MB = 1024 * 1024;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type ProcessRole = (typeof ROLES)[number];
 const HTTP_URL = /^https?:\/\/\S+$/i;
 
 function toDatabaseConfig(url: string, ctx: z.RefinementCtx): DatabaseConfig {
@@ -59,6 +61,14 @@ function toQueryTarget(url: string, ctx: z.RefinementCtx): string {
     return url;
   }
   if (!URL.canParse(url)) ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+  return url;
+}
+
+function toRedisUrl(url: string, ctx: z.RefinementCtx): string {
+  if (!URL.canParse(url)) ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+  else if (!/^\/?(\d+)?$/.test(new URL(url).pathname)) {
+    ctx.addIssue({ code: 'custom', message: 'must look like redis://host:port or redis://host:port/db (db a number)' });
+  }
   return url;
 }
 
@@ -169,6 +179,14 @@ const SETTINGS = {
     /** Runs waiting for a slot (not counting running ones); past it, new runs get 429. */
     maxQueuedRuns: int('MAX_QUEUED_RUNS', 1000, 1, 1_000_000),
   },
+  /** Queue mode (BullMQ on Redis) when set; unset: runs execute embedded, in this process. */
+  redisUrl: optionalUrl('REDIS_URL', ['redis', 'rediss'], toRedisUrl),
+  /** Prefix of every Redis key and channel, so several deployments (or tests) can share one Redis. */
+  redisPrefix: text('REDIS_KEY_PREFIX', 'toolflow'),
+  /** What this process does: serve the API and enqueue (`api`), execute runs (`worker`), or both. */
+  role: oneOf('ROLE', ROLES, 'all'),
+  /** How long a worker's hold on a run lasts without a heartbeat; a dead worker's runs are taken over after it. */
+  runLeaseMs: int('RUN_LEASE_MS', 30000, 1000, 3_600_000),
   /** How long writes of run state and events retry while the database is unavailable. */
   runDbRetryMs: int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
   /** On SIGTERM, how long running runs may go on before they are handed back (left resumable from their checkpoint). */
@@ -247,6 +265,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push(
       `CODE_SANDBOX_MAX_CALLS_PER_USER (${maxCallsPerUser}) is above the sandbox's ${processes * isolatesPerProcess} ` +
         'slots (CODE_SANDBOX_PROCESSES x CODE_SANDBOX_ISOLATES_PER_PROCESS)',
+    );
+  }
+  if (settings.role !== 'all' && !settings.redisUrl) {
+    problems.push(
+      `ROLE=${settings.role} needs REDIS_URL (queue mode); without it everything runs in one process (ROLE=all)`,
     );
   }
   const { api_key, default_model, base_url } = llm.openai;

@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, type MessageEvent, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type MessageEvent,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
@@ -10,6 +18,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { RunEventEntity } from './run-event.entity';
 import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
+import { RUN_REDIS, type RunRedis } from './run-redis';
+import { sleep } from '../shared/sleep';
 
 type Listener = (event: RunEvent) => void;
 /** Told of every event of every run as it is emitted (the port metrics use); must not throw. */
@@ -32,6 +42,9 @@ const RETAIN_FINISHED_MS = 30_000;
 const FLUSH_DELAY_MS = 50;
 /** A comment line every so often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
+/** A live event ahead of the stored log waits this long, in steps, for the events before it to be stored. */
+const GAP_WAIT_STEPS = 40;
+const GAP_WAIT_STEP_MS = 50;
 
 const toMessage = (event: RunEvent): MessageEvent => ({
   id: String(event.seq),
@@ -44,14 +57,17 @@ const toMessage = (event: RunEvent): MessageEvent => ({
  * `run_events` in small batches (a token stream would otherwise be one INSERT per token).
  */
 @Injectable()
-export class RunEventsService implements OnApplicationShutdown {
+export class RunEventsService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
   private readonly observers = new Set<RunEventObserver>();
+  /** Open SSE streams, completed on shutdown so that the HTTP server can close. */
+  private readonly streams = new Set<() => void>();
 
   constructor(
     @InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(RUN_REDIS) private readonly redis: RunRedis | null = null,
   ) {}
 
   /** Whether this process holds the run's log (running here, or finished moments ago). */
@@ -95,6 +111,7 @@ export class RunEventsService implements OnApplicationShutdown {
     run.unsaved.push(event);
     for (const listener of run.listeners) listener(event);
     for (const observer of this.observers) observer(runId, event);
+    this.redis?.publish(this.channelOf(runId), JSON.stringify(event));
     const urgent = type !== 'llm.delta' && type !== 'tool.args.delta' && type !== 'llm.reasoning';
     // flush() never rejects: write() logs its own failures.
     if (urgent) void this.flush(runId);
@@ -119,9 +136,11 @@ export class RunEventsService implements OnApplicationShutdown {
   }
 
   /** Adds an event to the stored log of a run that does not execute here (e.g. one a dead process left behind). */
-  async appendStored(runId: string, type: RunEventType, data: Record<string, unknown>): Promise<void> {
+  async appendStored(runId: string, type: RunEventType, data: Record<string, unknown>): Promise<RunEvent> {
     const last = await this.events.maximum('seq', { runId });
-    await this.write(runId, [{ seq: (last ?? 0) + 1, type, data, at: new Date().toISOString() }]);
+    const event: RunEvent = { seq: (last ?? 0) + 1, type, data, at: new Date().toISOString() };
+    await this.write(runId, [event]);
+    return event;
   }
 
   /** Stores the rest and keeps the log in memory a little longer for clients that join late. */
@@ -161,8 +180,64 @@ export class RunEventsService implements OnApplicationShutdown {
       run.listeners.add(deliver);
       return () => run.listeners.delete(deliver);
     }
+    if (this.redis) return this.subscribeRemote(runId, afterSeq, onEvent);
     for (const event of await this.storedAfter(runId, afterSeq)) onEvent(event);
     return () => undefined;
+  }
+
+  /** Whether a run's events reach this process live from other processes (queue mode). */
+  get fansOut(): boolean {
+    return this.redis !== null;
+  }
+
+  /** The Redis channel of a run's live events. */
+  channelOf(runId: string): string {
+    return (this.redis as RunRedis).channel(`run-events:${runId}`);
+  }
+
+  /** Publishes an event another process stored (e.g. run.finished of a run cancelled while queued). */
+  async appendAndPublish(runId: string, type: RunEventType, data: Record<string, unknown>): Promise<void> {
+    const event = await this.appendStored(runId, type, data);
+    this.redis?.publish(this.channelOf(runId), JSON.stringify(event));
+  }
+
+  /**
+   * A run executing in another process: stored events first, then live ones from Redis. The channel is
+   * subscribed before the database is read; a live event ahead of what was delivered waits for the events
+   * before it to be stored (they are written in batches), so the client sees every seq once, in order.
+   */
+  private async subscribeRemote(runId: string, afterSeq: number, onEvent: Listener): Promise<() => void> {
+    let last = afterSeq;
+    let stopped = false;
+    const deliver = (event: RunEvent) => {
+      if (stopped || event.seq <= last) return;
+      last = event.seq;
+      onEvent(event);
+    };
+    const catchUp = async (before: number) => {
+      for (let step = 0; step < GAP_WAIT_STEPS && last < before - 1 && !stopped; step++) {
+        for (const event of await this.storedAfter(runId, last, before - 1)) deliver(event);
+        if (last < before - 1) await sleep(GAP_WAIT_STEP_MS);
+      }
+    };
+    let chain = Promise.resolve();
+    const stop = await (this.redis as RunRedis).listen(this.channelOf(runId), (message) => {
+      const event = JSON.parse(message) as RunEvent;
+      chain = chain
+        .then(async () => {
+          if (event.seq > last + 1) await catchUp(event.seq);
+          deliver(event);
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not catch up on run events'));
+    });
+    chain = chain.then(async () => {
+      for (const event of await this.storedAfter(runId, afterSeq)) deliver(event);
+    });
+    await chain;
+    return () => {
+      stopped = true;
+      stop();
+    };
   }
 
   private async storedAfter(runId: string, afterSeq: number, upToSeq?: number): Promise<RunEvent[]> {
@@ -184,22 +259,56 @@ export class RunEventsService implements OnApplicationShutdown {
   stream(runId: string, afterSeq: number, hasFinished: () => Promise<boolean>): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
       let stop: () => void = () => undefined;
+      let lastSeq = afterSeq;
       const heartbeat = setInterval(() => subscriber.next({ comment: 'keep-alive' }), HEARTBEAT_MS);
+      const end = () => subscriber.complete();
+      this.streams.add(end);
+      const forward = (event: RunEvent) => {
+        if (subscriber.closed || event.seq <= lastSeq) return;
+        lastSeq = event.seq;
+        subscriber.next(toMessage(event));
+        if (event.type === 'run.finished') subscriber.complete();
+      };
       const start = async () => {
-        stop = await this.subscribe(runId, afterSeq, (event) => {
-          if (subscriber.closed) return;
-          subscriber.next(toMessage(event));
-          if (event.type === 'run.finished') subscriber.complete();
-        });
+        stop = await this.subscribe(runId, afterSeq, forward);
         if (subscriber.closed) return stop();
-        if ((await hasFinished()) && !this.isLive(runId)) subscriber.complete();
+        if (!(await hasFinished()) || this.isLive(runId)) return;
+        // The row says finished before its run.finished event is stored: read what the worker still writes.
+        if (this.redis)
+          await this.drainStored(
+            runId,
+            () => lastSeq,
+            forward,
+            () => subscriber.closed,
+          );
+        subscriber.complete();
       };
       start().catch((error: unknown) => subscriber.error(error));
       return () => {
         clearInterval(heartbeat);
+        this.streams.delete(end);
         stop();
       };
     });
+  }
+
+  private async drainStored(
+    runId: string,
+    lastSeq: () => number,
+    forward: Listener,
+    closed: () => boolean,
+  ): Promise<void> {
+    for (let step = 0; step < GAP_WAIT_STEPS && !closed(); step++) {
+      const events = await this.storedAfter(runId, lastSeq());
+      for (const event of events) forward(event);
+      if (events.some((event) => event.type === 'run.finished')) return;
+      await sleep(GAP_WAIT_STEP_MS);
+    }
+  }
+
+  /** Ends every open event stream cleanly so that the HTTP server can close its connections. */
+  beforeApplicationShutdown(): void {
+    for (const end of [...this.streams]) end();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -17,6 +17,7 @@ export interface UsageTotals {
 @Index('idx_runs_user_created', ['userId', 'createdAt'])
 @Index('idx_runs_status', ['status'])
 @Index('idx_runs_workflow', ['workflowId'])
+@Index('idx_runs_status_lease', ['status', 'leaseExpiresAt'])
 export class RunEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
@@ -65,4 +66,12 @@ export class RunEntity {
 
   @Column({ name: 'finished_at', type: 'datetime', precision: 3, nullable: true })
   finishedAt!: Date | null;
+
+  /** The worker executing the run (queue mode); null when none holds it. */
+  @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })
+  leaseOwner!: string | null;
+
+  /** Until when the lease holds without a heartbeat; past it, any worker may take the run over. */
+  @Column({ name: 'lease_expires_at', type: 'datetime', precision: 3, nullable: true })
+  leaseExpiresAt!: Date | null;
 }

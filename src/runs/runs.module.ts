@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity } from './node-run.entity';
 import { RunEventEntity } from './run-event.entity';
 import { RunEntity } from './run.entity';
@@ -8,7 +11,10 @@ import { RunEventStreamService } from './run-event-stream.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
-import { RUN_SUPERVISOR } from './run-supervisor';
+import { QueueRunSupervisor } from './queue-run-supervisor';
+import { RunLeasesService } from './run-leases.service';
+import { RUN_REDIS, RunRedis } from './run-redis';
+import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
 import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
@@ -21,7 +27,29 @@ import { ToolResultsService } from './tool-results.service';
     RunEventsService,
     RunEventStreamService,
     ToolResultsService,
-    { provide: RUN_SUPERVISOR, useClass: InProcessRunSupervisor },
+    RunLeasesService,
+    {
+      provide: RUN_REDIS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): RunRedis | null =>
+        config.redisUrl ? new RunRedis(config.redisUrl, config.redisPrefix) : null,
+    },
+    {
+      // REDIS_URL picks the supervisor: BullMQ queue mode, or the embedded in-process queue.
+      provide: RUN_SUPERVISOR,
+      inject: [APP_CONFIG, RunsService, RunEventsService, RunLeasesService, RUN_REDIS, ModuleRef],
+      useFactory: (
+        config: AppConfig,
+        runs: RunsService,
+        events: RunEventsService,
+        leases: RunLeasesService,
+        redis: RunRedis | null,
+        moduleRef: ModuleRef,
+      ): RunSupervisor =>
+        redis
+          ? new QueueRunSupervisor(runs, events, leases, redis, moduleRef, config)
+          : new InProcessRunSupervisor(runs, events, moduleRef, config),
+    },
   ],
   exports: [RunsService, RunEventsService, ToolResultsService, RUN_SUPERVISOR],
 })

@@ -16,7 +16,7 @@ import { parseSort, toBuilderOrder } from '../common/http/sort';
 import type { RunDefinition, RunNodeRef } from './run-definition';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
-import { RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { type RunRecord, toRunRecord } from './run-record';
 import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
@@ -120,6 +120,21 @@ export class RunsService {
     });
     await this.runs.insert(asRow<RunEntity>(entity));
     return toRunRecord(entity);
+  }
+
+  /** The run's status, or null when there is no such run. */
+  async statusOf(runId: string): Promise<RunStatus | null> {
+    const run = await this.runs.findOne({ select: { id: true, status: true }, where: { id: runId } });
+    return run?.status ?? null;
+  }
+
+  /** Marks a run that has not ended `cancelled`; false when it had already ended. */
+  async cancelUnfinished(runId: string, reason: string): Promise<boolean> {
+    const result = await this.runs.update(
+      { id: runId, status: Not(In(FINISHED_STATUSES)) },
+      { status: 'cancelled', error: reason, finishedAt: new Date() },
+    );
+    return result.affected === 1;
   }
 
   async markRunning(runId: string): Promise<void> {

@@ -185,7 +185,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   }
 
   private async launch(run: RunRecord, options: StartOptions, place: QueuePlace): Promise<StartResult> {
-    this.events.open(run.id);
+    // Queue mode: the run may execute in another process, whose events reach this one through Redis.
+    if (!this.events.fansOut) this.events.open(run.id);
     place.submit(run.id);
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
     await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);

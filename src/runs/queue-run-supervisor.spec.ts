@@ -1,0 +1,215 @@
+import type { ModuleRef } from '@nestjs/core';
+import type { TestingModule } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { adminPrincipal, newRun } from '../../test/factories/run.factory';
+import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../../test/support/test-redis';
+import { waitFor } from '../../test/support/wait-for';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { QueueRunSupervisor } from './queue-run-supervisor';
+import { RunEntity } from './run.entity';
+import { RunEventsService } from './run-events.service';
+import { RunLeasesService } from './run-leases.service';
+import { RUN_REDIS, RunRedis } from './run-redis';
+import { type RunExecutor, RunHandedBackError, type RunStop } from './run-supervisor';
+import { RunsService } from './runs.service';
+
+/** Executions the test ends by hand; each records how it ended like the real executor does. */
+class ScriptedExecutor implements RunExecutor {
+  readonly started: Array<{ runId: string; worker: string }> = [];
+  readonly reasons: unknown[] = [];
+  executing = 0;
+  maxExecutingOneRun = 0;
+  private readonly releases = new Map<string, () => void>();
+
+  constructor(private readonly runs: RunsService) {}
+
+  forWorker(worker: string): RunExecutor {
+    return { execute: (runId, signal) => this.execute(runId, signal, worker) };
+  }
+
+  async execute(runId: string, signal: AbortSignal, worker = 'unknown'): Promise<RunStop> {
+    this.started.push({ runId, worker });
+    this.executing += 1;
+    this.maxExecutingOneRun = Math.max(this.maxExecutingOneRun, this.executing);
+    try {
+      await this.runs.markRunning(runId);
+      const released = new Promise<void>((resolve) => this.releases.set(runId, resolve));
+      await Promise.race([released, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
+      if (signal.reason instanceof RunHandedBackError) return 'handed_back';
+      this.reasons.push(signal.reason);
+      await this.runs.finish(runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
+      return 'ended';
+    } finally {
+      this.executing -= 1;
+    }
+  }
+
+  finish(runId: string): void {
+    this.releases.get(runId)?.();
+  }
+}
+
+describeWithRedis()(QueueRunSupervisor.name, () => {
+  const url = testRedisUrl() as string;
+  let prefix: string;
+  let moduleRef: TestingModule;
+  let runs: RunsService;
+  let rows: Repository<RunEntity>;
+  let executor: ScriptedExecutor;
+  const started: QueueRunSupervisor[] = [];
+  const connections: RunRedis[] = [];
+
+  const supervisor = async (role: 'api' | 'worker', name: string = role): Promise<QueueRunSupervisor> => {
+    const config = { ...moduleRef.get<AppConfig>(APP_CONFIG), role };
+    const moduleStub = { get: () => executor.forWorker(name) } as unknown as ModuleRef;
+    const redis = new RunRedis(url, prefix);
+    connections.push(redis);
+    const sut = new QueueRunSupervisor(
+      runs,
+      moduleRef.get(RunEventsService),
+      moduleRef.get(RunLeasesService),
+      redis,
+      moduleStub,
+      config,
+    );
+    await sut.onApplicationBootstrap();
+    started.push(sut);
+    return sut;
+  };
+
+  const submitted = async (api: QueueRunSupervisor): Promise<string> => {
+    const run = await runs.create(newRun());
+    api.reserve().submit(run.id);
+    return run.id;
+  };
+
+  const row = async (id: string) => rows.findOneByOrFail({ id });
+
+  beforeEach(async () => {
+    prefix = uniqueRedisPrefix();
+    moduleRef = await runsTestingModule(
+      [
+        RunsService,
+        RunEventsService,
+        RunLeasesService,
+        { provide: RUN_REDIS, useFactory: () => new RunRedis(url, prefix) },
+      ],
+      { REDIS_URL: url, REDIS_KEY_PREFIX: prefix, RUN_LEASE_MS: '1500', SHUTDOWN_GRACE_MS: '5000' },
+    );
+    runs = moduleRef.get(RunsService);
+    rows = moduleRef.get(getRepositoryToken(RunEntity));
+    executor = new ScriptedExecutor(runs);
+  });
+
+  afterEach(async () => {
+    for (const sut of started.splice(0)) await sut.beforeApplicationShutdown();
+    for (const redis of connections.splice(0)) await redis.close();
+    await moduleRef.close();
+    await dropRedisPrefix(url, prefix);
+  });
+
+  it('should execute a run submitted on an api process on a worker, holding its lease meanwhile', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const id = await submitted(api);
+
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    expect(await row(id)).toMatchObject({ status: 'running', leaseOwner: expect.any(String) as string });
+    expect(api.load().running).toBe(0);
+    executor.finish(id);
+
+    await expect(api.waitForEnd(id, 10_000)).resolves.toBe(true);
+    await waitFor(async () => (await row(id)).leaseOwner === null, { what: 'the lease was released' });
+    expect(await row(id)).toMatchObject({ status: 'succeeded', leaseExpiresAt: null });
+  });
+
+  it('should stop a run on a worker when an api process cancels it, and show it cancelled at once', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+
+    const response = await api.cancel(id, adminPrincipal());
+
+    expect(response.status).toBe('cancelled');
+    await waitFor(() => executor.reasons.length === 1, { what: 'the execution was aborted' });
+    expect(executor.reasons[0]).toEqual(new Error('cancelled by the client'));
+    await expect(api.cancel(id, adminPrincipal())).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('should never start a queued run that was cancelled, and end its event log', async () => {
+    const api = await supervisor('api');
+    const id = await submitted(api);
+    await api.cancel(id, adminPrincipal());
+    await supervisor('worker');
+    const other = await submitted(api);
+
+    await waitFor(() => executor.started.length === 1, { what: 'the worker took the next run' });
+    expect(executor.started.map((start) => start.runId)).toEqual([other]);
+    const events: string[] = [];
+    await moduleRef.get(RunEventsService).subscribe(id, 0, (event) => events.push(event.type));
+    expect(events).toEqual(['run.finished']);
+    executor.finish(other);
+  });
+
+  it('should hand runs back when a worker shuts down, for another worker to continue', async () => {
+    const api = await supervisor('api');
+    const first = await supervisor('worker', 'first');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the first worker started the run' });
+    await supervisor('worker', 'second');
+
+    await first.beforeApplicationShutdown();
+
+    await waitFor(() => executor.started.length === 2, { what: 'the second worker continued the run' });
+    expect(executor.started.map((start) => start.worker)).toEqual(['first', 'second']);
+    executor.finish(id);
+    await expect(api.waitForEnd(id, 10_000)).resolves.toBe(true);
+    expect((await row(id)).status).toBe('succeeded');
+  });
+
+  it('should take over a running run whose worker stopped renewing its lease', async () => {
+    const run = await runs.create(newRun());
+    await rows.update(
+      { id: run.id },
+      { status: 'running', leaseOwner: 'dead-worker', leaseExpiresAt: new Date(Date.now() - 1) },
+    );
+    await supervisor('worker', 'survivor');
+
+    await waitFor(() => executor.started.length === 1, { what: 'the survivor took the run over' });
+    expect(executor.started[0]).toEqual({ runId: run.id, worker: 'survivor' });
+    expect((await row(run.id)).leaseOwner).not.toBe('dead-worker');
+    executor.finish(run.id);
+  });
+
+  it('should let only one of two workers execute a run that was queued twice', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker', 'first');
+    await supervisor('worker', 'second');
+    const run = await runs.create(newRun());
+    api.reserve().submit(run.id);
+    api.reserve().submit(run.id);
+    const marker = await submitted(api);
+
+    await waitFor(() => executor.started.some((start) => start.runId === marker), { what: 'a later run started' });
+    expect(executor.started.filter((start) => start.runId === run.id)).toHaveLength(1);
+    executor.finish(run.id);
+    executor.finish(marker);
+  });
+
+  it('should stop a run whose cancel message it missed at its next heartbeat', async () => {
+    await supervisor('worker');
+    const api = await supervisor('api');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+
+    // Cancelled in the database only, as if the Redis message had been lost.
+    await runs.cancelUnfinished(id, 'cancelled by the client');
+
+    await waitFor(() => executor.reasons.length === 1, { what: 'the heartbeat stopped the run' });
+    expect(executor.reasons[0]).toEqual(new Error('cancelled by the client'));
+  });
+});

@@ -1,0 +1,274 @@
+import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { ModuleRef } from '@nestjs/core';
+import { Queue, Worker } from 'bullmq';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../common/auth/principal';
+import { DomainError } from '../common/errors/domain-error';
+import type { AppConfig } from '../config/app-config';
+import { errorMessage } from '../shared/error-text';
+import { sleep } from '../shared/sleep';
+import type { RunResponse } from './run.dto';
+import { FINISHED_STATUSES, type RunStatus } from './run.entity';
+import type { RunEventsService } from './run-events.service';
+import type { RunLeasesService } from './run-leases.service';
+import type { RunRedis } from './run-redis';
+import {
+  type QueuePlace,
+  RUN_EXECUTOR,
+  RunHandedBackError,
+  type RunExecutor,
+  type RunStop,
+  type RunSupervisor,
+} from './run-supervisor';
+import type { RunsService } from './runs.service';
+
+const QUEUE_NAME = 'runs';
+const CANCELLED = 'cancelled by the client';
+const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
+/** How often a ?wait=true request looks at the run's row besides being woken by its events. */
+const WAIT_POLL_MS = 1000;
+const SWEEP_BATCH = 100;
+/** A run waiting on a person counts as ended for ?wait=true. */
+const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
+
+interface JobData {
+  runId: string;
+}
+
+/**
+ * Queue mode: runs wait in a BullMQ queue on Redis and any worker process executes them, FIFO with
+ * MAX_CONCURRENT_RUNS per worker. The database is the truth: a worker holds a lease on each run it
+ * executes (heartbeat every RUN_LEASE_MS/3), a sweep re-queues runs whose lease ran out (a dead worker),
+ * and cancel is a status in the row plus a Redis message to whichever worker executes the run. A job is
+ * only a wake-up call: a worker that cannot take the run's lease drops it, so a duplicate job is harmless.
+ */
+export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(QueueRunSupervisor.name);
+  /** Runs this process executes, by id. */
+  private readonly active = new Map<string, AbortController>();
+  private readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private queue: Queue<JobData> | null = null;
+  private worker: Worker<JobData> | null = null;
+  private stopListening: () => void = () => undefined;
+  private reserved = 0;
+  private draining = false;
+
+  constructor(
+    private readonly runs: RunsService,
+    private readonly events: RunEventsService,
+    private readonly leases: RunLeasesService,
+    private readonly redis: RunRedis,
+    private readonly moduleRef: ModuleRef,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get leaseMs(): number {
+    return this.config.runLeaseMs;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const prefix = this.redis.prefix;
+    this.queue = new Queue<JobData>(QUEUE_NAME, {
+      connection: this.redis.connect(),
+      prefix,
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
+    });
+    if (this.config.role === 'api') return;
+    this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
+      this.active.get(runId)?.abort(new Error(CANCELLED)),
+    );
+    this.worker = new Worker<JobData>(QUEUE_NAME, (job) => this.process(job.data.runId), {
+      connection: this.redis.connect(),
+      prefix,
+      concurrency: this.config.workflows.maxConcurrentRuns,
+      // BullMQ's own stalled-job check re-delivers a dead worker's job; the lease decides whether it runs.
+      lockDuration: this.leaseMs,
+      maxStalledCount: 1000,
+    });
+    this.worker.on('error', (error) => this.logger.warn({ err: error }, 'run worker problem'));
+    this.every(this.leaseMs / 3, () => this.heartbeat());
+    this.every(this.leaseMs / 6, () => this.sweep());
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.stopListening();
+    const closing = this.worker?.close();
+    if (this.active.size > 0) this.logger.warn(`Shutting down: handing back ${this.active.size} run(s)`);
+    for (const controller of this.active.values()) controller.abort(new RunHandedBackError());
+    if (closing) {
+      const grace = new AbortController();
+      const closed = await Promise.race([
+        closing.then(() => true),
+        sleep(this.config.shutdownGraceMs, grace.signal).then(
+          () => false,
+          () => true,
+        ),
+      ]);
+      grace.abort();
+      if (!closed) {
+        // Executions that ignored the abort: the process ends under them, so their runs go back to the queue now.
+        await Promise.all([...this.active.keys()].map((runId) => this.handBack(runId)));
+        await this.worker?.close(true);
+      }
+    }
+    await this.queue?.close();
+  }
+
+  reserve(): QueuePlace {
+    if (this.draining) {
+      throw DomainError.unavailable(
+        'The service is shutting down and accepts no new runs; retry shortly',
+        SHUTTING_DOWN_RETRY_AFTER_SECONDS,
+      );
+    }
+    const limit = this.config.workflows.maxQueuedRuns;
+    if (this.reserved >= limit) {
+      throw DomainError.tooManyRequests(
+        `Too many runs are being created (${limit}); retry later`,
+        QUEUE_FULL_RETRY_AFTER_SECONDS,
+      );
+    }
+    this.reserved += 1;
+    let held = true;
+    const release = () => {
+      if (held) this.reserved -= 1;
+      held = false;
+    };
+    return {
+      submit: (runId) => {
+        release();
+        this.enqueue(runId).catch((error: unknown) => this.failUnqueued(runId, error));
+      },
+      release,
+    };
+  }
+
+  async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    let wake: () => void = () => undefined;
+    const stop = await this.redis.listen(this.events.channelOf(runId), () => wake());
+    try {
+      for (;;) {
+        const status = await this.runs.statusOf(runId);
+        if (status === null || STOPPED.includes(status)) return true;
+        const left = deadline - Date.now();
+        if (left <= 0) return false;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(WAIT_POLL_MS, left));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  async cancel(runId: string, principal: Principal): Promise<RunResponse> {
+    const run = await this.runs.findVisible(runId, principal);
+    if (FINISHED_STATUSES.includes(run.status) || !(await this.runs.cancelUnfinished(runId, CANCELLED))) {
+      throw DomainError.conflict(`Run ${runId} has already ended (${(await this.runs.statusOf(runId)) ?? run.status})`);
+    }
+    // The row already says cancelled: a worker that misses this message stops at its next heartbeat.
+    this.redis.publish(this.redis.channel('run-cancel'), runId);
+    this.active.get(runId)?.abort(new Error(CANCELLED));
+    if (run.status !== 'running') {
+      // No execution records how a queued or waiting run ended, so its event log ends here.
+      await this.events.appendAndPublish(runId, 'run.finished', {
+        run_id: runId,
+        status: 'cancelled',
+        outputs: null,
+        error: CANCELLED,
+        usage: null,
+      });
+    }
+    return this.runs.get(runId, principal);
+  }
+
+  load(): { queued: number; running: number } {
+    return { queued: this.reserved, running: this.active.size };
+  }
+
+  private async enqueue(runId: string): Promise<void> {
+    await (this.queue as Queue<JobData>).add('run', { runId });
+  }
+
+  private async process(runId: string): Promise<void> {
+    if (this.draining || !(await this.leases.acquire(runId, this.owner, this.leaseMs))) return;
+    const controller = new AbortController();
+    this.active.set(runId, controller);
+    let stop: RunStop = 'ended';
+    try {
+      stop = await this.executor().execute(runId, controller.signal);
+    } catch (error) {
+      this.logger.error({ err: error, runId }, 'run execution failed unexpectedly');
+    } finally {
+      this.active.delete(runId);
+    }
+    if (stop === 'handed_back') await this.handBack(runId);
+    else await this.leases.release(runId, this.owner);
+  }
+
+  /** Puts a run this worker held back in the queue for another worker; nothing when it was taken over already. */
+  private async handBack(runId: string): Promise<void> {
+    if (await this.leases.handBack(runId, this.owner, this.leaseMs)) await this.enqueue(runId);
+  }
+
+  private executor(): RunExecutor {
+    return this.moduleRef.get<RunExecutor>(RUN_EXECUTOR, { strict: false });
+  }
+
+  /** Renews the lease of every run executing here; one that was cancelled or taken over stops. */
+  private async heartbeat(): Promise<void> {
+    for (const [runId, controller] of this.active) {
+      if (await this.leases.renew(runId, this.owner, this.leaseMs)) continue;
+      const status = await this.runs.statusOf(runId);
+      controller.abort(status === 'cancelled' ? new Error(CANCELLED) : new RunHandedBackError());
+    }
+  }
+
+  /** Re-queues runs whose worker stopped renewing their lease (it died); of several sweeping workers one wins each. */
+  private async sweep(): Promise<void> {
+    for (const runId of await this.leases.expired(SWEEP_BATCH)) {
+      if (!(await this.leases.claimExpired(runId, this.leaseMs))) continue;
+      this.logger.warn({ runId }, 'taking over a run whose worker stopped renewing its lease');
+      await this.enqueue(runId);
+    }
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy || this.draining) return;
+      busy = true;
+      task()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'run lease upkeep failed'))
+        .finally(() => (busy = false));
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private async failUnqueued(runId: string, error: unknown): Promise<void> {
+    this.logger.error({ err: error, runId }, 'could not queue a run');
+    try {
+      await this.runs.finish(runId, { status: 'failed', error: `could not be queued: ${errorMessage(error)}` });
+      await this.events.appendAndPublish(runId, 'run.finished', {
+        run_id: runId,
+        status: 'failed',
+        outputs: null,
+        error: 'could not be queued',
+        usage: null,
+      });
+    } catch (failure) {
+      this.logger.error({ err: failure, runId }, 'could not record a run that could not be queued');
+    }
+  }
+}
