@@ -1,0 +1,195 @@
+import { migrations } from '../../migrations';
+import { type ChildApp, queryDatabase, startChildApp } from '../support/child-app';
+import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { readRunEvents } from '../support/sse';
+import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
+import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../support/test-redis';
+import { waitFor } from '../support/wait-for';
+import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
+
+// Every process is compiled at its start; three of them start at once.
+jest.setTimeout(180_000);
+
+interface RunBody {
+  id: string;
+  status: string;
+  error: string | null;
+  outputs: Record<string, unknown> | null;
+}
+
+/** One api and three workers as child processes on one database and one Redis, the way a deployment runs. */
+describeWithRedis()('Queue mode: api and worker processes on one database and Redis (e2e)', () => {
+  const redisUrl = testRedisUrl() as string;
+  const prefix = uniqueRedisPrefix();
+  let llm: OpenAITestServer;
+  let database: { url: string; drop: () => Promise<void> };
+  let api: ChildApp;
+  const workers: ChildApp[] = [];
+
+  const env = (role: string) =>
+    llmEnv(llm, {
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: prefix,
+      ROLE: role,
+      RUN_LEASE_MS: '3000',
+      SHUTDOWN_GRACE_MS: '5000',
+    });
+
+  const call = async (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) => {
+    const response = await fetch(`${target.url}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    return { status: response.status, body: (await response.json()) as RunBody };
+  };
+
+  const startRun = async (question = 'Hi?') => {
+    const response = await call(api, '/workflow-runs', {
+      method: 'POST',
+      body: { definition: agentWorkflow({}), inputs: { question } },
+    });
+    expect(response).toMatchObject({ status: 202, body: { status: 'queued' } });
+    return response.body.id;
+  };
+
+  const getRun = async (id: string) => (await call(api, `/runs/${id}`)).body;
+
+  /** The worker process holding the run's lease (its owner id carries the pid). */
+  const holderOf = async (id: string): Promise<ChildApp> => {
+    let holder: ChildApp | undefined;
+    await waitFor(
+      async () => {
+        const [row] = await queryDatabase<{ lease_owner: string | null }>(
+          database.url,
+          'SELECT lease_owner FROM runs WHERE id = ?',
+          [id],
+        );
+        holder = workers.find((worker) => row?.lease_owner?.split(':')[1] === String(worker.process.pid));
+        return holder !== undefined;
+      },
+      { what: 'a worker holds the run', intervalMs: 100 },
+    );
+    return holder as ChildApp;
+  };
+
+  beforeAll(async () => {
+    llm = await OpenAITestServer.start();
+    database = await throwawayDatabase();
+    // Four processes at once on a fresh database: one migrates it, the others wait for it.
+    const started = await Promise.all([
+      startChildApp(env('api')),
+      startChildApp(env('worker')),
+      startChildApp(env('worker')),
+      // A third worker, so that after the SIGKILL test two are left for the SIGTERM one.
+      startChildApp(env('worker')),
+    ]);
+    api = started[0];
+    workers.push(...started.slice(1));
+  });
+
+  afterEach(() => llm.reset());
+
+  afterAll(async () => {
+    for (const child of [api, ...workers]) {
+      if (child && child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+      await child?.exited;
+    }
+    await llm?.close();
+    await database?.drop();
+    await dropRedisPrefix(redisUrl, prefix);
+  });
+
+  it('should have migrated the fresh database exactly once while four processes started together', async () => {
+    const applied = await queryDatabase<{ name: string }>(database.url, 'SELECT name FROM migrations');
+    expect(applied.map((row) => row.name).sort()).toEqual(migrations.map((migration) => migration.name).sort());
+  });
+
+  it('should answer only GET /health on a worker', async () => {
+    const worker = workers[0];
+    expect((await fetch(`${worker.url}/health`)).status).toBe(200);
+    const tools = await fetch(`${worker.url}/api/v1/tools`, { headers: { Authorization: `Bearer ${ADMIN_KEY}` } });
+    expect(tools.status).toBe(404);
+    expect((await fetch(`${worker.url}/api/docs-json`)).status).toBe(404);
+  });
+
+  it('should stream, through the api process, the events of a run a worker executes', async () => {
+    const release = llm.hold();
+    llm.script([reply.text('Hello from a worker.')]);
+    const id = await startRun();
+    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+
+    const reading = readRunEvents(api.url, id, ADMIN_KEY);
+    release();
+    const { status, events } = await reading;
+
+    expect(status).toBe(200);
+    const names = events.map((event) => event.event);
+    expect(names.slice(0, 2)).toEqual(['run.started', 'node.started']);
+    expect(names).toContain('llm.delta');
+    expect(events.at(-1)).toMatchObject({ event: 'run.finished', data: { status: 'succeeded' } });
+    expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+    expect(await getRun(id)).toMatchObject({ status: 'succeeded', outputs: { answer: 'Hello from a worker.' } });
+
+    const replayed = await readRunEvents(api.url, id, ADMIN_KEY, { 'Last-Event-ID': '2' });
+    expect(replayed.events.map((event) => event.id)).toEqual(events.slice(2).map((event) => event.id));
+  });
+
+  it('should stop a run on a worker when the api process cancels it, with no model call after', async () => {
+    const release = llm.hold();
+    llm.script([reply.text('Too late.'), reply.text('Never asked for.')]);
+    const id = await startRun();
+    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+
+    const cancelled = await call(api, `/runs/${id}/cancel`, { method: 'POST' });
+
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect((await getRun(id)).status).toBe('cancelled');
+    const { events } = await readRunEvents(api.url, id, ADMIN_KEY);
+    expect(events.at(-1)).toMatchObject({ event: 'run.finished', data: { status: 'cancelled' } });
+    release();
+    expect((await getRun(id)).status).toBe('cancelled');
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it('should let another worker finish a run whose worker was killed with SIGKILL', async () => {
+    const release = llm.hold();
+    // The killed worker's request may still take one answer from the script when released.
+    llm.script([reply.text('Finished by the survivor.'), reply.text('Finished by the survivor.')]);
+    const id = await startRun();
+    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+    const victim = await holderOf(id);
+
+    victim.process.kill('SIGKILL');
+    await victim.exited;
+    release();
+
+    await waitFor(async () => (await getRun(id)).status === 'succeeded', {
+      what: 'the survivor finished the run',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    expect(await getRun(id)).toMatchObject({ outputs: { answer: 'Finished by the survivor.' } });
+  });
+
+  it('should hand a run back when its worker gets SIGTERM, exit 0, and let another worker finish it', async () => {
+    const release = llm.hold();
+    llm.script([reply.text('Finished after the hand-back.'), reply.text('Finished after the hand-back.')]);
+    const id = await startRun();
+    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+    const leaving = await holderOf(id);
+
+    leaving.process.kill('SIGTERM');
+    await expect(leaving.exited).resolves.toEqual({ code: 0, signal: null });
+    release();
+
+    await waitFor(async () => (await getRun(id)).status === 'succeeded', {
+      what: 'another worker finished the run',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    const { events } = await readRunEvents(api.url, id, ADMIN_KEY);
+    expect(events.filter((event) => event.event === 'run.finished')).toHaveLength(1);
+  });
+});
