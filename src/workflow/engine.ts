@@ -1,10 +1,11 @@
 import { inSpan } from '../common/tracing';
 import type { UsageTotals } from '../runs/run.entity';
+import { addUsage, emptyUsage } from '../runs/usage-totals';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import type { NodeHandler, NodeServices } from './nodes/node-handler';
 import type { NodeHandlers } from './nodes/node-handlers';
 import type { Scope } from './references';
-import { type RunContext, WorkflowRunError } from './run-context';
+import { NodeFailure, type RunContext, WorkflowRunError } from './run-context';
 import { errorMessage } from '../shared/error-text';
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
@@ -24,14 +25,7 @@ export interface EngineResult {
 const branchOf = (edge: WorkflowEdge): boolean | undefined =>
   edge.condition === undefined ? undefined : edge.condition === true || edge.condition === 'true';
 
-const addUsage = (total: UsageTotals, output: Record<string, unknown>): void => {
-  const usage = output.usage as Partial<UsageTotals> | undefined;
-  if (!usage) return;
-  total.prompt_tokens += usage.prompt_tokens ?? 0;
-  total.completion_tokens += usage.completion_tokens ?? 0;
-  total.total_tokens += usage.total_tokens ?? 0;
-  total.model_calls += usage.model_calls ?? 0;
-};
+const usageOf = (output: Record<string, unknown>) => output.usage as Partial<UsageTotals> | undefined;
 
 /**
  * Walks a validated definition from its start node in topological order. A node runs when at least
@@ -53,7 +47,7 @@ export class WorkflowEngine {
     const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
     const scope: Scope = { inputs };
     const activeEdges = new Set<WorkflowEdge>();
-    const usage: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
+    const usage = run.usage ?? emptyUsage();
 
     for (const id of order) {
       const node = nodes.get(id) as WorkflowNode;
@@ -66,10 +60,10 @@ export class WorkflowEngine {
       // Each node is a span of its own; model and tool calls inside it become its children.
       const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
       const output = await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
-        this.runNode(handler, node, scope, run, definition),
+        this.runNode(handler, node, scope, run, definition, usage),
       );
       scope[id] = output;
-      addUsage(usage, output);
+      addUsage(usage, usageOf(output));
       if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown>, usage };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
@@ -85,6 +79,7 @@ export class WorkflowEngine {
     scope: Scope,
     run: RunContext,
     definition: WorkflowDefinition,
+    usage: UsageTotals,
   ): Promise<Record<string, unknown>> {
     const nodeRunId = await this.recorder.nodeStarted(run.runId, node);
     const startedAt = Date.now();
@@ -110,7 +105,14 @@ export class WorkflowEngine {
     } catch (error) {
       const cancelled = run.signal.aborted;
       const message = errorMessage(error);
-      await this.recorder.nodeFinished(nodeRunId, { status: cancelled ? 'cancelled' : 'failed', error: message });
+      // What the node did before it stopped stays: its usage counts for the run, its partial output is stored.
+      const partial = error instanceof NodeFailure ? error.partialOutput : undefined;
+      if (partial) addUsage(usage, usageOf(partial));
+      await this.recorder.nodeFinished(nodeRunId, {
+        status: cancelled ? 'cancelled' : 'failed',
+        output: partial,
+        error: message,
+      });
       run.emit('node.finished', {
         node_id: node.id,
         status: cancelled ? 'cancelled' : 'failed',

@@ -1,5 +1,6 @@
 import type { Principal } from '../common/auth/principal';
 import type { RunEventType } from '../runs/run-event-types';
+import type { UsageTotals } from '../runs/run.entity';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
 export interface RunContext {
@@ -9,6 +10,23 @@ export interface RunContext {
   depth: number;
   signal: AbortSignal;
   emit(type: RunEventType, data: Record<string, unknown>): void;
+  /**
+   * The run's usage so far, added to in place: the engine adds each node's as it ends (a failed or
+   * cancelled node's partial usage too), the runner the usage of child workflow-tool runs.
+   */
+  usage?: UsageTotals;
+}
+
+/** A node failed (or was cancelled) after doing part of its work: `partialOutput` is what it had (usage …). */
+export class NodeFailure extends Error {
+  constructor(
+    message: string,
+    readonly partialOutput: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'NodeFailure';
+  }
 }
 
 /** Ends a run with a reason (a failed node, a provider error …); the engine turns it into status `failed`. */

@@ -10,6 +10,7 @@ import { ToolExecutionError } from '../shared/tool-errors';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
 import type { UsageTotals } from '../runs/run.entity';
+import { addUsage, emptyUsage } from '../runs/usage-totals';
 import type { RunRecord } from '../runs/run-record';
 import { RunEventsService } from '../runs/run-events.service';
 import { isFinished } from '../runs/run.entity';
@@ -42,8 +43,13 @@ export interface StartResult {
 }
 
 type RunResult =
-  | { status: 'succeeded' | 'failed' | 'cancelled'; outputs?: Record<string, unknown>; error?: string }
-  | { status: 'handed_back'; error?: undefined };
+  | {
+      status: 'succeeded' | 'failed' | 'cancelled';
+      outputs?: Record<string, unknown>;
+      error?: string;
+      usage?: UsageTotals;
+    }
+  | { status: 'handed_back'; error?: undefined; usage?: UsageTotals };
 
 /** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
 const ownerOf = (run: RunRecord): Principal => ({ userId: run.userId, role: run.userRole, keyId: 'run-owner' });
@@ -64,6 +70,8 @@ const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal 
 @Injectable()
 export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
+  /** The usage totals of the runs executing here, so a child workflow-tool run can add its own to its parent's. */
+  private readonly liveUsage = new Map<string, UsageTotals>();
 
   constructor(
     private readonly runs: RunsService,
@@ -160,6 +168,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
     }
     const result = await this.runTraced(run, checked, principal, context.signal, context.depth);
+    // A child run's tokens are its parent's too, whether or not it succeeded.
+    const parentUsage = context.runId === null ? undefined : this.liveUsage.get(context.runId);
+    if (parentUsage) addUsage(parentUsage, result.usage);
     if (result.status !== 'succeeded') {
       throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
     }
@@ -225,7 +236,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   ): Promise<RunResult> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
-    let usage: UsageTotals | undefined;
+    // Added to as nodes (and child runs) end, so a failed or cancelled run keeps what it used.
+    const usage = emptyUsage();
+    this.liveUsage.set(run.id, usage);
     let result: RunResult;
     try {
       if (signal.aborted) throw signal.reason;
@@ -240,8 +253,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         depth,
         signal,
         emit,
+        usage,
       });
-      usage = engineResult.usage;
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {
       if (signal.aborted && signal.reason instanceof RunHandedBackError) {
@@ -254,13 +267,14 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         result = { status: 'failed', error: errorMessage(error) };
       }
     }
+    this.liveUsage.delete(run.id);
     if (result.status === 'handed_back') {
       await this.storeCallLogs(run.id);
       await this.events.close(run.id);
-      return result;
+      return { ...result, usage };
     }
     await this.record(run.id, result, usage);
-    return result;
+    return { ...result, usage };
   }
 
   /** Stores how a run ended and ends its event log with `run.finished`. */

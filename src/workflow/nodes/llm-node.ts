@@ -9,6 +9,7 @@ import type { ToolDefinition } from '../../registry/tool-definition';
 import { AgentLoopError, runAgentLoop, type AgentLoopResult, type ToolResultLimit } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
 import { renderText } from '../references';
+import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { referenceText } from './reference-text';
 
@@ -221,12 +222,13 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       });
       if (result.stopReason === 'timeout') {
         const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
-        throw new Error(`the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`);
+        const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
+        throw new NodeFailure(message, nodeOutput(result));
       }
       return nodeOutput(result);
     } catch (error) {
-      if (error instanceof AgentLoopError && error.stopReason !== 'cancelled') {
-        throw new Error(error.message, { cause: error });
+      if (error instanceof AgentLoopError) {
+        throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });
       }
       throw error;
     }
