@@ -12,6 +12,6 @@ import { OpenApiImportService } from './openapi-import/openapi-import.service';
   imports: [ToolsModule.register(ExecutorsModule), ExecutorsModule, ToolCallLogsModule],
   controllers: [ToolExecutionController, OpenApiImportController],
   providers: [RegistryService, OpenApiImportService],
-  exports: [RegistryService],
+  exports: [RegistryService, ToolsModule],
 })
 export class RegistryModule {}

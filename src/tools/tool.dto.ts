@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { toBoolean } from '../common/http/force-delete-query';
 import { PageQuery } from '../common/http/pagination';
 import { RawJson } from '../common/http/raw-json';
 import { sortDescription } from '../common/http/sort';
@@ -76,8 +77,6 @@ export class CreateToolDto {
 }
 
 export class UpdateToolDto extends PartialType(CreateToolDto) {}
-
-const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 export const TOOL_SORT_FIELDS = {
   name: 'name',

@@ -23,6 +23,7 @@ import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
+import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import type { Page } from '../common/http/pagination';
 import {
   BuiltinToolResponse,
@@ -117,10 +118,17 @@ export class ToolsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteTool', summary: 'Delete a tool' })
+  @ApiOperation({
+    operationId: 'deleteTool',
+    summary: 'Delete a tool; 409 with `dependants` while stored workflows use it, unless force=true',
+  })
   @ApiNoContentResponse()
-  @ApiProblemResponses(403, 404)
-  remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.tools.remove(id, principal);
+  @ApiProblemResponses(400, 403, 404, 409)
+  remove(
+    @Param('id') id: string,
+    @Query() query: ForceDeleteQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
+    return this.tools.remove(id, principal, query.force === true);
   }
 }

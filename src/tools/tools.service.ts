@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { In, IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import type { ImplementationType } from '../shared/tool-types';
+import { dependantsConflict } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import {
   assertCanChange,
@@ -33,6 +36,7 @@ import {
 import { ToolEntity } from './tool.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
+import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 
 // TypeORM's deep-partial type cannot follow JSON columns typed as open records.
 const asRow = (row: Partial<ToolEntity>) => row as QueryDeepPartialEntity<ToolEntity>;
@@ -60,6 +64,7 @@ export class ToolsService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /** Seeds every shipped tool as a public one; refreshes seeds nobody has edited when the code's schema changes. */
@@ -243,10 +248,33 @@ export class ToolsService implements OnApplicationBootstrap {
     }));
   }
 
-  async remove(idOrName: string, principal: Principal): Promise<void> {
+  /** Refuses (409) while stored workflows use the tool, unless `force`: then they are left to report it missing. */
+  async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const entity = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(entity, principal, 'tool');
+    const dependants = (await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? [];
+    if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
+  }
+
+  /** Every tool of one implementation type, whoever owns it (for finding what points at a row). */
+  async findByImplementationType(type: ImplementationType): Promise<StoredTool[]> {
+    return (await this.tools.findBy({ implementationType: type })).map(toStoredTool);
+  }
+
+  /** Turns tools off without a version change of their schema (their target is gone). */
+  async disable(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.tools.update({ id: In([...ids]) }, asRow({ enabled: false, updatedAt: new Date() }));
+  }
+
+  /** The workflow module's answer to "who uses this tool"; absent where no workflow module is wired (unit tests). */
+  private dependants(): ToolDependants | undefined {
+    try {
+      return this.moduleRef.get<ToolDependants>(TOOL_DEPENDANTS, { strict: false });
+    } catch {
+      return undefined;
+    }
   }
 
   async incrementUseCount(id: string, by = 1): Promise<void> {

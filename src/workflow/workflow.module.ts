@@ -11,6 +11,7 @@ import { RunsService } from '../runs/runs.service';
 import { RUN_EXECUTOR } from '../runs/run-supervisor';
 import { ToolResultsService } from '../runs/tool-results.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
+import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
 import { WorkflowEngine } from './engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
@@ -24,6 +25,8 @@ import { WorkflowsService } from './workflows.service';
   providers: [
     WorkflowsService,
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
+    // Looked up by ToolsService (tools/) through ModuleRef: tools/ declares the port, workflow/ provides it.
+    { provide: TOOL_DEPENDANTS, useExisting: WorkflowsService },
     WorkflowRunner,
     { provide: WORKFLOW_TOOL_RUNNER, useExisting: WorkflowRunner },
     // Looked up by the run supervisor (runs/) through ModuleRef: runs/ declares the port, workflow/ provides it.

@@ -13,6 +13,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
+import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
@@ -111,13 +112,21 @@ export class WorkflowsController {
     return this.workflows.replace(id, body, principal, ifMatch);
   }
 
-  @ApiOperation({ operationId: 'deleteWorkflow', summary: 'Delete a workflow (its runs are kept)' })
+  @ApiOperation({
+    operationId: 'deleteWorkflow',
+    summary:
+      'Delete a workflow (its runs are kept); 409 with `dependants` while workflow tools run it, unless force=true (which disables them)',
+  })
   @Delete('workflows/:id')
   @HttpCode(204)
   @ApiNoContentResponse()
-  @ApiProblemResponses(403, 404)
-  remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.workflows.remove(id, principal);
+  @ApiProblemResponses(400, 403, 404, 409)
+  remove(
+    @Param('id') id: string,
+    @Query() query: ForceDeleteQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
+    return this.workflows.remove(id, principal, query.force === true);
   }
 
   @Post('workflows/:id/runs')

@@ -5,6 +5,7 @@ import { loadConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
+import { ToolsService } from '../tools/tools.service';
 import { analyzeDefinition } from './validate-definition';
 import { WorkflowEntity } from './workflow.entity';
 import { WorkflowsService } from './workflows.service';
@@ -34,6 +35,7 @@ describe(WorkflowsService.name, () => {
         WorkflowsService,
         { provide: getRepositoryToken(WorkflowEntity), useValue: {} },
         { provide: RegistryService, useValue: {} },
+        { provide: ToolsService, useValue: {} },
         { provide: ProviderRegistry, useValue: {} },
         { provide: APP_CONFIG, useValue: loadConfig({}) },
       ],

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import { dependantsConflict, type Dependant } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
@@ -26,6 +27,11 @@ import { LruCache } from '../shared/lru-cache';
 import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
+import type { StoredTool } from '../tools/stored-tool';
+import type { ToolDependants } from '../tools/tool-dependants';
+import { ToolsService } from '../tools/tools.service';
+import { NODE_HANDLERS } from './nodes/node-handlers';
+import type { NodeHandler } from './nodes/node-handler';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
 import { WorkflowRunError } from './run-context';
@@ -49,7 +55,7 @@ const VALIDATOR_CACHE_SIZE = 500;
 
 /** Stored workflows and the checks every definition passes on save and on run. */
 @Injectable()
-export class WorkflowsService implements WorkflowLookup {
+export class WorkflowsService implements WorkflowLookup, ToolDependants {
   private readonly ajvByDraft: Record<SchemaDraft, AjvCore> = {
     'draft-07': createAjv('draft-07', { useDefaults: true }),
     '2020-12': createAjv('2020-12', { useDefaults: true }),
@@ -65,6 +71,7 @@ export class WorkflowsService implements WorkflowLookup {
   constructor(
     @InjectRepository(WorkflowEntity) private readonly workflows: Repository<WorkflowEntity>,
     private readonly registry: RegistryService,
+    private readonly tools: ToolsService,
     private readonly providers: ProviderRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -250,10 +257,43 @@ export class WorkflowsService implements WorkflowLookup {
     return toWorkflowResponse(this.workflows.merge(existing, changes));
   }
 
-  async remove(idOrName: string, principal: Principal): Promise<void> {
+  /** Refuses (409) while workflow tools run this workflow, unless `force`: then those tools are disabled. */
+  async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const existing = await this.findVisible(idOrName, principal);
     assertCanChange(existing, principal, 'workflow');
+    const dependants = await this.toolsRunning(existing);
+    if (dependants.length > 0 && !force) {
+      throw dependantsConflict(`Workflow "${existing.name}"`, dependants, principal);
+    }
     await this.workflows.delete({ id: existing.id });
+    await this.tools.disable(dependants.map((dependant) => dependant.id));
+  }
+
+  /** ToolDependants: stored workflows whose nodes name the tool and, for their owner, mean that tool by it. */
+  async workflowsUsing(tool: StoredTool): Promise<Dependant[]> {
+    const candidates = (await this.workflows.find()).filter((workflow) =>
+      toolNamesIn(workflow.definition).includes(tool.name),
+    );
+    const dependants: Dependant[] = [];
+    for (const workflow of candidates) {
+      const [meant] = await this.tools.findUsableByNames([tool.name], ownerOf(workflow));
+      if (meant?.id === tool.id) dependants.push({ kind: 'workflow', ...ownedFields(workflow) });
+    }
+    return dependants;
+  }
+
+  /** Enabled workflow tools whose workflow_id means this workflow (its id, or its name as the tool's owner reads it). */
+  private async toolsRunning(workflow: WorkflowEntity): Promise<Dependant[]> {
+    const dependants: Dependant[] = [];
+    for (const tool of await this.tools.findByImplementationType('workflow')) {
+      const target = tool.implementationConfig.workflow_id;
+      if (!tool.enabled || (target !== workflow.id && target !== workflow.name)) continue;
+      const meant = target === workflow.id ? workflow : await this.findByIdOrName(target, ownerOf(tool));
+      if (meant?.id === workflow.id) {
+        dependants.push({ kind: 'tool', id: tool.id, name: tool.name, userId: tool.userId, isPublic: tool.isPublic });
+      }
+    }
+    return dependants;
   }
 
   private async readBody(body: WorkflowBody, principal: Principal, wasPublic = false) {
@@ -263,6 +303,23 @@ export class WorkflowsService implements WorkflowLookup {
     return { definition, isPublic };
   }
 }
+
+/** Who a stored row acts for when it names another: its owner, with a user's visibility. */
+const ownerOf = (row: { userId: string | null }): Principal => ({ userId: row.userId ?? '', role: 'user', keyId: '' });
+
+const ownedFields = (workflow: WorkflowEntity) => ({
+  id: workflow.id,
+  name: workflow.name,
+  userId: workflow.userId,
+  isPublic: workflow.isPublic,
+});
+
+/** Every tool name a definition's nodes use. */
+const toolNamesIn = (definition: WorkflowDefinition): string[] =>
+  (definition.nodes ?? []).flatMap((node) => {
+    const handler = (NODE_HANDLERS as Record<string, NodeHandler | undefined>)[node.type];
+    return handler?.toolsUsed?.(node.data ?? {})?.names ?? [];
+  });
 
 const workflowNameTaken = (name: string, isPublic: boolean): DomainError =>
   DomainError.conflict(

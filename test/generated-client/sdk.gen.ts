@@ -154,7 +154,7 @@ export const createWorkflow = <ThrowOnError extends boolean = false>(options: Op
 });
 
 /**
- * Delete a workflow (its runs are kept)
+ * Delete a workflow (its runs are kept); 409 with `dependants` while workflow tools run it, unless force=true (which disables them)
  */
 export const deleteWorkflow = <ThrowOnError extends boolean = false>(options: Options<DeleteWorkflowData, ThrowOnError>) => (options.client ?? client).delete<DeleteWorkflowResponses, DeleteWorkflowErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -251,7 +251,7 @@ export const listImplementationTypes = <ThrowOnError extends boolean = false>(op
 });
 
 /**
- * Delete a tool
+ * Delete a tool; 409 with `dependants` while stored workflows use it, unless force=true
  */
 export const deleteTool = <ThrowOnError extends boolean = false>(options: Options<DeleteToolData, ThrowOnError>) => (options.client ?? client).delete<DeleteToolResponses, DeleteToolErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

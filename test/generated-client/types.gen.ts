@@ -1382,11 +1382,20 @@ export type DeleteWorkflowData = {
     path: {
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Delete even when others use it; the workflow tools that point at a deleted workflow are disabled
+         */
+        force?: boolean;
+    };
     url: '/api/v1/workflows/{id}';
 };
 
 export type DeleteWorkflowErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
     /**
      * Missing or invalid API key
      */
@@ -1399,6 +1408,10 @@ export type DeleteWorkflowErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
     /**
      * Too many requests: retry after the Retry-After header
      */
@@ -1829,11 +1842,20 @@ export type DeleteToolData = {
     path: {
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Delete even when others use it; the workflow tools that point at a deleted workflow are disabled
+         */
+        force?: boolean;
+    };
     url: '/api/v1/tools/{id}';
 };
 
 export type DeleteToolErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
     /**
      * Missing or invalid API key
      */
@@ -1846,6 +1868,10 @@ export type DeleteToolErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
     /**
      * Too many requests: retry after the Retry-After header
      */
