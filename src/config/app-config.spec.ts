@@ -187,7 +187,7 @@ describe(`${loadConfig.name} problems`, () => {
       }),
     });
     expect(sut).toEqual([
-      'LLM_PROVIDERS provider "claude": protocol must be one of openai-chat, anthropic, ollama',
+      'LLM_PROVIDERS provider "claude": protocol must be one of openai-chat, anthropic, openai-responses, ollama',
       'LLM_PROVIDERS provider "local": base_url is required',
     ]);
     expect(sut.join('\n')).not.toMatch(/secret/);

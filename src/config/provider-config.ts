@@ -1,5 +1,5 @@
 /** The wire protocols an LLM provider may speak; llm/ holds one adapter per entry (its provider map). */
-export const PROVIDER_PROTOCOLS = ['openai-chat', 'anthropic', 'ollama'] as const;
+export const PROVIDER_PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'ollama'] as const;
 export type ProviderProtocol = (typeof PROVIDER_PROTOCOLS)[number];
 
 /** One named LLM endpoint, as config/ parses it from the environment; llm/ builds its providers from these. */

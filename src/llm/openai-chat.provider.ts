@@ -8,6 +8,7 @@ import { parseStreamEvent, readAnswerBody } from './answer-body';
 import { toProviderError } from './openai-error';
 import type { ChatRequest, ProviderError, ToolChoice } from './provider';
 import { RetryableProviderError } from './retry';
+import { isOpenAIReasoningModel } from './reasoning-model';
 import { readCompletion, readStreamChunk } from './stream-chunk';
 import type { StreamedAnswerResult } from './streamed-answer';
 import { MAX_TIMER_MS, StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
@@ -16,9 +17,6 @@ export { DEFAULT_CALL_BUDGET_MS, DEFAULT_TIMEOUT_MS } from './streaming-provider
 
 /** `baseUrl` goes up to and including `/v1`, e.g. `http://127.0.0.1:11434/v1`. */
 export type OpenAIChatProviderOptions = ProviderOptions;
-
-/** o1, o3, o4-mini, gpt-5…: they refuse `max_tokens` and want `max_completion_tokens`. */
-const REASONING_MODEL = /^(?:o\d|gpt-5)/i;
 
 /**
  * `ChatProvider` for any OpenAI-compatible Chat Completions endpoint. Always asks for a stream, and takes
@@ -83,7 +81,8 @@ export class OpenAIChatProvider extends StreamingProvider<ChatCompletionCreatePa
 
 export function toChatCompletionBody(request: ChatRequest): ChatCompletionCreateParamsStreaming {
   const hasTools = request.tools !== undefined && request.tools.length > 0;
-  const reasoningModel = REASONING_MODEL.test(request.model);
+  // Reasoning models refuse `max_tokens` and want `max_completion_tokens`.
+  const reasoningModel = isOpenAIReasoningModel(request.model);
   return {
     model: request.model,
     messages: request.messages.map(toMessageParam),

@@ -2,6 +2,7 @@ import type { ProviderProtocol } from '../config/provider-config';
 import { AnthropicProvider } from './anthropic.provider';
 import { OllamaProvider } from './ollama.provider';
 import { OpenAIChatProvider } from './openai-chat.provider';
+import { OpenAIResponsesProvider } from './openai-responses.provider';
 import type { ChatProvider } from './provider';
 import type { ProviderOptions } from './streaming-provider';
 
@@ -9,5 +10,6 @@ import type { ProviderOptions } from './streaming-provider';
 export const PROVIDER_ADAPTERS: Readonly<Record<ProviderProtocol, (options: ProviderOptions) => ChatProvider>> = {
   'openai-chat': (options) => new OpenAIChatProvider(options),
   anthropic: (options) => new AnthropicProvider(options),
+  'openai-responses': (options) => new OpenAIResponsesProvider(options),
   ollama: (options) => new OllamaProvider(options),
 };
