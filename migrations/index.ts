@@ -5,6 +5,7 @@ import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
 import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
 import { RunLeases1796131838960 } from './1796131838960-run-leases';
 import { ToolResults1796132041586 } from './1796132041586-tool-results';
+import { RunCheckpoints1796133054783 } from './1796133054783-run-checkpoints';
 import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
@@ -16,5 +17,6 @@ export const migrations = [
   RunOwnerRole1796131605790,
   RunLeases1796131838960,
   ToolResults1796132041586,
+  RunCheckpoints1796133054783,
   NamesPerOwner1796133231276,
 ];

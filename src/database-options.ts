@@ -8,6 +8,7 @@ import { NodeRunEntity } from './runs/node-run.entity';
 import { RunEventEntity } from './runs/run-event.entity';
 import { RunEntity } from './runs/run.entity';
 import { ToolResultEntity } from './runs/tool-result.entity';
+import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEntity } from './tools/tool.entity';
@@ -21,6 +22,7 @@ export const entities = [
   RunEntity,
   NodeRunEntity,
   RunEventEntity,
+  RunCheckpointEntity,
   IdempotencyKeyEntity,
   ToolResultEntity,
 ];

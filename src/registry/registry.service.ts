@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../common/auth/principal';
 import { isAdmin } from '../common/auth/principal';
+import type { ToolCallStatus } from '../shared/tool-call-status';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
@@ -143,6 +144,12 @@ export class RegistryService implements OnApplicationShutdown {
       durationMs: outcome.metadata.duration_ms,
       startedAt: outcome.startedAt,
     };
+    await this.store(record);
+    return outcome;
+  }
+
+  /** A call outside a run is stored at once; a run's calls are stored per step (see DeferredCallLogs). */
+  private async store(record: ToolCallRecord): Promise<void> {
     if (record.runId === null) {
       await this.logs.record(record);
       if (record.toolId) await this.tools.incrementUseCount(record.toolId);
@@ -150,7 +157,6 @@ export class RegistryService implements OnApplicationShutdown {
       this.logs.announce(record);
       this.deferred.add(record.runId, record);
     }
-    return outcome;
   }
 
   private async writeLogs(records: ToolCallRecord[], useCounts: ReadonlyMap<string, number>): Promise<void> {
@@ -159,6 +165,31 @@ export class RegistryService implements OnApplicationShutdown {
     for (const [toolId, count] of useCounts) {
       await retryDatabaseWrite(() => this.tools.incrementUseCount(toolId, count), { budgetMs });
     }
+  }
+
+  /** Logs a call that was answered without running (e.g. `unknown_outcome` after a crash), like an executed one. */
+  async recordUnrunCall(
+    options: Pick<RunCallOptions, 'call' | 'tools' | 'nodeId' | 'context'> & {
+      status: ToolCallStatus;
+      response: string;
+    },
+  ): Promise<void> {
+    const tool = options.tools.find((candidate) => toolName(candidate) === options.call.name);
+    await this.store({
+      toolId: tool?.id ?? null,
+      toolName: options.call.name.slice(0, 64),
+      toolVersion: tool?.version ?? null,
+      runId: options.context.runId,
+      nodeId: options.nodeId ?? null,
+      callId: options.call.id.slice(0, 128),
+      userId: options.context.userId,
+      input: options.call.arguments,
+      output: null,
+      status: options.status,
+      errorMessage: options.response,
+      durationMs: 0,
+      startedAt: new Date(),
+    });
   }
 
   /** The debug endpoint: one call outside any workflow. */

@@ -6,6 +6,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity } from './node-run.entity';
 import { RunEventEntity } from './run-event.entity';
 import { RunEntity } from './run.entity';
+import { RunCheckpointEntity } from './run-checkpoint.entity';
+import { RunCheckpointStore } from './run-checkpoint-store';
 import { RunEventsService } from './run-events.service';
 import { RunEventStreamService } from './run-event-stream.service';
 import { RunsController } from './runs.controller';
@@ -20,13 +22,17 @@ import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, ToolResultEntity]), ToolCallLogsModule],
+  imports: [
+    TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, ToolResultEntity, RunCheckpointEntity]),
+    ToolCallLogsModule,
+  ],
   controllers: [RunsController],
   providers: [
     RunsService,
     RunEventsService,
     RunEventStreamService,
     ToolResultsService,
+    RunCheckpointStore,
     RunLeasesService,
     {
       provide: RUN_REDIS,
@@ -51,6 +57,6 @@ import { ToolResultsService } from './tool-results.service';
           : new InProcessRunSupervisor(runs, events, moduleRef, config),
     },
   ],
-  exports: [RunsService, RunEventsService, ToolResultsService, RUN_SUPERVISOR],
+  exports: [RunsService, RunEventsService, ToolResultsService, RunCheckpointStore, RUN_SUPERVISOR],
 })
 export class RunsModule {}

@@ -173,6 +173,12 @@ export class RunsService {
     return id;
   }
 
+  /** The node run a previous execution of this run left running for this node (a resumed run goes on with it). */
+  async runningNodeRun(runId: string, nodeId: string): Promise<string | null> {
+    const row = await this.nodeRuns.findOne({ select: { id: true }, where: { runId, nodeId, status: 'running' } });
+    return row?.id ?? null;
+  }
+
   async nodeFinished(
     nodeRunId: string,
     result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },

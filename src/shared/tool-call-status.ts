@@ -6,6 +6,8 @@ export const TOOL_CALL_STATUSES = [
   'invalid_arguments',
   'not_found',
   'cancelled',
+  // A mutating call in flight when its run's process died: not repeated, its effect unknown.
+  'unknown_outcome',
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 

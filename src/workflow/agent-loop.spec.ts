@@ -11,7 +11,7 @@ import type { ToolDefinition } from '../registry/tool-definition';
 import type { ToolCall, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
 import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
-import { AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
+import { type AgentLoopCheckpoint, AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
 
 type ScriptStep = Partial<ChatResponse> | ((request: ChatRequest, options?: ChatCallOptions) => Promise<ChatResponse>);
 
@@ -702,6 +702,116 @@ describe(runAgentLoop.name, () => {
         ['model-call', 2, 15],
       ]);
       expect(sut.usage).toEqual({ promptTokens: 20, completionTokens: 10, totalTokens: 30, modelCalls: 2 });
+    });
+  });
+
+  describe('checkpoints and resume', () => {
+    /** Runs a loop whose tools block on `gate` after `blockAfter` executions, and keeps every stored state. */
+    const crashAfterCheckpoints = async (script: ScriptStep[], tools: ToolDefinition[], crashAt: number) => {
+      const states: AgentLoopCheckpoint[] = [];
+      const controller = new AbortController();
+      const { run } = setup(script, tools, {
+        signal: controller.signal,
+        onCheckpoint: (state) => {
+          states.push(structuredClone(state));
+          if (states.length === crashAt) controller.abort(new Error('process died'));
+          return Promise.resolve();
+        },
+      });
+      await expect(run()).rejects.toMatchObject({ stopReason: 'cancelled' });
+      return states.at(-1) as AgentLoopCheckpoint;
+    };
+
+    it('should store the state after the model response before any call starts, and after every result', async () => {
+      const executed: string[] = [];
+      const first = call('search', { q: 'a' });
+      const second = call('write', { q: 'b' });
+      const tools = [
+        tool('search', 'read_only', () => (executed.push('search'), Promise.resolve({ response: 'found' }))),
+        tool('write', 'mutating', () => (executed.push('write'), Promise.resolve({ response: 'written' }))),
+      ];
+      const states: AgentLoopCheckpoint[] = [];
+      const { run } = setup([{ toolCalls: [first, second] }, { content: 'Done.' }], tools, {
+        onCheckpoint: (state) => {
+          states.push(structuredClone(state));
+          return Promise.resolve();
+        },
+      });
+
+      await run();
+
+      expect(states.map((state) => state.round?.calls.map((item) => item.answer?.status ?? null))).toEqual([
+        [null, null],
+        ['success', null],
+        ['success', 'success'],
+      ]);
+      expect(states[0].messages.at(-1)).toMatchObject({ role: 'assistant' });
+      expect(states[0].usage.modelCalls).toBe(1);
+    });
+
+    it('should not repeat stored model responses or tool results, and run the calls that had not started', async () => {
+      const [first, second, third] = [call('write', { q: 'a' }), call('write', { q: 'b' }), call('write', { q: 'c' })];
+      const writes: string[] = [];
+      const tools = [
+        tool('write', 'mutating', ({ params }) => {
+          writes.push(String(params.q));
+          return Promise.resolve({ response: `wrote ${String(params.q)}` });
+        }),
+      ];
+      // Stored after the first write's result: the second may have been executing, the third had not started.
+      const stored = await crashAfterCheckpoints([{ toolCalls: [first, second, third] }], tools, 2);
+      writes.length = 0;
+
+      const { provider, run } = setup([{ content: 'Written.' }], tools, { resume: stored });
+      const sut = await run();
+
+      expect(writes).toEqual(['c']);
+      expect(provider.requests).toHaveLength(1);
+      expect(toolMessages(provider.requests[0]).map((message) => message.content)).toEqual([
+        'wrote a',
+        expect.stringMatching(/unknown/),
+        'wrote c',
+      ]);
+      expect(sut.toolCalls.map((record) => record.status)).toEqual(['success', 'unknown_outcome', 'success']);
+      expect(sut.usage.modelCalls).toBe(2);
+      expectEveryToolCallAnswered(sut.messages);
+    });
+
+    it('should not repeat a mutating call that was executing, answer it as unknown_outcome, and record it', async () => {
+      const pending = call('write', { q: 'a' });
+      const stored: AgentLoopCheckpoint = await crashAfterCheckpoints(
+        [{ toolCalls: [pending] }],
+        [tool('write', 'mutating')],
+        1,
+      );
+      const executed: string[] = [];
+      const unrun: Array<[string, string]> = [];
+      const tools = [tool('write', 'mutating', () => (executed.push('write'), Promise.resolve({ response: 'x' })))];
+
+      const { provider, run } = setup([{ content: 'Not sure it was written.' }], tools, {
+        resume: stored,
+        onUnrunCall: (toolCall, status) => {
+          unrun.push([toolCall.id, status]);
+          return Promise.resolve();
+        },
+      });
+      const sut = await run();
+
+      expect(executed).toEqual([]);
+      expect(unrun).toEqual([[pending.id, 'unknown_outcome']]);
+      expect(sut.toolCalls).toEqual([expect.objectContaining({ id: pending.id, status: 'unknown_outcome' })]);
+      expect(toolMessages(provider.requests[0])[0].content).toMatch(/outcome of this call is unknown.*not repeated/);
+    });
+
+    it('should run a read-only call that was executing again', async () => {
+      const pending = call('search', { q: 'a' });
+      const stored = await crashAfterCheckpoints([{ toolCalls: [pending] }], [tool('search', 'read_only')], 1);
+
+      const { provider, run } = setup([{ content: 'Found.' }], [tool('search', 'read_only')], { resume: stored });
+      const sut = await run();
+
+      expect(sut.toolCalls.map((record) => record.status)).toEqual(['success']);
+      expect(toolMessages(provider.requests[0])[0].content).toBe('search ok');
     });
   });
 });

@@ -23,6 +23,15 @@ import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
 import { CUT_NOTE_START, cutToolResult } from './agent/cut-tool-result';
 import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result';
 import { fitsInTokens } from '../llm/token-count';
+import {
+  type AgentLoopCheckpoint,
+  type LoopRound,
+  type ResumeAction,
+  resumeActions,
+  type RoundAnswer,
+  type RoundCall,
+  UNKNOWN_OUTCOME_RESPONSE,
+} from './agent/loop-checkpoint';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
 
@@ -30,6 +39,7 @@ export { AgentLoopError } from './agent/agent-loop-error';
 export type * from './agent/agent-loop-options';
 export type * from './agent/agent-loop-result';
 export type { AgentStopReason } from './agent/stop-reason';
+export type { AgentLoopCheckpoint } from './agent/loop-checkpoint';
 
 export const DEFAULT_MAX_ITERATIONS = 5;
 export const MAX_ITERATIONS_CAP = 50;
@@ -42,18 +52,8 @@ const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeat
 const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
 const INTERRUPTED_RESPONSE = 'Not executed: the step was stopped before this call could finish.';
 
-interface PlannedCall {
+interface AnsweredCall extends RoundAnswer {
   call: ToolCall;
-  verdict: RepetitionVerdict;
-  /** Set when the loop answers the call itself instead of running it. */
-  skipResponse?: string;
-}
-
-interface AnsweredCall {
-  call: ToolCall;
-  status: AgentToolCallStatus;
-  response: string;
-  durationMs: number;
 }
 
 const clampIterations = (value: number | undefined): number =>
@@ -75,6 +75,10 @@ const clampIterations = (value: number | undefined): number =>
  * `budget_tool_calls`, `budget_tokens` and `repetition` make one last call with `tool_choice: none`
  * (tools still sent, so the history stays valid) and return its text, or a fallback explaining the
  * limit when it wrote none. `timeout` skips that call (time is out) and returns the explanation.
+ *
+ * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
+ * requested tools and after every tool result; `resume` continues from such a state, never repeating a
+ * stored model response or tool result (see `resumeActions` for calls that were executing).
  *
  * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
  * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
@@ -106,9 +110,13 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private iterationsUsed = 0;
   private startedToolCalls = 0;
   private forcing = true;
+  private round: LoopRound | null = null;
+  /** The round came from a checkpoint: some of its calls may have been executing when the state was stored. */
+  private resumedRound = false;
 
   constructor(private readonly options: AgentLoopOptions<O>) {
-    this.messages = [...options.messages];
+    const resume = options.resume;
+    this.messages = [...(resume?.messages ?? options.messages)];
     this.schemas = options.tools.map((tool) => tool.schema);
     this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
     if (options.toolResults) this.effects.set(READ_TOOL_RESULT, 'read_only');
@@ -116,8 +124,17 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.maxIterations = clampIterations(options.maxIterations);
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
     this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
-    this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid);
-    this.repetition = new RepetitionBreaker(this.repetitionLimit);
+    this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid, resume?.invalidCalls);
+    this.repetition = new RepetitionBreaker(this.repetitionLimit, resume?.repetition);
+    if (resume) {
+      this.toolCalls.push(...resume.toolCalls);
+      Object.assign(this.usage, resume.usage);
+      this.iterationsUsed = resume.iterationsUsed;
+      this.startedToolCalls = resume.startedToolCalls;
+      this.forcing = resume.forcing;
+      this.round = resume.round;
+      this.resumedRound = resume.round !== null;
+    }
   }
 
   async execute(): Promise<AgentLoopResult> {
@@ -133,6 +150,10 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private async loop(): Promise<AgentLoopResult> {
+    if (this.round) {
+      const limit = (await this.answerRound(this.round)) ?? this.reachedLimit();
+      if (limit) return this.finish(limit);
+    }
     for (;;) {
       const response = await this.callModel(this.nextRequest());
       const assistant = toAssistantMessage(response);
@@ -141,9 +162,29 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
         return this.result(response.content, 'answered');
       }
       this.iterationsUsed += 1;
-      const limit = (await this.answerToolCalls(response)) ?? this.reachedLimit();
+      this.round = { calls: response.toolCalls.map((call) => this.plan(call)), malformed: response.malformedToolCalls };
+      await this.checkpoint();
+      const limit = (await this.answerRound(this.round)) ?? this.reachedLimit();
       if (limit) return this.finish(limit);
     }
+  }
+
+  private snapshot(): AgentLoopCheckpoint {
+    return {
+      messages: [...this.messages],
+      toolCalls: [...this.toolCalls],
+      usage: { ...this.usage },
+      iterationsUsed: this.iterationsUsed,
+      startedToolCalls: this.startedToolCalls,
+      forcing: this.forcing,
+      invalidCalls: this.invalidCalls.state,
+      repetition: this.repetition.state,
+      round: this.round && { ...this.round, calls: this.round.calls.map((item) => ({ ...item })) },
+    };
+  }
+
+  private async checkpoint(): Promise<void> {
+    await this.options.onCheckpoint?.(this.snapshot());
   }
 
   private nextRequest(): ChatRequest {
@@ -194,28 +235,52 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return response;
   }
 
-  /** Answers every call of the response in call order; returns the limit the calls themselves hit. */
-  private async answerToolCalls(response: ChatResponse): Promise<LimitStopReason | null> {
+  /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
+  private async answerRound(round: LoopRound): Promise<LimitStopReason | null> {
     const snapshot = [...this.messages];
-    const planned = response.toolCalls.map((call) => this.plan(call));
-    const answered = await runToolBatches(
-      planned,
-      (item) => item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only',
-      (item) => this.run(item, snapshot),
+    const isConcurrent = (item: RoundCall) =>
+      item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only';
+    const actions: ResumeAction[] = this.resumedRound
+      ? resumeActions(round, (name) => this.effects.get(name), isConcurrent)
+      : round.calls.map(() => 'run');
+    this.resumedRound = false;
+    const action = new Map(round.calls.map((item, index) => [item, actions[index]]));
+    const answered = await runToolBatches(round.calls, isConcurrent, (item) =>
+      this.answer(item, action.get(item) ?? 'run', snapshot),
     );
-    answered.forEach((item, index) => this.settle(item, planned[index].verdict));
-    for (const malformed of response.malformedToolCalls) {
+    answered.forEach((item, index) => this.settle(item, round.calls[index].verdict));
+    for (const malformed of round.malformed) {
       this.record({ id: malformed.id, name: '', arguments: malformed.arguments }, 'malformed', malformed.reason, 0);
     }
-    if (response.malformedToolCalls.length > 0) {
-      this.messages.push({ role: 'user', content: malformedCallsNote(response.malformedToolCalls) });
+    if (round.malformed.length > 0) {
+      this.messages.push({ role: 'user', content: malformedCallsNote(round.malformed) });
     }
+    this.round = null;
     this.scope.throwIfAborted();
-    if (planned.some((item) => item.verdict === 'stop')) return 'repetition';
-    return planned.some((item) => item.skipResponse === TOOL_BUDGET_RESPONSE) ? 'budget_tool_calls' : null;
+    if (round.calls.some((item) => item.verdict === 'stop')) return 'repetition';
+    return round.calls.some((item) => item.skipResponse === TOOL_BUDGET_RESPONSE) ? 'budget_tool_calls' : null;
   }
 
-  private plan(call: ToolCall): PlannedCall {
+  /** One call's answer: stored, run, or (after a resume) not repeated; a new answer is checkpointed before the next call starts. */
+  private async answer(item: RoundCall, action: ResumeAction, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+    if (item.answer) return { call: item.call, ...item.answer };
+    // A call the loop answers itself gets the same answer again after a resume: nothing to store.
+    if (item.skipResponse !== undefined) return this.run(item, snapshot);
+    let answered: AnsweredCall;
+    if (action === 'unknown_outcome') {
+      await this.options.onUnrunCall?.(item.call, 'unknown_outcome', UNKNOWN_OUTCOME_RESPONSE);
+      answered = { call: item.call, status: 'unknown_outcome', response: UNKNOWN_OUTCOME_RESPONSE, durationMs: 0 };
+    } else {
+      answered = await this.run(item, snapshot);
+    }
+    // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
+    if (this.scope.signal.aborted) return answered;
+    item.answer = { status: answered.status, response: answered.response, durationMs: answered.durationMs };
+    await this.checkpoint();
+    return answered;
+  }
+
+  private plan(call: ToolCall): RoundCall {
     if (this.invalidCalls.isDisabled(call.name)) {
       return { call, verdict: 'ok', skipResponse: disabledToolResponse(call.name) };
     }
@@ -229,7 +294,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return { call, verdict };
   }
 
-  private async run({ call, skipResponse }: PlannedCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+  private async run({ call, skipResponse }: RoundCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
     if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
     if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
     const started = performance.now();

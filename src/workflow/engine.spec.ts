@@ -64,6 +64,7 @@ describe(WorkflowEngine.name, () => {
         recorded.push({ node: started.id });
         return Promise.resolve(String(recorded.length - 1));
       },
+      runningNodeRun: () => Promise.resolve(null),
       nodeFinished: (nodeRunId, result) => {
         Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
         return Promise.resolve();
@@ -119,7 +120,11 @@ describe(WorkflowEngine.name, () => {
         Promise.resolve({ output: (data as Data).value, usage: { prompt_tokens: 3, total_tokens: 5, model_calls: 1 } }),
       ),
     } as unknown as NodeHandlers;
-    const recorder: NodeRecorder = { nodeStarted: () => Promise.resolve('id'), nodeFinished: () => Promise.resolve() };
+    const recorder: NodeRecorder = {
+      nodeStarted: () => Promise.resolve('id'),
+      runningNodeRun: () => Promise.resolve(null),
+      nodeFinished: () => Promise.resolve(),
+    };
     sut = new WorkflowEngine(usageHandlers, {} as NodeServices, recorder);
     const graph = definition(
       [

@@ -1,6 +1,7 @@
 import { inSpan } from '../common/tracing';
 import type { UsageTotals } from '../runs/run.entity';
 import { addUsage, emptyUsage } from '../runs/usage-totals';
+import { RunHandedBackError } from '../runs/run-supervisor';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import type { NodeHandler, NodeServices } from './nodes/node-handler';
 import type { NodeHandlers } from './nodes/node-handlers';
@@ -11,6 +12,8 @@ import { errorMessage } from '../shared/error-text';
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
   nodeStarted(runId: string, node: WorkflowNode): Promise<string>;
+  /** The node run an earlier execution of the run left running for this node, if any. */
+  runningNodeRun(runId: string, nodeId: string): Promise<string | null>;
   nodeFinished(
     nodeRunId: string,
     result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
@@ -57,11 +60,15 @@ export class WorkflowEngine {
       if (!activated) continue;
       if (run.signal.aborted) throw run.signal.reason ?? new Error('cancelled');
 
+      // A node an earlier execution finished is not run again: its stored output stands.
+      const stored = run.checkpoint?.finishedOutput(id);
       // Each node is a span of its own; model and tool calls inside it become its children.
       const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
-      const output = await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
-        this.runNode(handler, node, scope, run, definition, usage),
-      );
+      const output =
+        stored ??
+        (await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
+          this.runNode(handler, node, scope, run, definition, usage),
+        ));
       scope[id] = output;
       addUsage(usage, usageOf(output));
       if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown>, usage };
@@ -81,9 +88,13 @@ export class WorkflowEngine {
     definition: WorkflowDefinition,
     usage: UsageTotals,
   ): Promise<Record<string, unknown>> {
-    const nodeRunId = await this.recorder.nodeStarted(run.runId, node);
+    const checkpoint = run.checkpoint;
+    const resumedNodeRunId = checkpoint?.resumed ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
+    const nodeRunId = resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node));
     const startedAt = Date.now();
-    run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
+    if (!resumedNodeRunId) {
+      run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
+    }
     try {
       const output = await handler.run({
         node,
@@ -93,8 +104,10 @@ export class WorkflowEngine {
         definition,
         services: this.services,
         handlers: this.handlers,
+        step: checkpoint?.stepOf(node.id),
       });
-      await this.recorder.nodeFinished(nodeRunId, { status: 'succeeded', output });
+      if (checkpoint) await checkpoint.nodeFinished(node.id, nodeRunId, output);
+      else await this.recorder.nodeFinished(nodeRunId, { status: 'succeeded', output });
       run.emit('node.finished', {
         node_id: node.id,
         status: 'succeeded',
@@ -103,6 +116,8 @@ export class WorkflowEngine {
       });
       return output;
     } catch (error) {
+      // Handed back: the node run stays open; the execution that resumes the run goes on with it.
+      if (run.signal.reason instanceof RunHandedBackError) throw run.signal.reason;
       const cancelled = run.signal.aborted;
       const message = errorMessage(error);
       // What the node did before it stopped stays: its usage counts for the run, its partial output is stored.

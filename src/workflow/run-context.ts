@@ -1,6 +1,7 @@
 import type { Principal } from '../common/auth/principal';
 import type { RunEventType } from '../runs/run-event-types';
 import type { UsageTotals } from '../runs/run.entity';
+import type { RunCheckpointer } from './run-checkpointer';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
 export interface RunContext {
@@ -10,6 +11,8 @@ export interface RunContext {
   depth: number;
   signal: AbortSignal;
   emit(type: RunEventType, data: Record<string, unknown>): void;
+  /** Where the run's progress is stored and read back on resume; absent for child runs (their parent's call is the unit). */
+  checkpoint?: RunCheckpointer;
   /**
    * The run's usage so far, added to in place: the engine adds each node's as it ends (a failed or
    * cancelled node's partial usage too), the runner the usage of child workflow-tool runs.

@@ -24,6 +24,8 @@ import {
   type RunSupervisor,
 } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
+import { RunCheckpointStore } from '../runs/run-checkpoint-store';
+import { RunCheckpointer, toRunState } from './run-checkpointer';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
 import { type CheckedDefinition, WorkflowsService } from './workflows.service';
@@ -80,6 +82,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     private readonly registry: RegistryService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
+    private readonly checkpoints: RunCheckpointStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -190,7 +193,11 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined);
       return 'ended';
     }
-    const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth);
+    // A run that started before (a restart, a hand-back) goes on from its checkpoint.
+    const resumed = run.startedAt !== null;
+    const stored = resumed ? await this.checkpoints.load(run.id) : null;
+    const checkpoint = new RunCheckpointer(run.id, this.checkpoints, toRunState(stored), resumed);
+    const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, checkpoint);
     if (result.status === 'handed_back') return 'handed_back';
     return stopOf(result.status);
   }
@@ -212,6 +219,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
+    checkpoint?: RunCheckpointer,
   ): Promise<RunResult> {
     const attributes = {
       'toolflow.run.id': run.id,
@@ -220,7 +228,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       ...(run.workflowVersion ? { 'toolflow.workflow.version': run.workflowVersion } : {}),
     };
     return inSpan('workflow.run', { attributes }, async (span) => {
-      const result = await this.executeRun(run, checked, principal, signal, depth);
+      const result = await this.executeRun(run, checked, principal, signal, depth, checkpoint);
       span.setAttribute('toolflow.run.status', result.status);
       if (result.status !== 'succeeded') markSpanFailed(span, result.error ?? result.status);
       return result;
@@ -233,6 +241,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
+    checkpoint: RunCheckpointer | undefined,
   ): Promise<RunResult> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
@@ -254,6 +263,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         signal,
         emit,
         usage,
+        checkpoint,
       });
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {

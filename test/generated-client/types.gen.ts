@@ -130,7 +130,7 @@ export type ToolCallLogResponse = {
     user_id: string;
     input: string;
     output: string | null;
-    status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled';
+    status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome';
     error_message: string | null;
     duration_ms: number;
     started_at: string;

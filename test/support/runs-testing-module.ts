@@ -8,6 +8,7 @@ import { ToolCallLogsModule } from '../../src/registry/tool-call-logs.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
 import { RunEntity } from '../../src/runs/run.entity';
+import { RunCheckpointEntity } from '../../src/runs/run-checkpoint.entity';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -19,7 +20,7 @@ export async function runsTestingModule(
     imports: [
       ConfigModule.forRoot(config),
       TypeOrmModule.forRoot(databaseOptions(config.database, true)),
-      TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity]),
+      TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity]),
       ToolCallLogsModule,
     ],
     providers,

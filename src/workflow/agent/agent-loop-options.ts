@@ -3,6 +3,7 @@ import type { ChatProvider, ReasoningEffort, ToolChoice } from '../../llm/provid
 import type { ToolDefinition } from '../../registry/tool-definition';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
+import type { AgentLoopCheckpoint } from './loop-checkpoint';
 
 /** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
 export interface ToolCallOutcomeLike {
@@ -45,7 +46,20 @@ export interface ToolResultLimit {
   store(call: ToolCall, text: string): Promise<string>;
 }
 
-export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
+/** Durability of a loop: where it resumes, and where its state goes. Both are optional; the loop itself stores nothing. */
+export interface AgentLoopDurability {
+  /** A state stored by `onCheckpoint` (possibly by another process): the loop goes on from it instead of from `messages`. */
+  resume?: AgentLoopCheckpoint;
+  /**
+   * Awaited after every model response that requested tools (before any of its calls starts) and after
+   * every tool result; a rejection ends the loop with `error`.
+   */
+  onCheckpoint?(state: AgentLoopCheckpoint): Promise<void>;
+  /** Awaited for a call the loop answers without running it after a resume (`unknown_outcome`), to record it. */
+  onUnrunCall?(call: ToolCall, status: ToolCallStatus, response: string): Promise<void>;
+}
+
+export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> extends AgentLoopDurability {
   provider: ChatProvider;
   model: string;
   /** The conversation to start from (system + user); never mutated. */

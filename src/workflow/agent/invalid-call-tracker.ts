@@ -5,12 +5,28 @@ const VALID_CALL_STATUSES: ReadonlySet<AgentToolCallStatus> = new Set(['success'
 /** True when the model called the tool properly (its arguments passed validation), whatever the tool then did. */
 export const isValidCallStatus = (status: AgentToolCallStatus): boolean => VALID_CALL_STATUSES.has(status);
 
+/** What an InvalidCallTracker remembers, for a loop checkpoint. */
+export interface InvalidCallState {
+  streaks: Record<string, number>;
+  disabled: string[];
+}
+
 /** Disables a tool once the model sent it `limit` calls with invalid arguments in a row. */
 export class InvalidCallTracker {
-  private readonly streaks = new Map<string, number>();
-  private readonly disabledNames = new Set<string>();
+  private readonly streaks: Map<string, number>;
+  private readonly disabledNames: Set<string>;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    state?: InvalidCallState,
+  ) {
+    this.streaks = new Map(Object.entries(state?.streaks ?? {}));
+    this.disabledNames = new Set(state?.disabled ?? []);
+  }
+
+  get state(): InvalidCallState {
+    return { streaks: Object.fromEntries(this.streaks), disabled: [...this.disabledNames] };
+  }
 
   get disabled(): ReadonlySet<string> {
     return this.disabledNames;

@@ -4,12 +4,27 @@ import { canonicalArguments } from './canonical-json';
 /** `warn`: tell the model it is repeating itself; `stop`: it kept going, end the tool phase. */
 export type RepetitionVerdict = 'ok' | 'warn' | 'stop';
 
+/** What a RepetitionBreaker remembers, for a loop checkpoint. */
+export interface RepetitionState {
+  lastKey: string | null;
+  count: number;
+}
+
 /** Counts identical calls (same name, same canonical arguments) in a row across the whole loop. */
 export class RepetitionBreaker {
   private lastKey: string | null = null;
   private count = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    state?: RepetitionState,
+  ) {
+    if (state) ({ lastKey: this.lastKey, count: this.count } = state);
+  }
+
+  get state(): RepetitionState {
+    return { lastKey: this.lastKey, count: this.count };
+  }
 
   observe(call: ToolCall): RepetitionVerdict {
     const key = `${call.name}\u0000${canonicalArguments(call.arguments)}`;

@@ -6,7 +6,13 @@ import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redacto
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
-import { AgentLoopError, runAgentLoop, type AgentLoopResult, type ToolResultLimit } from '../agent-loop';
+import {
+  type AgentLoopCheckpoint,
+  AgentLoopError,
+  runAgentLoop,
+  type AgentLoopResult,
+  type ToolResultLimit,
+} from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
 import { renderText } from '../references';
 import { NodeFailure } from '../run-context';
@@ -137,7 +143,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
   answers: true,
   toolsUsed,
   check,
-  async run({ node, data, scope, run, services: deps }) {
+  async run({ node, data, scope, run, services: deps, step }) {
     const providerName = data.provider ?? deps.defaultProvider;
     const provider = deps.providers.getProvider(providerName);
     const model = deps.providers.resolveModel(providerName, data.model);
@@ -184,6 +190,17 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
             nodeId: node.id,
             messages: history,
             context: { ...toolContext, signal },
+          }),
+        resume: step?.state as AgentLoopCheckpoint | undefined,
+        onCheckpoint: step && ((state) => step.save(state)),
+        onUnrunCall: (call, status, response) =>
+          deps.registry.recordUnrunCall({
+            call,
+            tools,
+            nodeId: node.id,
+            status,
+            response,
+            context: { ...toolContext, signal: run.signal },
           }),
         maxIterations: data.max_iterations,
         toolChoice: tools.length > 0 ? data.tool_choice : undefined,

@@ -4,6 +4,7 @@ import type { RegistryService } from '../../registry/registry.service';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
+import type { NodeStep } from '../run-checkpointer';
 
 /** What handlers use at run time; the workflow module provides it. */
 export interface NodeServices {
@@ -48,6 +49,8 @@ export interface NodeRunInput<D> {
   services: NodeServices;
   /** Every node type's handler, for handlers that look at other nodes (the end node). */
   handlers: Readonly<Record<string, NodeHandler>>;
+  /** The node's step checkpoint (absent when the run keeps none): handlers with long steps resume from it. */
+  step?: NodeStep;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { freeObject } from '../../json-schema/schema-helpers';
+import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
 
 const PREVIEW_CHARS = 1000;
+const STARTED = 'started';
 
 const ToolNodeData = Type.Object(
   {
@@ -20,7 +22,7 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
   data: ToolNodeData,
   outputs: ['output', 'data', 'status', 'error'],
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
-  async run({ node, data, scope, run, services: { registry } }) {
+  async run({ node, data, scope, run, services: { registry }, step }) {
     const name = data.tool;
     const resolved = await registry.resolve([name], run.principal);
     if (resolved.definitions.length === 0) {
@@ -35,19 +37,25 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
       name,
       arguments: JSON.stringify(resolveReferences(data.arguments ?? {}, scope)),
     };
+    const context = {
+      runId: run.runId,
+      userId: run.principal.userId,
+      isAdmin: isAdmin(run.principal),
+      signal: run.signal,
+      depth: run.depth,
+    };
+    const tools = resolved.definitions;
+    // A call that may change things is marked started first: after a crash it is not repeated.
+    if (step && !isRepeatable(tools[0].effect)) {
+      if (step.state === STARTED) {
+        const response = UNKNOWN_OUTCOME_RESPONSE;
+        await registry.recordUnrunCall({ call, tools, nodeId: node.id, status: 'unknown_outcome', response, context });
+        return { output: response, data: null, status: 'unknown_outcome', error: response };
+      }
+      await step.save(STARTED);
+    }
     run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
-    const outcome = await registry.runCall({
-      call,
-      tools: resolved.definitions,
-      nodeId: node.id,
-      context: {
-        runId: run.runId,
-        userId: run.principal.userId,
-        isAdmin: isAdmin(run.principal),
-        signal: run.signal,
-        depth: run.depth,
-      },
-    });
+    const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
     run.emit('tool.result', {
       node_id: node.id,
       call_id: call.id,

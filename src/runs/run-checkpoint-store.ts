@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
+import { RunCheckpointEntity } from './run-checkpoint.entity';
+import { RunEventEntity } from './run-event.entity';
+import type { RunEvent } from './run-event-types';
+import { retryDatabaseWrite } from '../common/retry-database-write';
+
+/** What else a step wrote: stored in the checkpoint's transaction, so that both are there or neither. */
+export interface CheckpointStepWrites {
+  /** A node run that ended with this step. */
+  nodeFinished?: { nodeRunId: string; status: NodeRunStatus; output?: unknown; error?: string };
+  /** Events of the step (numbered already), stored with it instead of on their own. */
+  events?: readonly RunEvent[];
+}
+
+/**
+ * Checkpoints of runs: one row per run holding its last state (JSON whose shape workflow/ owns). Each save
+ * is one transaction per step; writes of the step ride along in it (see CheckpointStepWrites).
+ */
+@Injectable()
+export class RunCheckpointStore {
+  /** SQLite has one connection: transactions that overlap there would mix their statements, so they queue. */
+  private sqliteQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    @InjectRepository(RunCheckpointEntity) private readonly checkpoints: Repository<RunCheckpointEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async load(runId: string): Promise<Record<string, unknown> | null> {
+    const row = await this.checkpoints.findOneBy({ runId });
+    return row?.state ?? null;
+  }
+
+  async save(runId: string, state: Record<string, unknown>, step: CheckpointStepWrites = {}): Promise<void> {
+    const write = () =>
+      retryDatabaseWrite(() => this.transaction(runId, state, step), { budgetMs: this.config.runDbRetryMs });
+    if (this.config.database.type !== 'sqlite') {
+      await write();
+      return;
+    }
+    const queued = this.sqliteQueue.then(write, write);
+    this.sqliteQueue = queued.catch(() => undefined);
+    await queued;
+  }
+
+  private transaction(runId: string, state: Record<string, unknown>, step: CheckpointStepWrites): Promise<void> {
+    return this.checkpoints.manager.transaction(async (manager) => {
+      const row = { runId, state, updatedAt: new Date() } as QueryDeepPartialEntity<RunCheckpointEntity>;
+      await manager.upsert(RunCheckpointEntity, row, ['runId']);
+      const ended = step.nodeFinished;
+      if (ended) {
+        const changes = {
+          status: ended.status,
+          output: ended.output ?? null,
+          error: ended.error ?? null,
+          finishedAt: new Date(),
+        } as QueryDeepPartialEntity<NodeRunEntity>;
+        await manager.update(NodeRunEntity, { id: ended.nodeRunId }, changes);
+      }
+      if (step.events && step.events.length > 0) {
+        const rows = step.events.map(
+          (event) =>
+            ({
+              id: randomUUID(),
+              runId,
+              seq: event.seq,
+              type: event.type,
+              data: event.data,
+              createdAt: new Date(event.at),
+            }) as QueryDeepPartialEntity<RunEventEntity>,
+        );
+        await manager.insert(RunEventEntity, rows);
+      }
+    });
+  }
+}

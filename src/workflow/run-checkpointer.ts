@@ -1,0 +1,71 @@
+import type { CheckpointStepWrites } from '../runs/run-checkpoint-store';
+
+/** The checkpoint of a run, as stored: per node, its output once it finished, or the state of its step until then. */
+export interface RunState {
+  nodes: Record<string, NodeState>;
+}
+
+export interface NodeState {
+  /** Set once the node finished: a resumed run takes it instead of running the node again. */
+  output?: Record<string, unknown>;
+  /** The node handler's own state while it runs (the LLM node's agent loop); opaque here. */
+  step?: unknown;
+}
+
+/** The node's view of its step checkpoint: where it left off, and how to store where it is now. */
+export interface NodeStep {
+  readonly state: unknown;
+  save(state: unknown): Promise<void>;
+}
+
+export interface CheckpointWriter {
+  save(runId: string, state: Record<string, unknown>, step?: CheckpointStepWrites): Promise<void>;
+}
+
+/** Reads a stored checkpoint; anything unreadable counts as none (the run starts over). */
+export const toRunState = (stored: Record<string, unknown> | null): RunState => {
+  const nodes = stored?.nodes;
+  return { nodes: nodes !== null && typeof nodes === 'object' ? (nodes as Record<string, NodeState>) : {} };
+};
+
+/**
+ * The checkpoints of one execution of a run: a node that finished is stored with its node run's end in one
+ * transaction; a node's step state whenever the node asks. Writes go out one after another, each with the
+ * state as it is when it starts, so that a later state never lands before an earlier one.
+ */
+export class RunCheckpointer {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly runId: string,
+    private readonly writer: CheckpointWriter,
+    private readonly state: RunState,
+    /** The run executed before (a restart, a hand-back, an approval): its unfinished node runs go on. */
+    readonly resumed: boolean,
+  ) {}
+
+  finishedOutput(nodeId: string): Record<string, unknown> | undefined {
+    return this.state.nodes[nodeId]?.output;
+  }
+
+  stepOf(nodeId: string): NodeStep {
+    return {
+      state: this.state.nodes[nodeId]?.step,
+      save: (step) => {
+        this.state.nodes[nodeId] = { step };
+        return this.write();
+      },
+    };
+  }
+
+  nodeFinished(nodeId: string, nodeRunId: string, output: Record<string, unknown>): Promise<void> {
+    this.state.nodes[nodeId] = { output };
+    return this.write({ nodeFinished: { nodeRunId, status: 'succeeded', output } });
+  }
+
+  private write(step?: CheckpointStepWrites): Promise<void> {
+    const written = this.queue.then(() => this.writer.save(this.runId, { ...this.state }, step));
+    this.queue = written.catch(() => undefined);
+    return written;
+  }
+}

@@ -1,0 +1,98 @@
+import { type ChildApp, startChildApp } from '../support/child-app';
+import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
+import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { waitFor } from '../support/wait-for';
+import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+
+interface RunBody {
+  status: string;
+  outputs: Record<string, unknown> | null;
+  nodes: Array<{ node_id: string; status: string; tool_calls: Array<{ call_id: string; status: string }> }>;
+}
+type Message = { role: string; tool_call_id?: string; content?: string | null };
+
+// Each start compiles the app in a process of its own.
+jest.setTimeout(240_000);
+
+describe('Embedded runs after kill -9 (e2e, child processes)', () => {
+  let llm: OpenAITestServer;
+  let backend: ToolBackend;
+  let database: { url: string; drop: () => Promise<void> };
+  let child: ChildApp | undefined;
+
+  const api = async <T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
+    const response = await fetch(`${child?.url}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  };
+
+  const killHard = async () => {
+    child?.process.kill('SIGKILL');
+    await child?.exited;
+  };
+
+  beforeAll(async () => {
+    llm = await OpenAITestServer.start();
+    backend = await startToolBackend();
+    database = await throwawayDatabase();
+  });
+
+  afterAll(async () => {
+    await killHard();
+    backend.releaseAll();
+    await backend.close();
+    await llm.close();
+    await database.drop();
+  });
+
+  it('should resume from the checkpoint: no finished model or tool call again, the mutating call in flight not repeated', async () => {
+    const env = llmEnv(llm, { DATABASE_URL: database.url });
+    child = await startChildApp(env);
+    await api('/tools', { method: 'POST', body: httpToolBody('lookup', `${backend.origin}/lookup?id={id}`) });
+    await api('/tools', {
+      method: 'POST',
+      body: httpToolBody('write', `${backend.origin}/write?id={id}`, { effect: 'mutating' }),
+    });
+    llm.script([
+      reply.toolCalls([{ id: 'call_lookup', name: 'lookup', arguments: { id: 'a' } }]),
+      reply.toolCalls([{ id: 'call_write', name: 'write', arguments: { id: 'b' } }]),
+      reply.text('The write may or may not have happened.'),
+    ]);
+    backend.hold();
+    const { id } = await api<{ id: string }>('/workflow-runs', {
+      method: 'POST',
+      body: { definition: agentWorkflow({ tools: ['lookup', 'write'] }), inputs: { question: 'Write b.' } },
+    });
+    await waitFor(() => backend.held.includes('a'), { what: 'the lookup reached the backend' });
+    backend.release('a');
+    await waitFor(() => backend.held.includes('b'), { what: 'the write reached the backend' });
+
+    await killHard();
+    child = await startChildApp(env);
+    await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
+      what: 'the resumed run succeeded',
+      timeoutMs: 60_000,
+    });
+
+    const run = await api<RunBody>(`/runs/${id}`);
+    expect(run.outputs).toEqual({ answer: 'The write may or may not have happened.' });
+    expect(llm.requests).toHaveLength(3);
+    expect(backend.hits.filter((hit) => hit.path === '/lookup')).toHaveLength(1);
+    expect(backend.held).toEqual(['b']);
+    const llmNode = run.nodes.filter((node) => node.node_id === 'llm-1');
+    expect(llmNode).toHaveLength(1);
+    expect(llmNode[0].tool_calls.map((call) => [call.call_id, call.status])).toEqual([
+      ['call_lookup', 'success'],
+      ['call_write', 'unknown_outcome'],
+    ]);
+    const messages = (llm.requests[2].body as { messages: Message[] }).messages;
+    const toolMessages = messages.filter((message) => message.role === 'tool');
+    expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_lookup', 'call_write']);
+    expect(toolMessages[1].content).toMatch(/outcome of this call is unknown.*not\s+repeated/s);
+  });
+});
