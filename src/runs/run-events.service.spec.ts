@@ -3,8 +3,9 @@ import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Observable } from 'rxjs';
-import type { Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { countStatements } from '../../test/support/statement-counter';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
 
@@ -43,6 +44,47 @@ describe(RunEventsService.name, () => {
   });
 
   afterEach(() => moduleRef.close());
+
+  describe('emit', () => {
+    afterEach(() => jest.useRealTimers());
+
+    it('should store the events of a node in one INSERT when the node finishes, not one per event', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const counter = countStatements(moduleRef.get(DataSource));
+      const tick = () => new Promise((resolve) => setImmediate(resolve));
+      sut.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
+      await tick();
+      sut.emit(RUN_ID, 'tool.call', { node_id: 'llm-1', call_id: 'c1' });
+      await tick();
+      sut.emit(RUN_ID, 'tool.result', { node_id: 'llm-1', call_id: 'c1' });
+      await tick();
+      expect(counter.count('INSERT')).toBe(0);
+
+      sut.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
+      await sut.flush(RUN_ID);
+
+      expect(counter.count('INSERT')).toBe(1);
+      const stored = await moduleRef
+        .get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity))
+        .find({ where: { runId: RUN_ID }, order: { seq: 'ASC' } });
+      expect(stored.map((event) => event.type)).toEqual(['node.started', 'tool.call', 'tool.result', 'node.finished']);
+      counter.stop();
+    });
+
+    it('should store waiting events after a short delay even when no node finishes', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const counter = countStatements(moduleRef.get(DataSource));
+      sut.emit(RUN_ID, 'tool.call', { node_id: 'llm-1', call_id: 'c1' });
+
+      expect(counter.count('INSERT')).toBe(0);
+
+      jest.advanceTimersByTime(1_000);
+      for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+
+      expect(counter.count('INSERT')).toBe(1);
+      counter.stop();
+    });
+  });
 
   describe('openStored', () => {
     it('should number the events of a resumed run after its stored ones and replay both to a new subscriber', async () => {

@@ -40,6 +40,12 @@ interface LiveRun {
 /** How long a finished run's events stay in memory for late subscribers before only the database serves them. */
 const RETAIN_FINISHED_MS = 30_000;
 const FLUSH_DELAY_MS = 50;
+/**
+ * Events that close a node or the run write the log at once, with everything before them in one INSERT;
+ * the others (tokens, tool calls and results) wait up to FLUSH_DELAY_MS for company. Live subscribers
+ * get every event at once whatever its type.
+ */
+const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['node.finished', 'run.finished']);
 /** A comment line every so often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 /** A live event ahead of the stored log waits this long, in steps, for the events before it to be stored. */
@@ -112,9 +118,8 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     for (const listener of run.listeners) listener(event);
     for (const observer of this.observers) observer(runId, event);
     this.redis?.publish(this.channelOf(runId), JSON.stringify(event));
-    const urgent = type !== 'llm.delta' && type !== 'tool.args.delta' && type !== 'llm.reasoning';
     // flush() never rejects: write() logs its own failures.
-    if (urgent) void this.flush(runId);
+    if (WRITTEN_AT_ONCE.has(type)) void this.flush(runId);
     else run.timer ??= setTimeout(() => void this.flush(runId), FLUSH_DELAY_MS);
     return event;
   }
