@@ -43,6 +43,12 @@ describe('Runs across a restart (e2e)', () => {
 
     expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'Answered after the restart.' } });
     expect(llm.requests).toHaveLength(2);
+    // The resumed execution goes on with the node runs the first one left open: one per node.
+    expect(run.nodes?.map((node) => [node.node_id, node.status])).toEqual([
+      ['start', 'succeeded'],
+      ['llm-1', 'succeeded'],
+      ['end', 'succeeded'],
+    ]);
     const { events } = await readRunEvents(second.http, id, ADMIN_KEY);
     const names = events.map((message) => message.event);
     expect(names.filter((name) => name === 'run.started')).toHaveLength(1);
