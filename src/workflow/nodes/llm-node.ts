@@ -14,9 +14,10 @@ import {
   type ToolResultLimit,
 } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
-import { renderText } from '../references';
+import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
+import { historyMessages } from './history-messages';
 import { referenceText } from './reference-text';
 
 const PREVIEW_CHARS = 1000;
@@ -30,6 +31,12 @@ const LlmNodeData = Type.Object(
     model: Type.Optional(Type.String({ description: "Model name; default the provider's default_model" })),
     system: Type.Optional(referenceText),
     prompt: referenceText,
+    messages: Type.Optional(
+      Type.String({
+        description:
+          'Earlier turns, e.g. {{inputs.messages}}: an array of {role: user|assistant, content}, sent between system and prompt',
+      }),
+    ),
     enable_tools: Type.Optional(Type.Boolean({ default: false })),
     tools: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, maxItems: 128 }),
@@ -159,6 +166,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const messages: ChatMessage[] = [];
     const system = data.system ? renderText(data.system, scope) : '';
     if (system) messages.push({ role: 'system', content: system });
+    messages.push(...historyMessages(resolveReferences(data.messages, scope)));
     messages.push({ role: 'user', content: renderText(data.prompt, scope) });
 
     const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
