@@ -2,6 +2,7 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import boundaries from 'eslint-plugin-boundaries';
 import globals from 'globals';
+import pluginVue from 'eslint-plugin-vue';
 import tseslint from 'typescript-eslint';
 
 const BASE = ['shared', 'config', 'common'];
@@ -52,6 +53,7 @@ export default tseslint.config(
       '*.mjs',
       'test/*.js',
       'test/generated-client/**',
+      'console/*.mts',
     ],
   },
   eslint.configs.recommended,
@@ -141,6 +143,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/unbound-method': 'off',
       'no-console': 'off',
+    },
+  },
+  {
+    // The console (Vue, browser): vue-tsc type-checks it (npm run typecheck), so its lint is the untyped set.
+    files: ['console/**/*.{ts,vue}'],
+    extends: [...pluginVue.configs['flat/recommended'], tseslint.configs.disableTypeChecked, prettier],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.vue'] },
+    },
+    rules: {
+      'vue/multi-word-component-names': 'off',
     },
   },
 );

@@ -9,6 +9,7 @@ import type { AppConfig } from './config/app-config';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { limitBodyDepth } from './common/http/body-depth';
 import { bodyParserErrors } from './common/http/body-errors';
+import { serveConsole } from './common/http/console-static';
 import { assignRequestId, REQUEST_ID_HEADER } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { buildOpenApiDocument } from './openapi/openapi-document';
@@ -41,6 +42,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(bodyParserErrors);
   app.use(limitBodyDepth);
   app.set('x-powered-by', false);
+  serveConsole(app);
   app.setGlobalPrefix('api/v1', {
     exclude: [
       { path: 'health', method: RequestMethod.GET },

@@ -1,0 +1,53 @@
+import { ApiError, api, withQuery } from './http';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+import type {
+  ExecuteToolResponse,
+  ImplementationTypeResponse,
+  Page,
+  RunResponse,
+  ToolCallLogResponse,
+  ToolResponse,
+  ToolWriteResponse,
+  WorkflowResponse,
+} from './types';
+
+type Query = Parameters<typeof withQuery>[1];
+
+/** One module per REST resource, each a thin map onto the public endpoints. */
+export const toolsApi = {
+  list: (query: Query) => api<Page<ToolResponse>>('GET', withQuery('/tools', query)),
+  get: (id: string) => api<ToolResponse>('GET', `/tools/${encodeURIComponent(id)}`),
+  create: (body: Record<string, unknown>) => api<ToolWriteResponse>('POST', '/tools', body),
+  update: (id: string, body: Record<string, unknown>) => api<ToolWriteResponse>('PATCH', `/tools/${id}`, body),
+  remove: (id: string) => api<null>('DELETE', `/tools/${id}`),
+  implementationTypes: () => api<ImplementationTypeResponse[]>('GET', '/tools/implementation-types'),
+  /** 422 (invalid arguments) carries the same result shape, with `errors` per field: returned, not thrown. */
+  execute: (id: string, args: unknown) =>
+    api<ExecuteToolResponse>('POST', `/tools/${id}/execute`, { arguments: args }).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 422 && isRecord(error.body) && 'success' in error.body) {
+        return error.body as ExecuteToolResponse;
+      }
+      throw error;
+    }),
+  logs: (id: string, query: Query) => api<Page<ToolCallLogResponse>>('GET', withQuery(`/tools/${id}/logs`, query)),
+};
+
+export const workflowsApi = {
+  list: (query: Query) => api<Page<WorkflowResponse>>('GET', withQuery('/workflows', query)),
+  get: (id: string) => api<WorkflowResponse>('GET', `/workflows/${encodeURIComponent(id)}`),
+  schema: () => api<Record<string, unknown>>('GET', '/workflows/schema'),
+  create: (definition: unknown) => api<WorkflowResponse>('POST', '/workflows', definition),
+  replace: (id: string, definition: unknown) => api<WorkflowResponse>('PUT', `/workflows/${id}`, definition),
+  run: (id: string, inputs: Record<string, unknown>) =>
+    api<RunResponse>('POST', `/workflows/${encodeURIComponent(id)}/runs`, { inputs }),
+  runInline: (definition: unknown, inputs: Record<string, unknown>) =>
+    api<RunResponse>('POST', '/workflow-runs', { definition, inputs }),
+};
+
+export const runsApi = {
+  list: (query: Query) => api<Page<RunResponse>>('GET', withQuery('/runs', query)),
+  get: (id: string) => api<RunResponse>('GET', `/runs/${id}`),
+  cancel: (id: string) => api<RunResponse>('POST', `/runs/${id}/cancel`),
+};

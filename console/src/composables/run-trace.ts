@@ -1,0 +1,329 @@
+/** Folds the run's event stream (GET /runs/:id/events) into nodes → model calls → tool calls, for the run page. */
+
+export interface TraceEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface ToolCallView {
+  callId: string;
+  name: string;
+  args: string;
+  status: string;
+  durationMs: number | null;
+  response: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  repaired: boolean;
+}
+
+export interface ModelCallView {
+  number: number;
+  startedAt: number;
+  lastAt: number;
+  reasoning: string;
+  reasoningStartedAt: number | null;
+  reasoningEndedAt: number | null;
+  text: string;
+  toolCalls: ToolCallView[];
+  retries: string[];
+  usage: Usage | null;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  model_calls?: number;
+}
+
+export interface NodeView {
+  id: string;
+  type: string;
+  label: string | null;
+  status: string;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number | null;
+  output: unknown;
+  error: string | null;
+  modelCalls: ModelCallView[];
+}
+
+export interface ApprovalView {
+  id: string;
+  nodeId: string | null;
+  toolName: string;
+  arguments: unknown;
+  status: string;
+}
+
+export interface TraceState {
+  status: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  nodes: NodeView[];
+  outputs: Record<string, unknown> | null;
+  error: string | null;
+  usage: Usage | null;
+  approvals: ApprovalView[];
+}
+
+export const emptyTrace = (): TraceState => ({
+  status: 'queued',
+  startedAt: null,
+  endedAt: null,
+  nodes: [],
+  outputs: null,
+  error: null,
+  usage: null,
+  approvals: [],
+});
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const number = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+const timeOf = (data: Record<string, unknown>): number => {
+  const at = typeof data.at === 'string' ? Date.parse(data.at) : NaN;
+  return Number.isNaN(at) ? Date.now() : at;
+};
+
+function nodeFor(state: TraceState, data: Record<string, unknown>, at: number): NodeView {
+  const id = text(data.node_id);
+  let node = [...state.nodes].reverse().find((candidate) => candidate.id === id);
+  if (!node) {
+    node = {
+      id,
+      type: text(data.node_type) || 'llm',
+      label: null,
+      status: 'running',
+      startedAt: at,
+      endedAt: null,
+      durationMs: null,
+      output: null,
+      error: null,
+      modelCalls: [],
+    };
+    state.nodes.push(node);
+  }
+  return node;
+}
+
+const settled = (call: ModelCallView) =>
+  call.toolCalls.length > 0 && call.toolCalls.every((toolCall) => toolCall.endedAt !== null);
+
+/** The model call an event belongs to: a new one starts once the previous one's tool calls have all returned. */
+function modelCallFor(node: NodeView, at: number, startsAnswer: boolean): ModelCallView {
+  const last = node.modelCalls.at(-1);
+  if (last && !settled(last) && !(startsAnswer && last.toolCalls.length > 0)) {
+    last.lastAt = at;
+    return last;
+  }
+  const previousEnd = last ? Math.max(...last.toolCalls.map((call) => call.endedAt ?? at)) : node.startedAt;
+  const call: ModelCallView = {
+    number: node.modelCalls.length + 1,
+    startedAt: Math.min(previousEnd, at),
+    lastAt: at,
+    reasoning: '',
+    reasoningStartedAt: null,
+    reasoningEndedAt: null,
+    text: '',
+    toolCalls: [],
+    retries: [],
+    usage: null,
+  };
+  node.modelCalls.push(call);
+  return call;
+}
+
+function findToolCall(node: NodeView, callId: string): ToolCallView | undefined {
+  for (let index = node.modelCalls.length - 1; index >= 0; index--) {
+    const found = node.modelCalls[index].toolCalls.find((call) => call.callId === callId);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Applies one event; returns the same (mutated) state so it works on a Vue reactive object. */
+export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
+  const { data } = event;
+  const at = timeOf(data);
+  switch (event.type) {
+    case 'run.started':
+      state.status = 'running';
+      state.startedAt = at;
+      break;
+    case 'node.started':
+      state.nodes.push({
+        id: text(data.node_id),
+        type: text(data.node_type),
+        label: typeof data.label === 'string' ? data.label : null,
+        status: 'running',
+        startedAt: at,
+        endedAt: null,
+        durationMs: null,
+        output: null,
+        error: null,
+        modelCalls: [],
+      });
+      break;
+    case 'llm.delta':
+    case 'llm.reasoning': {
+      const call = modelCallFor(nodeFor(state, data, at), at, true);
+      if (event.type === 'llm.delta') call.text += text(data.delta);
+      else {
+        call.reasoning += text(data.delta);
+        call.reasoningStartedAt ??= at;
+        call.reasoningEndedAt = at;
+      }
+      break;
+    }
+    case 'llm.retry': {
+      const call = modelCallFor(nodeFor(state, data, at), at, false);
+      call.retries.push(`attempt ${number(data.attempt) ?? '?'}: ${text(data.reason)}`);
+      break;
+    }
+    case 'llm.usage': {
+      const node = nodeFor(state, data, at);
+      const call = node.modelCalls.at(-1);
+      if (call && data.usage && typeof data.usage === 'object') call.usage = data.usage as Usage;
+      break;
+    }
+    case 'tool.call': {
+      const node = nodeFor(state, data, at);
+      const call = modelCallFor(node, at, false);
+      call.toolCalls.push({
+        callId: text(data.call_id),
+        name: text(data.name),
+        args: '',
+        status: 'running',
+        durationMs: null,
+        response: null,
+        startedAt: at,
+        endedAt: null,
+        repaired: false,
+      });
+      break;
+    }
+    case 'tool.args.delta': {
+      const toolCall = findToolCall(nodeFor(state, data, at), text(data.call_id));
+      if (toolCall) toolCall.args += text(data.delta);
+      const call = nodeFor(state, data, at).modelCalls.at(-1);
+      if (call) call.lastAt = at;
+      break;
+    }
+    case 'tool.result': {
+      const node = nodeFor(state, data, at);
+      let toolCall = findToolCall(node, text(data.call_id));
+      if (!toolCall) {
+        modelCallFor(node, at, false).toolCalls.push(
+          (toolCall = {
+            callId: text(data.call_id),
+            name: text(data.name),
+            args: '',
+            status: 'running',
+            durationMs: null,
+            response: null,
+            startedAt: at,
+            endedAt: null,
+            repaired: false,
+          }),
+        );
+      }
+      toolCall.status = text(data.status) || 'success';
+      toolCall.durationMs = number(data.duration_ms);
+      toolCall.response = text(data.response);
+      toolCall.endedAt = at;
+      toolCall.startedAt = Math.min(toolCall.startedAt, at - (toolCall.durationMs ?? 0));
+      toolCall.repaired = data.repaired === true;
+      break;
+    }
+    case 'node.finished': {
+      const node = nodeFor(state, data, at);
+      node.status = text(data.status);
+      node.durationMs = number(data.duration_ms);
+      node.endedAt = at;
+      node.output = data.output ?? null;
+      node.error = typeof data.error === 'string' ? data.error : null;
+      break;
+    }
+    case 'run.finished':
+      state.status = text(data.status);
+      state.endedAt = at;
+      state.outputs = (data.outputs as Record<string, unknown> | null) ?? null;
+      state.error = typeof data.error === 'string' ? data.error : null;
+      state.usage = (data.usage as Usage | null) ?? null;
+      break;
+    case 'approval.requested':
+      state.status = 'waiting';
+      state.approvals.push({
+        id: text(data.approval_id) || text(data.id),
+        nodeId: typeof data.node_id === 'string' ? data.node_id : null,
+        toolName: text(data.tool_name) || text(data.name),
+        arguments: data.arguments ?? null,
+        status: 'pending',
+      });
+      break;
+    case 'approval.resolved': {
+      const id = text(data.approval_id) || text(data.id);
+      const approval = state.approvals.find((candidate) => candidate.id === id);
+      if (approval) approval.status = text(data.decision) || text(data.status) || 'resolved';
+      if (state.status === 'waiting') state.status = 'running';
+      break;
+    }
+    default:
+      break;
+  }
+  return state;
+}
+
+/** Rows of the waterfall: model calls and tool calls with their start and end, in ms from the run's start. */
+export interface TimelineRow {
+  key: string;
+  kind: 'model' | 'tool';
+  label: string;
+  start: number;
+  end: number;
+  status: string;
+}
+
+export function timelineRows(state: TraceState, now = Date.now()): TimelineRow[] {
+  const origin = state.startedAt ?? state.nodes[0]?.startedAt ?? now;
+  const rows: TimelineRow[] = [];
+  for (const node of state.nodes) {
+    for (const call of node.modelCalls) {
+      const firstTool = call.toolCalls.length > 0 ? Math.min(...call.toolCalls.map((tool) => tool.startedAt)) : null;
+      const end = Math.max(call.lastAt, firstTool ?? call.lastAt);
+      rows.push({
+        key: `${node.id}-m${call.number}`,
+        kind: 'model',
+        label: `${node.id} · model call ${call.number}`,
+        start: call.startedAt - origin,
+        end: end - origin,
+        status: 'success',
+      });
+      for (const tool of call.toolCalls) {
+        rows.push({
+          key: `${node.id}-${tool.callId}`,
+          kind: 'tool',
+          label: tool.name,
+          start: tool.startedAt - origin,
+          end: (tool.endedAt ?? now) - origin,
+          status: tool.status,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+/** Pretty-prints JSON text (a tool call's arguments); leaves anything else as it is. */
+export function prettyJson(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 2) ?? '';
+}

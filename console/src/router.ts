@@ -1,0 +1,26 @@
+import { createRouter, createWebHistory } from 'vue-router';
+
+export const router = createRouter({
+  history: createWebHistory('/console/'),
+  routes: [
+    { path: '/', redirect: '/tools' },
+    { path: '/tools', component: () => import('./views/ToolsView.vue'), meta: { title: 'Tools' } },
+    { path: '/tools/:id', component: () => import('./views/ToolView.vue'), props: true, meta: { title: 'Tool' } },
+    { path: '/workflows', component: () => import('./views/WorkflowsView.vue'), meta: { title: 'Workflows' } },
+    {
+      path: '/workflows/:id',
+      component: () => import('./views/WorkflowView.vue'),
+      props: true,
+      meta: { title: 'Workflow' },
+    },
+    { path: '/runs', component: () => import('./views/RunsView.vue'), meta: { title: 'Runs' } },
+    { path: '/runs/:id', component: () => import('./views/RunView.vue'), props: true, meta: { title: 'Run' } },
+    { path: '/playground', component: () => import('./views/PlaygroundView.vue'), meta: { title: 'Playground' } },
+    { path: '/approvals', component: () => import('./views/ApprovalsView.vue'), meta: { title: 'Approvals' } },
+    { path: '/:rest(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
+  ],
+});
+
+router.afterEach((to) => {
+  document.title = `${String(to.meta.title ?? 'Console')} · ToolFlow`;
+});

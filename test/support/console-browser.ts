@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { OpenAITestServer } from './openai-test-server';
+import { startTestApp, type TestApp } from './test-app';
+import { startToolBackend, type ToolBackend } from './tool-backend';
+import { llmEnv } from './workflow-fixtures';
+
+const ROOT = join(__dirname, '..', '..');
+const CHROMIUM = '/usr/bin/chromium';
+
+/** The app listening on a real port (so the browser can load /console/), the scripted model, a tool backend and Chromium. */
+export interface ConsoleStack {
+  url: string;
+  app: TestApp;
+  llm: OpenAITestServer;
+  backend: ToolBackend;
+  browser: Browser;
+  /** A fresh browser context and page at `width`, with console errors and page errors collected. */
+  newPage(width?: number): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function startConsoleStack(): Promise<ConsoleStack> {
+  if (!existsSync(join(ROOT, 'dist', 'console', 'index.html'))) {
+    throw new Error('dist/console is missing: run npm run build:console first (npm run test:browser does)');
+  }
+  const llm = await OpenAITestServer.start();
+  const backend = await startToolBackend();
+  const app = await startTestApp(llmEnv(llm));
+  const server = await app.app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  return {
+    url,
+    app,
+    llm,
+    backend,
+    browser,
+    async newPage(width = 1280) {
+      const context = await browser.newContext({ viewport: { width, height: width < 700 ? 844 : 900 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(error.message));
+      return { context, page, errors };
+    },
+    async close() {
+      await browser.close();
+      await app.close();
+      await llm.close();
+      await backend.close();
+    },
+  };
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core injected into the page; the serious and critical violations it finds. */
+export async function seriousViolations(
+  page: Page,
+): Promise<Array<{ id: string; impact: string | null; help: string; targets: string[] }>> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  // A string, evaluated in the page: this project's tsconfig has no DOM types.
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.slice(0, 5).map((node) => node.target.join(' ')),
+    }));
+}
+
+/** Signs in through the form, as a person would. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
