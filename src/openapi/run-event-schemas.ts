@@ -54,6 +54,22 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
     description: 'Arguments of a tool call as the model streams them',
     properties: { node_id: nodeId, call_id: callId, name: { type: 'string' }, delta: { type: 'string' } },
   },
+  'llm.usage': {
+    description:
+      'A model call ended (before its tool calls run): that call’s tokens; `iteration` numbers the calls from 1',
+    properties: {
+      node_id: nodeId,
+      iteration: { type: 'integer', example: 1 },
+      usage: {
+        type: 'object',
+        properties: {
+          prompt_tokens: { type: 'integer' },
+          completion_tokens: { type: 'integer' },
+          total_tokens: { type: 'integer' },
+        },
+      },
+    },
+  },
   'tool.result': {
     description: 'A tool call ended; `response` is the start of what the model was told',
     properties: {

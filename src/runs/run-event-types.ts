@@ -7,6 +7,7 @@ export const RUN_EVENT_TYPES = [
   'llm.retry',
   'tool.call',
   'tool.args.delta',
+  'llm.usage',
   'tool.result',
   'node.finished',
   'run.finished',

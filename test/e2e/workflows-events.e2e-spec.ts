@@ -63,8 +63,10 @@ describe('Run events over SSE (e2e)', () => {
       'node.started:llm-1',
       'tool.call:llm-1',
       'tool.args.delta:llm-1',
+      'llm.usage:llm-1',
       'tool.result:llm-1',
       'llm.delta:llm-1',
+      'llm.usage:llm-1',
       'node.finished:llm-1',
       'node.started:end',
       'node.finished:end',
@@ -75,6 +77,18 @@ describe('Run events over SSE (e2e)', () => {
       name: 'lookup',
     });
     expect(deltas(live.events, 'tool.args.delta')).toBe('{"id":"x1"}');
+    expect(live.events.filter((message) => message.event === 'llm.usage').map((message) => message.data)).toEqual([
+      expect.objectContaining({
+        node_id: 'llm-1',
+        iteration: 1,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }),
+      expect.objectContaining({
+        node_id: 'llm-1',
+        iteration: 2,
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }),
+    ]);
     expect(live.events.find((message) => message.event === 'tool.result')?.data).toMatchObject({
       call_id: 'call_1',
       status: 'success',

@@ -755,6 +755,23 @@ export type ToolArgsDeltaEvent = {
 };
 
 /**
+ * `event: llm.usage` — A model call ended (before its tool calls run): that call’s tokens; `iteration` numbers the calls from 1
+ */
+export type LlmUsageEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    iteration?: number;
+    usage?: {
+        prompt_tokens?: number;
+        completion_tokens?: number;
+        total_tokens?: number;
+    };
+    at: string;
+};
+
+/**
  * `event: tool.result` — A tool call ended; `response` is the start of what the model was told
  */
 export type ToolResultEvent = {
@@ -810,7 +827,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | ToolCallEvent | ToolArgsDeltaEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1249,7 +1266,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, tool.call, tool.args.delta, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };

@@ -239,8 +239,19 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               duration_ms: outcome.metadata.duration_ms,
               response: outcome.response.slice(0, PREVIEW_CHARS),
             }),
-          // A model answer closes the previous step: its calls' logs are written while the next one runs.
-          onModelCall: () => deps.registry.flushRunInBackground(run.runId),
+          onModelCall: ({ iteration, usage }) => {
+            emit('llm.usage', {
+              node_id: node.id,
+              iteration,
+              usage: {
+                prompt_tokens: usage.promptTokens,
+                completion_tokens: usage.completionTokens,
+                total_tokens: usage.totalTokens,
+              },
+            });
+            // A model answer closes the previous step: its calls' logs are written while the next one runs.
+            deps.registry.flushRunInBackground(run.runId);
+          },
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
         },
