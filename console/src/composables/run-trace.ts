@@ -21,6 +21,8 @@ export interface ModelCallView {
   number: number;
   startedAt: number;
   lastAt: number;
+  /** When its llm.usage arrived: the model's answer was complete. */
+  endedAt: number | null;
   reasoning: string;
   reasoningStartedAt: number | null;
   reasoningEndedAt: number | null;
@@ -108,8 +110,9 @@ function nodeFor(state: TraceState, data: Record<string, unknown>, at: number): 
   return node;
 }
 
+/** A call is over once its usage arrived (llm.usage) or, without that event, once all its tool calls returned. */
 const settled = (call: ModelCallView) =>
-  call.toolCalls.length > 0 && call.toolCalls.every((toolCall) => toolCall.endedAt !== null);
+  call.endedAt !== null || (call.toolCalls.length > 0 && call.toolCalls.every((toolCall) => toolCall.endedAt !== null));
 
 /** The model call an event belongs to: a new one starts once the previous one's tool calls have all returned. */
 function modelCallFor(node: NodeView, at: number, startsAnswer: boolean): ModelCallView {
@@ -118,11 +121,14 @@ function modelCallFor(node: NodeView, at: number, startsAnswer: boolean): ModelC
     last.lastAt = at;
     return last;
   }
-  const previousEnd = last ? Math.max(...last.toolCalls.map((call) => call.endedAt ?? at)) : node.startedAt;
+  const previousEnd = last
+    ? Math.max(last.endedAt ?? last.lastAt, ...last.toolCalls.map((call) => call.endedAt ?? at))
+    : node.startedAt;
   const call: ModelCallView = {
     number: node.modelCalls.length + 1,
     startedAt: Math.min(previousEnd, at),
     lastAt: at,
+    endedAt: null,
     reasoning: '',
     reasoningStartedAt: null,
     reasoningEndedAt: null,
@@ -184,8 +190,10 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
     }
     case 'llm.usage': {
       const node = nodeFor(state, data, at);
-      const call = node.modelCalls.at(-1);
-      if (call && data.usage && typeof data.usage === 'object') call.usage = data.usage as Usage;
+      const call = node.modelCalls.at(-1) ?? modelCallFor(node, at, false);
+      if (data.usage && typeof data.usage === 'object') call.usage = data.usage as Usage;
+      call.endedAt = at;
+      call.lastAt = at;
       break;
     }
     case 'tool.call': {
@@ -233,7 +241,8 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       toolCall.durationMs = number(data.duration_ms);
       toolCall.response = text(data.response);
       toolCall.endedAt = at;
-      toolCall.startedAt = Math.min(toolCall.startedAt, at - (toolCall.durationMs ?? 0));
+      // The call event comes while the model still streams; the tool itself ran for duration_ms before its result.
+      if (toolCall.durationMs !== null) toolCall.startedAt = at - toolCall.durationMs;
       toolCall.repaired = data.repaired === true;
       break;
     }
@@ -292,7 +301,7 @@ export function timelineRows(state: TraceState, now = Date.now()): TimelineRow[]
   for (const node of state.nodes) {
     for (const call of node.modelCalls) {
       const firstTool = call.toolCalls.length > 0 ? Math.min(...call.toolCalls.map((tool) => tool.startedAt)) : null;
-      const end = Math.max(call.lastAt, firstTool ?? call.lastAt);
+      const end = call.endedAt ?? Math.max(call.lastAt, firstTool ?? call.lastAt);
       rows.push({
         key: `${node.id}-m${call.number}`,
         kind: 'model',
