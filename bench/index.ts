@@ -1,14 +1,16 @@
 import { benchArgumentValidation } from './argument-validation.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
+import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
 
 /** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
 async function main(): Promise<void> {
-  const suites: Array<[string, () => Promise<Record<string, number>>]> = [
+  const suites: Array<[string, () => Promise<Record<string, unknown>>]> = [
     ['argument validation', benchArgumentValidation],
     ['code tool', benchCodeTool],
     ['engine overhead', benchEngineOverhead],
+    ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
     ['cost per run', benchRunCost],
   ];
   for (const [name, run] of suites) {
