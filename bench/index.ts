@@ -3,6 +3,7 @@ import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
+import { benchQueueLoad } from './queue-load.bench';
 
 /** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
 async function main(): Promise<void> {
@@ -17,6 +18,12 @@ async function main(): Promise<void> {
     const results = await run();
     console.log(`\n${name}`);
     console.table(results);
+  }
+  // Skipped (with a note) without TEST_REDIS_URL and a MySQL/MariaDB URL.
+  const load = await benchQueueLoad();
+  if (Object.keys(load).length > 0) {
+    console.log('\nqueue load (1 api + 2 workers vs embedded)');
+    console.table(load);
   }
 }
 

@@ -7,8 +7,8 @@ import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } f
 import { waitFor } from '../support/wait-for';
 import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
 
-// Every process is compiled at its start; three of them start at once.
-jest.setTimeout(180_000);
+// Every process is compiled at its start, four of them at once: slow on a busy machine.
+jest.setTimeout(600_000);
 
 interface RunBody {
   id: string;
@@ -34,6 +34,7 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
       ROLE: role,
       RUN_LEASE_MS: '3000',
       SHUTDOWN_GRACE_MS: '5000',
+      CODE_SANDBOX_PROCESSES: '1',
     });
 
   const call = async (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) => {
@@ -191,5 +192,34 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
     });
     const { events } = await readRunEvents(api.url, id, ADMIN_KEY);
     expect(events.filter((event) => event.event === 'run.finished')).toHaveLength(1);
+  });
+
+  it('should end open event streams cleanly and exit 0 when the api process gets SIGTERM', async () => {
+    const release = llm.hold();
+    llm.script([reply.text('Answered after the api left.')]);
+    const id = await startRun();
+    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+    const response = await fetch(`${api.url}/api/v1/runs/${id}/events`, {
+      headers: { Authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('event: run.started')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended early: ${text}`);
+      text += value;
+    }
+
+    api.process.kill('SIGTERM');
+
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(response.status).toBe(200);
+    expect(text).not.toContain('event: run.finished');
+    await expect(api.exited).resolves.toEqual({ code: 0, signal: null });
+    release();
   });
 });

@@ -1,0 +1,248 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { createConnection } from 'mysql2/promise';
+import { type ChildApp, startChildApp } from '../test/support/child-app';
+import { OpenAITestServer, reply, type RecordedRequest, type Turn } from '../test/support/openai-test-server';
+import { ADMIN_KEY } from '../test/support/test-app';
+import { dropRedisPrefix, uniqueRedisPrefix } from '../test/support/test-redis';
+import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
+import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
+import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+
+/**
+ * Load test of queue mode (issue 9): N runs of one tool round each (model → one http tool call → model →
+ * answer), the scripted model answering after 200 ms, all posted at once to one api process with two
+ * workers on MariaDB + Redis; then the same with one worker killed half-way; then embedded mode (one
+ * process, same database server, as many run slots in total) for comparison. Every process is a child
+ * process started from source. Needs TEST_REDIS_URL and a MySQL/MariaDB URL (TEST_MYSQL_URL or DATABASE_URL);
+ * skipped without them. `BENCH_QUEUE_RUNS` sets N (default 1000).
+ */
+const RUNS = Number(process.env.BENCH_QUEUE_RUNS ?? 1000);
+const MODEL_LATENCY_MS = 200;
+const SLOTS_PER_WORKER = 16;
+const LEASE_MS = 5000;
+const ANSWER = 'Done.';
+const FINISHED = "('succeeded','failed','cancelled')";
+
+const pingParameters = {
+  type: 'object',
+  properties: { id: { type: 'string' } },
+  required: ['id'],
+  additionalProperties: false,
+};
+
+const definition = {
+  name: 'queue-load',
+  inputs: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
+  nodes: [
+    { id: 'start', type: 'start', data: {} },
+    { id: 'agent', type: 'llm', data: { prompt: '{{inputs.question}}', tools: ['ping'], max_iterations: 4 } },
+    { id: 'end', type: 'end', data: { outputs: { answer: '{{agent.output}}' } } },
+  ],
+  edges: [
+    { source: 'start', target: 'agent' },
+    { source: 'agent', target: 'end' },
+  ],
+};
+
+/** Calls the tool first, answers once the conversation holds its result; both after MODEL_LATENCY_MS. */
+const turn = (): Turn =>
+  reply.from((request: RecordedRequest) => {
+    const messages = request.body.messages as Array<{ role: string }>;
+    if (messages.at(-1)?.role === 'tool') return reply.text(ANSWER, { delayMs: MODEL_LATENCY_MS });
+    return reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'x' } }], { delayMs: MODEL_LATENCY_MS });
+  });
+
+const peakRssMb = (pid: number | undefined): number => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+};
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+async function redisCommands(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    const info = await redis.info('commandstats');
+    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+interface Scenario {
+  label: string;
+  queue: boolean;
+  killWorkerHalfWay: boolean;
+}
+
+async function runScenario(
+  scenario: Scenario,
+  mysqlUrl: string,
+  redisUrl: string,
+  llm: OpenAITestServer,
+  backend: ToolBackend,
+): Promise<Record<string, number>> {
+  const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_bench');
+  const prefix = uniqueRedisPrefix();
+  const children: ChildApp[] = [];
+  const sql = await createConnection(database.url);
+  try {
+    const env = (extra: Record<string, string>) =>
+      llmEnv(llm, {
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'error',
+        MAX_QUEUED_RUNS: '1000000',
+        RUN_LEASE_MS: String(LEASE_MS),
+        CODE_SANDBOX_PROCESSES: '1',
+        ...extra,
+      });
+    // One process migrates first, so that the others start on a ready schema.
+    const queueEnv = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, MAX_CONCURRENT_RUNS: String(SLOTS_PER_WORKER) };
+    const api = await startChildApp(
+      env(scenario.queue ? { ...queueEnv, ROLE: 'api' } : { MAX_CONCURRENT_RUNS: String(2 * SLOTS_PER_WORKER) }),
+    );
+    children.push(api);
+    if (scenario.queue) {
+      children.push(...(await Promise.all([1, 2].map(() => startChildApp(env({ ...queueEnv, ROLE: 'worker' }))))));
+    }
+    const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const tool = await fetch(`${api.url}/api/v1/tools`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters })),
+    });
+    if (tool.status !== 201) throw new Error(`creating the tool failed: ${await tool.text()}`);
+    const workflow = await fetch(`${api.url}/api/v1/workflows`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(definition),
+    });
+    const workflowId = ((await workflow.json()) as { id: string }).id;
+
+    llm.reset();
+    // Two model calls per run, and spare ones for calls a killed worker started and its successor repeats.
+    llm.script(Array.from({ length: 3 * RUNS }, turn));
+    let ownQueries = 0;
+    const questions = async () => {
+      ownQueries += 1;
+      const [rows] = await sql.query("SHOW GLOBAL STATUS LIKE 'Questions'");
+      return Number((rows as Array<{ Value: string }>)[0].Value);
+    };
+    const finishedCount = async () => {
+      ownQueries += 1;
+      const [rows] = await sql.query(`SELECT COUNT(*) AS n FROM runs WHERE status IN ${FINISHED}`);
+      return Number((rows as Array<{ n: number }>)[0].n);
+    };
+    const questionsBefore = await questions();
+    const redisBefore = scenario.queue ? await redisCommands(redisUrl) : 0;
+
+    const postedAt = new Map<string, number>();
+    const wallStart = Date.now();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: RUNS }, async (_, index) => {
+        const at = Date.now();
+        const response = await fetch(`${api.url}/api/v1/workflows/${workflowId}/runs`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ inputs: { question: `Run ${index}` } }),
+        });
+        if (response.status !== 202) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
+        postedAt.set(((await response.json()) as { id: string }).id, at);
+      }),
+    );
+    let killed = false;
+    for (;;) {
+      const finished = await finishedCount();
+      if (finished >= RUNS) break;
+      if (scenario.killWorkerHalfWay && !killed && finished >= RUNS / 2) {
+        children[1].process.kill('SIGKILL');
+        await children[1].exited;
+        killed = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    const questionsAfter = await questions();
+    const redisAfter = scenario.queue ? await redisCommands(redisUrl) : 0;
+
+    ownQueries += 1;
+    const [rows] = await sql.query('SELECT id, status, finished_at FROM runs WHERE parent_run_id IS NULL');
+    const runs = rows as Array<{ id: string; status: string; finished_at: Date }>;
+    const latencies = runs.map((run) => new Date(run.finished_at).getTime() - (postedAt.get(run.id) ?? wallStart));
+    const succeeded = runs.filter((run) => run.status === 'succeeded').length;
+    const rss: Record<string, number> = {};
+    const roles = scenario.queue ? ['api', 'worker 1', 'worker 2'] : ['embedded'];
+    children.forEach((child, index) => {
+      if (child.process.exitCode === null && child.process.signalCode === null) {
+        rss[`peak RSS ${roles[index]} (MB)`] = peakRssMb(child.process.pid);
+      }
+    });
+    return {
+      runs: RUNS,
+      succeeded,
+      'completed runs/s': Math.round((RUNS / elapsedSeconds) * 10) / 10,
+      'p50 POST→run.finished (ms)': percentile(latencies, 50),
+      'p99 POST→run.finished (ms)': percentile(latencies, 99),
+      ...rss,
+      'SQL statements/run (server-wide)':
+        Math.round(((questionsAfter - questionsBefore - ownQueries) / RUNS) * 10) / 10,
+      ...(scenario.queue
+        ? { 'Redis commands/run': Math.round(((redisAfter - redisBefore - 1) / RUNS) * 10) / 10 }
+        : {}),
+    };
+  } finally {
+    for (const child of children) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+      await child.exited;
+    }
+    await sql.end();
+    await database.drop();
+    if (scenario.queue) await dropRedisPrefix(redisUrl, prefix);
+  }
+}
+
+/** The load test's figures per scenario; empty (skipped) without Redis and MariaDB. */
+export async function benchQueueLoad(): Promise<Record<string, Record<string, number>>> {
+  const redisUrl = process.env.TEST_REDIS_URL;
+  const mysqlUrl = [process.env.TEST_MYSQL_URL, process.env.DATABASE_URL].find(
+    (url) => url && /^(mysql|mariadb):/.test(url),
+  );
+  if (!redisUrl || !mysqlUrl) {
+    console.log('\nqueue load: skipped (set TEST_REDIS_URL and TEST_MYSQL_URL or a mysql DATABASE_URL)');
+    return {};
+  }
+  const llm = await OpenAITestServer.start();
+  const backend = await startToolBackend();
+  const scenarios: Scenario[] = [
+    { label: 'queue: 1 api + 2 workers', queue: true, killWorkerHalfWay: false },
+    { label: 'queue: worker 1 killed half-way', queue: true, killWorkerHalfWay: true },
+    { label: 'embedded: 1 process', queue: false, killWorkerHalfWay: false },
+  ];
+  const results: Record<string, Record<string, number>> = {};
+  try {
+    for (const scenario of scenarios) {
+      results[scenario.label] = await runScenario(scenario, mysqlUrl, redisUrl, llm, backend);
+    }
+  } finally {
+    await llm.close();
+    await backend.close();
+  }
+  return results;
+}
+
+if (require.main === module) {
+  benchQueueLoad().then(
+    (results) => console.table(results),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}
