@@ -1,6 +1,7 @@
 import type { Principal } from '../common/auth/principal';
 import type { RunEventType } from '../runs/run-event-types';
 import type { UsageTotals } from '../runs/run.entity';
+import type { ToolDefinition } from '../registry/tool-definition';
 import type { RunCheckpointer } from './run-checkpointer';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
@@ -18,6 +19,8 @@ export interface RunContext {
    * cancelled node's partial usage too), the runner the usage of child workflow-tool runs.
    */
   usage?: UsageTotals;
+  /** Each node's tools as the run's start resolved them, so the node does not look them up again. */
+  resolvedTools?: ReadonlyMap<string, readonly ToolDefinition[]>;
 }
 
 /** A node failed (or was cancelled) after doing part of its work: `partialOutput` is what it had (usage …). */

@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
 import { RegistryService } from '../registry/registry.service';
-import { type ToolRunContext } from '../registry/tool-definition';
+import { type ToolDefinition, type ToolRunContext } from '../registry/tool-definition';
 import { ToolExecutionError } from '../shared/tool-errors';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
@@ -74,6 +74,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
   /** The usage totals of the runs executing here, so a child workflow-tool run can add its own to its parent's. */
   private readonly liveUsage = new Map<string, UsageTotals>();
+  /** The tools a run's start resolved, for its execution in this process (embedded mode), by run id. */
+  private readonly preparedTools = new Map<string, ReadonlyMap<string, readonly ToolDefinition[]>>();
 
   constructor(
     private readonly runs: RunsService,
@@ -109,7 +111,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         workflowId: workflow.id,
         workflowVersion: workflow.version,
       });
-      return await this.launch(run, options, place);
+      return await this.launch(run, checked, options, place);
     } finally {
       place.release();
     }
@@ -126,7 +128,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         userId: options.principal.userId,
         userRole: options.principal.role,
       });
-      return await this.launch(run, options, place);
+      return await this.launch(run, checked, options, place);
     } finally {
       place.release();
     }
@@ -182,13 +184,15 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
 
   /** RUN_EXECUTOR: executes a stored run, rebuilt from its row, until it ends, waits, or is handed back. */
   async execute(runId: string, signal: AbortSignal): Promise<RunStop> {
+    const resolvedTools = this.preparedTools.get(runId);
+    this.preparedTools.delete(runId);
     const run = await this.runs.record(runId);
     if (!run || isFinished(run.status)) return 'ended';
     await this.events.openStored(run.id);
     let checked: CheckedDefinition;
     try {
       const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
-      checked = this.workflows.executionPlan(run.definition, version);
+      checked = { ...this.workflows.executionPlan(run.definition, version), tools: resolvedTools };
     } catch (error) {
       await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined);
       return 'ended';
@@ -202,10 +206,23 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     return stopOf(result.status);
   }
 
-  private async launch(run: RunRecord, options: StartOptions, place: QueuePlace): Promise<StartResult> {
+  private async launch(
+    run: RunRecord,
+    checked: CheckedDefinition,
+    options: StartOptions,
+    place: QueuePlace,
+  ): Promise<StartResult> {
     // Queue mode: the run may execute in another process, whose events reach this one through Redis.
-    if (!this.events.fansOut) this.events.open(run.id);
-    place.submit(run.id);
+    if (!this.events.fansOut) {
+      this.events.open(run.id);
+      if (checked.tools) this.preparedTools.set(run.id, checked.tools);
+    }
+    try {
+      place.submit(run.id);
+    } catch (error) {
+      this.preparedTools.delete(run.id);
+      throw error;
+    }
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
     await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
     const current = await this.runs.get(run.id, options.principal);
@@ -264,6 +281,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         emit,
         usage,
         checkpoint,
+        resolvedTools: checked.tools,
       });
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { ToolDefinition } from '../registry/tool-definition';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { ValidateFunction } from 'ajv';
@@ -49,6 +50,8 @@ import { isRecord } from '../shared/is-record';
 export interface CheckedDefinition {
   definition: WorkflowDefinition;
   order: string[];
+  /** The tools each node uses, as the check resolved them (not for a stored run's execution plan). */
+  tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
 }
 
 const VALIDATOR_CACHE_SIZE = 500;
@@ -95,10 +98,12 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     }));
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     const definition = input as WorkflowDefinition;
+    const resolvedTools = new Map<string, readonly ToolDefinition[]>();
     for (const [index, node] of definition.nodes.entries()) {
       const tools = analysis.toolsByNode.get(node.id);
       if (!tools) continue;
       const resolved = await this.registry.resolve(tools.names, principal);
+      resolvedTools.set(node.id, resolved.definitions);
       const toolsField = `${field}.nodes[${index}](${node.id}).data.${tools.field}`;
       for (const name of resolved.missing) {
         problems.push({ field: toolsField, message: `tool "${name}" does not exist or this API key may not use it` });
@@ -108,7 +113,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       }
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
-    return { definition, order: analysis.order };
+    return { definition, order: analysis.order, tools: resolvedTools };
   }
 
   /**

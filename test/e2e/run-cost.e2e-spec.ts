@@ -73,4 +73,13 @@ describe('What one run costs the database (e2e)', () => {
     const after = (await api.get('/tools/ping').expect(200)).body as { use_count: number };
     expect(after.use_count - before.use_count).toBe(calls);
   });
+
+  it('should look the tools of a run up once, when it starts, not again when its node runs', async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    const toolLookups = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]tools["`]/i.test(sql));
+    expect(toolLookups).toHaveLength(1);
+  });
 });

@@ -157,7 +157,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
 
     let tools: ToolDefinition[] = [];
     const use = toolsUsed(data);
-    if (use) {
+    const prepared = run.resolvedTools?.get(node.id);
+    if (use && prepared) {
+      tools = [...prepared];
+    } else if (use) {
       const resolved = await deps.registry.resolve(use.names, run.principal);
       const unusable = [...resolved.missing, ...resolved.disabled];
       if (unusable.length > 0) throw new Error(`tools not available: ${unusable.join(', ')}`);
