@@ -79,6 +79,10 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       status: { type: 'string' },
       duration_ms: { type: 'integer' },
       response: { type: 'string' },
+      repaired: {
+        type: 'boolean',
+        description: 'Present (true) when the arguments were broken JSON, repaired before the call',
+      },
     },
   },
   'node.finished': {

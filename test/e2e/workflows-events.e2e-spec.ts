@@ -236,5 +236,27 @@ describe('Run events over SSE (e2e)', () => {
       expect(run.outputs).toEqual({ answer: 'Found t.' });
       expect(lookups()).toEqual(['t']);
     });
+
+    it('should mark a tool.result whose arguments were repaired, and only that one', async () => {
+      llm.script([
+        reply.toolCalls([
+          { name: 'lookup', id: 'call_broken', arguments: '{"id": "r1"' },
+          { name: 'lookup', id: 'call_fine', arguments: '{"id": "r2"}' },
+        ]),
+        reply.text('Found both.'),
+      ]);
+      const started = await api.runInline(agentWorkflow({ tools: ['lookup'] }), { question: 'Find' }, false);
+
+      const { events } = await readRunEvents(app.http, (started.body as { id: string }).id, ADMIN_KEY);
+
+      const results = events.filter((message) => message.event === 'tool.result').map((message) => message.data);
+      expect(results).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ call_id: 'call_broken', status: 'success', repaired: true }),
+          expect.objectContaining({ call_id: 'call_fine', status: 'success' }),
+        ]),
+      );
+      expect(results.find((result) => result.call_id === 'call_fine')).not.toHaveProperty('repaired');
+    });
   });
 });

@@ -787,6 +787,10 @@ export type ToolResultEvent = {
     status?: string;
     duration_ms?: number;
     response?: string;
+    /**
+     * Present (true) when the arguments were broken JSON, repaired before the call
+     */
+    repaired?: boolean;
     at: string;
 };
 

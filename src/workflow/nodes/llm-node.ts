@@ -241,6 +241,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               status: outcome.status,
               duration_ms: outcome.metadata.duration_ms,
               response: outcome.response.slice(0, PREVIEW_CHARS),
+              ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
             }),
           onModelCall: ({ iteration, usage }) => {
             emit('llm.usage', {
