@@ -7,6 +7,7 @@ import { RunLeases1796131838960 } from './1796131838960-run-leases';
 import { ToolResults1796132041586 } from './1796132041586-tool-results';
 import { RunCheckpoints1796133054783 } from './1796133054783-run-checkpoints';
 import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
+import { ToolVersions1796136125259 } from './1796136125259-tool-versions';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   ToolResults1796132041586,
   RunCheckpoints1796133054783,
   NamesPerOwner1796133231276,
+  ToolVersions1796136125259,
 ];

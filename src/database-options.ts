@@ -12,10 +12,12 @@ import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEntity } from './tools/tool.entity';
+import { ToolVersionEntity } from './tools/tool-version.entity';
 import type { DatabaseConfig } from './config/app-config';
 
 export const entities = [
   ToolEntity,
+  ToolVersionEntity,
   ApiKeyEntity,
   ToolCallLogEntity,
   WorkflowEntity,

@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { toBoolean } from '../common/http/force-delete-query';
 import { PageQuery } from '../common/http/pagination';
 import { RawJson } from '../common/http/raw-json';
@@ -200,4 +211,29 @@ export class ImplementationTypeResponse {
   config_schema!: Record<string, unknown>;
   @ApiPropertyOptional({ type: [BuiltinAvailabilityDto], description: 'On the builtin type: every builtin' })
   builtins?: BuiltinAvailabilityDto[];
+}
+
+export class ToolVersionSummary {
+  @ApiProperty({ example: 2 }) version!: number;
+  @ApiProperty({ example: 'get_weather' }) name!: string;
+  @ApiProperty({ example: 'Current weather for a city' }) description!: string;
+  @ApiProperty({ enum: IMPLEMENTATION_TYPES }) implementation_type!: ImplementationType;
+  @ApiProperty({ enum: TOOL_EFFECTS }) effect!: ToolEffect;
+  @ApiProperty({ example: '2026-11-30T08:00:00.000Z' }) created_at!: string;
+}
+
+/** One immutable version of a tool, as it was saved. */
+export class ToolVersionResponse extends ToolVersionSummary {
+  @ApiProperty({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }) tool_id!: string;
+  @ApiProperty({ example: 'weather' }) category!: string;
+  @ApiProperty({ example: WEATHER_SCHEMA }) function_schema!: Record<string, unknown>;
+  @ApiProperty({ description: 'Secrets are masked as ********', example: { url: 'https://api.example.com/weather' } })
+  implementation_config!: Record<string, unknown>;
+}
+
+export class RollbackToolDto {
+  @ApiProperty({ example: 1, description: 'The version whose schema and implementation become the next version' })
+  @IsInt({ message: 'version must be an integer' })
+  @Min(1)
+  version!: number;
 }

@@ -5,6 +5,7 @@ import {
   Get,
   HttpCode,
   Param,
+  ParseIntPipe,
   Patch,
   Post,
   Put,
@@ -30,8 +31,11 @@ import {
   CreateToolDto,
   ImplementationTypeResponse,
   ListToolsQuery,
+  RollbackToolDto,
   ToolPageResponse,
   ToolResponse,
+  ToolVersionResponse,
+  ToolVersionSummary,
   ToolWriteResponse,
   UpdateToolDto,
 } from './tool.dto';
@@ -77,6 +81,42 @@ export class ToolsController {
   @ApiProblemResponses(404)
   get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolResponse> {
     return this.tools.get(id, principal);
+  }
+
+  @Get(':id/versions')
+  @ApiOperation({ operationId: 'listToolVersions', summary: 'Every version of a tool, newest first' })
+  @ApiOkResponse({ type: [ToolVersionSummary] })
+  @ApiProblemResponses(404)
+  listVersions(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolVersionSummary[]> {
+    return this.tools.listVersions(id, principal);
+  }
+
+  @Get(':id/versions/:version')
+  @ApiOperation({ operationId: 'getToolVersion', summary: 'One version of a tool, as it was saved' })
+  @ApiOkResponse({ type: ToolVersionResponse })
+  @ApiProblemResponses(400, 404)
+  getVersion(
+    @Param('id') id: string,
+    @Param('version', ParseIntPipe) version: number,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ToolVersionResponse> {
+    return this.tools.getVersion(id, version, principal);
+  }
+
+  @Post(':id/rollback')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rollbackTool',
+    summary: 'Make the schema and implementation of an earlier version the next version',
+  })
+  @ApiOkResponse({ type: ToolWriteResponse })
+  @ApiProblemResponses(400, 403, 404, 409)
+  rollback(
+    @Param('id') id: string,
+    @Body() body: RollbackToolDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ToolWriteResponse> {
+    return this.tools.rollback(id, body.version, principal);
   }
 
   @Post()

@@ -1,6 +1,7 @@
 import { type DynamicModule, type Type, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ToolEntity } from './tool.entity';
+import { ToolVersionEntity } from './tool-version.entity';
 import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
 
@@ -13,7 +14,7 @@ export class ToolsModule {
   static register(implementations: Type): DynamicModule {
     return {
       module: ToolsModule,
-      imports: [TypeOrmModule.forFeature([ToolEntity]), implementations],
+      imports: [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), implementations],
       controllers: [ToolsController],
       providers: [ToolsService],
       exports: [ToolsService],

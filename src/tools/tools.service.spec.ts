@@ -6,6 +6,7 @@ import { newTool } from '../../test/factories/tool.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { ToolEntity } from './tool.entity';
+import { ToolVersionEntity } from './tool-version.entity';
 import { ToolsService } from './tools.service';
 
 const owner = userPrincipal('owner');
@@ -29,7 +30,7 @@ describe(ToolsService.name, () => {
   let tools: Repository<ToolEntity>;
 
   beforeEach(async () => {
-    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity])], {
+    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity])], {
       providers: [ToolsService, { provide: TOOL_IMPLEMENTATIONS, useValue: implementations }],
     });
     sut = moduleRef.get(ToolsService);
@@ -105,6 +106,41 @@ describe(ToolsService.name, () => {
     });
   });
 
+  describe('versions', () => {
+    it('should keep every saved version immutable and roll back by making an old one the next version', async () => {
+      const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
+      await sut.update(created.id, { description: 'Adds fast', effect: 'idempotent' }, owner);
+
+      expect((await sut.listVersions('adder', owner)).map((version) => [version.version, version.description])).toEqual(
+        [
+          [2, 'Adds fast'],
+          [1, 'Adds'],
+        ],
+      );
+      await expect(sut.getVersion('adder', 1, owner)).resolves.toMatchObject({
+        tool_id: created.id,
+        version: 1,
+        description: 'Adds',
+        effect: 'read_only',
+      });
+
+      const rolledBack = await sut.rollback('adder', 1, owner);
+
+      expect(rolledBack).toMatchObject({ version: 3, description: 'Adds', effect: 'read_only' });
+      await expect(sut.getVersion('adder', 2, owner)).resolves.toMatchObject({ description: 'Adds fast' });
+      await expect(sut.getVersion('adder', 9, owner)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('should read a tool as a pinned version was, and as it is when the pin is current', async () => {
+      const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
+      await sut.update(created.id, { effect: 'dangerous' }, owner);
+      const [current] = await sut.findUsableByNames(['adder'], owner);
+
+      await expect(sut.findVersionOf(current, 1)).resolves.toMatchObject({ version: 1, effect: 'read_only' });
+      await expect(sut.findVersionOf(current, 2)).resolves.toBe(current);
+    });
+  });
+
   describe('update', () => {
     it('should merge the given fields over the stored ones and bump the version', async () => {
       const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
@@ -117,11 +153,11 @@ describe(ToolsService.name, () => {
 
     it('should answer a conflict to the second of two updates made from the same version', async () => {
       const created = await sut.create(newTool({ name: 'adder' }), owner);
-      const update = tools.update.bind(tools);
+      const transaction = tools.manager.transaction.bind(tools.manager) as (...args: unknown[]) => Promise<unknown>;
       // The other writer commits between this update's read (version 1) and its write.
-      jest.spyOn(tools, 'update').mockImplementationOnce(async (...args) => {
+      jest.spyOn(tools.manager, 'transaction').mockImplementationOnce(async (...args: unknown[]) => {
         await sut.update(created.id, { description: 'first writer' }, owner);
-        return update(...args);
+        return transaction(...args);
       });
 
       await expect(sut.update(created.id, { description: 'second writer' }, owner)).rejects.toMatchObject({

@@ -29,11 +29,14 @@ import {
   type ListToolsQuery,
   TOOL_DEFAULT_SORT,
   type ToolPreview,
+  type ToolVersionResponse,
+  type ToolVersionSummary,
   TOOL_SORT_FIELDS,
   type ToolResponse,
   type UpdateToolDto,
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
+import { ToolVersionEntity } from './tool-version.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
@@ -46,6 +49,26 @@ const toConfigFields = (problems: readonly ConfigProblem[]): FieldProblem[] =>
     field: problem.path ? `implementation_config${problem.path.replace(/\//g, '.')}` : 'implementation_config',
     message: problem.message,
   }));
+
+type Snapshot = Pick<
+  ToolEntity,
+  'name' | 'description' | 'category' | 'functionSchema' | 'implementationType' | 'implementationConfig' | 'effect'
+>;
+
+const snapshotRow = (toolId: string, version: number, tool: Snapshot, at: Date) =>
+  ({
+    id: randomUUID(),
+    toolId,
+    version,
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    functionSchema: tool.functionSchema,
+    implementationType: tool.implementationType,
+    implementationConfig: tool.implementationConfig,
+    effect: tool.effect,
+    createdAt: at,
+  }) as QueryDeepPartialEntity<ToolVersionEntity>;
 
 /** Names are unique per owner and, for public tools, among public tools; other users' private names never clash. */
 const nameTaken = (name: string, isPublic: boolean): DomainError =>
@@ -63,6 +86,7 @@ export class ToolsService implements OnApplicationBootstrap {
 
   constructor(
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
+    @InjectRepository(ToolVersionEntity) private readonly versions: Repository<ToolVersionEntity>,
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
     private readonly moduleRef: ModuleRef,
   ) {}
@@ -75,9 +99,10 @@ export class ToolsService implements OnApplicationBootstrap {
       const now = new Date();
       if (!existing) {
         try {
+          const id = randomUUID();
           await this.tools.insert(
             asRow({
-              id: randomUUID(),
+              id,
               name: shipped.name,
               description: shipped.description,
               category: shipped.category,
@@ -95,6 +120,9 @@ export class ToolsService implements OnApplicationBootstrap {
               updatedAt: now,
             }),
           );
+          await this.versions.insert(
+            snapshotRow(id, 1, { ...shipped, category: shipped.category, implementationConfig: {} }, now),
+          );
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
         }
@@ -108,6 +136,12 @@ export class ToolsService implements OnApplicationBootstrap {
           { id: existing.id, version: 1 },
           asRow({ functionSchema: schema, description: shipped.description, effect: shipped.effect, updatedAt: now }),
         );
+        // Nobody has edited a seed at version 1: its one version follows the code it ships with.
+        await this.versions.update({ toolId: existing.id, version: 1 }, {
+          functionSchema: schema,
+          description: shipped.description,
+          effect: shipped.effect,
+        } as QueryDeepPartialEntity<ToolVersionEntity>);
         this.logger.log(`Refreshed the schema of ${shipped.implementationType} tool ${shipped.name}`);
       }
     }
@@ -194,7 +228,10 @@ export class ToolsService implements OnApplicationBootstrap {
       updatedAt: now,
     });
     try {
-      await this.tools.insert(asRow(entity));
+      await this.tools.manager.transaction(async (manager) => {
+        await manager.insert(ToolEntity, asRow(entity));
+        await manager.insert(ToolVersionEntity, snapshotRow(entity.id, 1, entity, now));
+      });
     } catch (error) {
       if (isDuplicateKey(error)) throw nameTaken(input.name, entity.isPublic);
       throw error;
@@ -277,6 +314,77 @@ export class ToolsService implements OnApplicationBootstrap {
     }
   }
 
+  /** Every version of a tool, newest first. */
+  async listVersions(idOrName: string, principal: Principal): Promise<ToolVersionSummary[]> {
+    const tool = await this.findVisibleEntity(idOrName, principal);
+    const rows = await this.versions.find({ where: { toolId: tool.id }, order: { version: 'DESC' } });
+    return rows.map((row) => ({
+      version: row.version,
+      name: row.name,
+      description: row.description,
+      implementation_type: row.implementationType,
+      effect: row.effect,
+      created_at: row.createdAt.toISOString(),
+    }));
+  }
+
+  async getVersion(idOrName: string, version: number, principal: Principal): Promise<ToolVersionResponse> {
+    const tool = await this.findVisibleEntity(idOrName, principal);
+    const row = await this.findVersion(tool, version);
+    return {
+      tool_id: row.toolId,
+      version: row.version,
+      name: row.name,
+      description: row.description,
+      category: row.category,
+      function_schema: row.functionSchema as unknown as Record<string, unknown>,
+      implementation_type: row.implementationType,
+      implementation_config: this.implementations.mask(row.implementationType, row.implementationConfig),
+      effect: row.effect,
+      created_at: row.createdAt.toISOString(),
+    };
+  }
+
+  /** A new version with the schema and implementation of an earlier one; visibility and enabled stay as they are. */
+  async rollback(idOrName: string, version: number, principal: Principal) {
+    return this.write(idOrName, principal, undefined, async (existing) => {
+      const row = await this.findVersion(existing, version);
+      return {
+        name: row.name,
+        description: row.description,
+        category: row.category,
+        function_schema: row.functionSchema as unknown as Record<string, unknown>,
+        implementation_type: row.implementationType,
+        implementation_config: row.implementationConfig,
+        effect: row.effect,
+        is_public: existing.isPublic,
+        enabled: existing.enabled,
+      };
+    });
+  }
+
+  /** The stored version `version` of a tool; what a run pinned it to. */
+  async findVersionOf(tool: StoredTool, version: number): Promise<StoredTool> {
+    if (tool.version === version) return tool;
+    const row = await this.versions.findOneBy({ toolId: tool.id, version });
+    if (!row) return tool;
+    return {
+      ...tool,
+      version: row.version,
+      name: row.name,
+      effect: row.effect,
+      functionSchema: row.functionSchema,
+      implementationType: row.implementationType,
+      implementationConfig: row.implementationConfig,
+    };
+  }
+
+  private async findVersion(tool: ToolEntity, version: number): Promise<ToolVersionEntity> {
+    const row = await this.versions.findOneBy({ toolId: tool.id, version });
+    if (!row) throw DomainError.notFound(`Version ${version} of tool`, tool.name);
+    return row;
+  }
+
   async incrementUseCount(id: string, by = 1): Promise<void> {
     await this.tools.increment({ id }, 'useCount', by);
   }
@@ -285,17 +393,27 @@ export class ToolsService implements OnApplicationBootstrap {
     idOrName: string,
     principal: Principal,
     ifMatch: VersionPrecondition | undefined,
-    merge: (existing: ToolEntity) => CreateToolDto,
+    merge: (existing: ToolEntity) => CreateToolDto | Promise<CreateToolDto>,
   ): Promise<ToolResponse & { warnings: SchemaWarning[] }> {
     const existing = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(existing, principal, 'tool');
     assertVersionMatches(ifMatch, existing.version, `Tool "${existing.name}"`);
-    const candidate = merge(existing);
+    const candidate = await merge(existing);
     const { fields, warnings } = await this.buildFields(candidate, principal, existing);
     const updated = { ...fields, version: existing.version + 1, updatedAt: new Date() };
     let result;
     try {
-      result = await this.tools.update({ id: existing.id, version: existing.version }, asRow(updated));
+      result = await this.tools.manager.transaction(async (manager) => {
+        const changed = await manager.update(
+          ToolEntity,
+          { id: existing.id, version: existing.version },
+          asRow(updated),
+        );
+        if (changed.affected !== 0) {
+          await manager.insert(ToolVersionEntity, snapshotRow(existing.id, updated.version, fields, updated.updatedAt));
+        }
+        return changed;
+      });
     } catch (error) {
       if (isDuplicateKey(error)) throw nameTaken(candidate.name, fields.isPublic);
       throw error;

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -287,6 +287,37 @@ export const updateTool = <ThrowOnError extends boolean = false>(options: Option
 export const replaceTool = <ThrowOnError extends boolean = false>(options: Options<ReplaceToolData, ThrowOnError>) => (options.client ?? client).put<ReplaceToolResponses, ReplaceToolErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/tools/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Every version of a tool, newest first
+ */
+export const listToolVersions = <ThrowOnError extends boolean = false>(options: Options<ListToolVersionsData, ThrowOnError>) => (options.client ?? client).get<ListToolVersionsResponses, ListToolVersionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}/versions',
+    ...options
+});
+
+/**
+ * One version of a tool, as it was saved
+ */
+export const getToolVersion = <ThrowOnError extends boolean = false>(options: Options<GetToolVersionData, ThrowOnError>) => (options.client ?? client).get<GetToolVersionResponses, GetToolVersionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}/versions/{version}',
+    ...options
+});
+
+/**
+ * Make the schema and implementation of an earlier version the next version
+ */
+export const rollbackTool = <ThrowOnError extends boolean = false>(options: Options<RollbackToolData, ThrowOnError>) => (options.client ?? client).post<RollbackToolResponses, RollbackToolErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/tools/{id}/rollback',
     ...options,
     headers: {
         'Content-Type': 'application/json',

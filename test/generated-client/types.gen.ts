@@ -410,15 +410,41 @@ export type ImplementationTypeResponse = {
     builtins?: Array<BuiltinAvailabilityDto>;
 };
 
-export type CreateToolDto = ({
-    implementation_type: 'builtin';
-} & CreateToolDtoBuiltin) | ({
-    implementation_type: 'http';
-} & CreateToolDtoHttp) | ({
-    implementation_type: 'workflow';
-} & CreateToolDtoWorkflow) | ({
-    implementation_type: 'code';
-} & CreateToolDtoCode);
+export type ToolVersionSummary = {
+    version: number;
+    name: string;
+    description: string;
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    created_at: string;
+};
+
+export type ToolVersionResponse = {
+    version: number;
+    name: string;
+    description: string;
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    created_at: string;
+    tool_id: string;
+    category: string;
+    function_schema: {
+        [key: string]: unknown;
+    };
+    /**
+     * Secrets are masked as ********
+     */
+    implementation_config: {
+        [key: string]: unknown;
+    };
+};
+
+export type RollbackToolDto = {
+    /**
+     * The version whose schema and implementation become the next version
+     */
+    version: number;
+};
 
 export type ToolWriteResponse = {
     id: string;
@@ -448,6 +474,16 @@ export type ToolWriteResponse = {
      */
     warnings: Array<SchemaWarningDto>;
 };
+
+export type CreateToolDto = ({
+    implementation_type: 'builtin';
+} & CreateToolDtoBuiltin) | ({
+    implementation_type: 'http';
+} & CreateToolDtoHttp) | ({
+    implementation_type: 'workflow';
+} & CreateToolDtoWorkflow) | ({
+    implementation_type: 'code';
+} & CreateToolDtoCode);
 
 export type UpdateToolDto = {
     name?: string;
@@ -2070,3 +2106,128 @@ export type ReplaceToolResponses = {
 };
 
 export type ReplaceToolResponse = ReplaceToolResponses[keyof ReplaceToolResponses];
+
+export type ListToolVersionsData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}/versions';
+};
+
+export type ListToolVersionsErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListToolVersionsError = ListToolVersionsErrors[keyof ListToolVersionsErrors];
+
+export type ListToolVersionsResponses = {
+    200: Array<ToolVersionSummary>;
+};
+
+export type ListToolVersionsResponse = ListToolVersionsResponses[keyof ListToolVersionsResponses];
+
+export type GetToolVersionData = {
+    body?: never;
+    path: {
+        id: string;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}/versions/{version}';
+};
+
+export type GetToolVersionErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetToolVersionError = GetToolVersionErrors[keyof GetToolVersionErrors];
+
+export type GetToolVersionResponses = {
+    200: ToolVersionResponse;
+};
+
+export type GetToolVersionResponse = GetToolVersionResponses[keyof GetToolVersionResponses];
+
+export type RollbackToolData = {
+    body: RollbackToolDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/tools/{id}/rollback';
+};
+
+export type RollbackToolErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type RollbackToolError = RollbackToolErrors[keyof RollbackToolErrors];
+
+export type RollbackToolResponses = {
+    200: ToolWriteResponse;
+};
+
+export type RollbackToolResponse = RollbackToolResponses[keyof RollbackToolResponses];
