@@ -5,7 +5,8 @@ import { readRunEvents } from '../support/sse';
 import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
 import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../support/test-redis';
 import { waitFor } from '../support/wait-for';
-import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
+import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
 
 // Every process is compiled at its start, four of them at once: slow on a busy machine.
 jest.setTimeout(600_000);
@@ -22,6 +23,7 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
   const redisUrl = testRedisUrl() as string;
   const prefix = uniqueRedisPrefix();
   let llm: OpenAITestServer;
+  let backend: ToolBackend;
   let database: { url: string; drop: () => Promise<void> };
   let api: ChildApp;
   const workers: ChildApp[] = [];
@@ -77,6 +79,7 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
 
   beforeAll(async () => {
     llm = await OpenAITestServer.start();
+    backend = await startToolBackend();
     database = await throwawayDatabase();
     // Four processes at once on a fresh database: one migrates it, the others wait for it.
     const started = await Promise.all([
@@ -98,6 +101,7 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
       await child?.exited;
     }
     await llm?.close();
+    await backend?.close();
     await database?.drop();
     await dropRedisPrefix(redisUrl, prefix);
   });
@@ -154,17 +158,28 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
     expect(llm.requests).toHaveLength(1);
   });
 
-  it('should let another worker finish a run whose worker was killed with SIGKILL', async () => {
-    const release = llm.hold();
-    // The killed worker's request may still take one answer from the script when released.
-    llm.script([reply.text('Finished by the survivor.'), reply.text('Finished by the survivor.')]);
-    const id = await startRun();
-    await waitFor(() => llm.requests.length === 1, { what: 'a worker asked the model' });
+  it('should let another worker finish a run whose worker was killed with SIGKILL, repeating no finished call', async () => {
+    const tool = await call(api, '/tools', {
+      method: 'POST',
+      body: httpToolBody('ping', `${backend.origin}/ping?id={id}`),
+    });
+    expect(tool.status).toBe(201);
+    llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'first' } }]),
+      reply.text('Finished by the survivor.'),
+    ]);
+    backend.hold();
+    const response = await call(api, '/workflow-runs', {
+      method: 'POST',
+      body: { definition: agentWorkflow({ tools: ['ping'] }), inputs: { question: 'Ping?' } },
+    });
+    const { id } = response.body;
+    await waitFor(() => backend.held.length === 1, { what: 'the tool call is in flight' });
     const victim = await holderOf(id);
 
     victim.process.kill('SIGKILL');
     await victim.exited;
-    release();
+    backend.releaseAll();
 
     await waitFor(async () => (await getRun(id)).status === 'succeeded', {
       what: 'the survivor finished the run',
@@ -172,6 +187,9 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
       intervalMs: 200,
     });
     expect(await getRun(id)).toMatchObject({ outputs: { answer: 'Finished by the survivor.' } });
+    // The model call that had answered before the crash was not made again; the read-only call in flight was.
+    expect(llm.requests).toHaveLength(2);
+    expect(backend.hits.filter((hit) => hit.path === '/ping')).toHaveLength(2);
   });
 
   it('should hand a run back when its worker gets SIGTERM, exit 0, and let another worker finish it', async () => {
