@@ -29,6 +29,16 @@ describe(ApiKeysService.name, () => {
     await expect(sut.authenticate(ADMIN_KEY)).resolves.toMatchObject({ role: 'admin' });
   });
 
+  it('should start when another process registers ADMIN_API_KEY at the same moment', async () => {
+    const keys = moduleRef.get<Repository<ApiKeyEntity>>(getRepositoryToken(ApiKeyEntity));
+    await keys.clear();
+
+    await expect(Promise.all([sut.onApplicationBootstrap(), sut.onApplicationBootstrap()])).resolves.toBeDefined();
+
+    await expect(keys.count()).resolves.toBe(1);
+    await expect(sut.authenticate(ADMIN_KEY)).resolves.toMatchObject({ role: 'admin' });
+  });
+
   it('should authenticate a created key as its user and role, and show only its prefix afterwards', async () => {
     const created = await sut.create({ name: 'ci', role: 'user', user_id: 'alice' });
 

@@ -5,6 +5,7 @@ import { IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { DomainError } from '../common/errors/domain-error';
+import { isDuplicateKey } from '../common/owned-queries';
 import type { Principal } from '../common/auth/principal';
 import { ApiKeyEntity } from './api-key.entity';
 import { type Role } from '../shared/role';
@@ -61,7 +62,12 @@ export class ApiKeysService implements OnApplicationBootstrap {
       const keyHash = hashKey(this.config.adminApiKey);
       const existing = await this.keys.findOneBy({ keyHash });
       if (!existing) {
-        await this.insert('bootstrap admin (ADMIN_API_KEY)', 'admin', BOOTSTRAP_ADMIN_USER, this.config.adminApiKey);
+        try {
+          await this.insert('bootstrap admin (ADMIN_API_KEY)', 'admin', BOOTSTRAP_ADMIN_USER, this.config.adminApiKey);
+        } catch (error) {
+          // Processes starting together on one database: another one registered the key a moment ago.
+          if (!isDuplicateKey(error)) throw error;
+        }
       } else if (existing.revokedAt || existing.role !== 'admin') {
         await this.keys.update({ id: existing.id }, { revokedAt: null, role: 'admin' });
         this.logger.warn({ keyId: existing.id }, 'ADMIN_API_KEY was revoked or not an admin key: reactivated as admin');
