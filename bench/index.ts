@@ -4,6 +4,7 @@ import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
 import { benchQueueLoad } from './queue-load.bench';
+import { benchToolSelection } from './tool-selection.bench';
 
 /** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
 async function main(): Promise<void> {
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     console.log('\nqueue load (1 api + 2 workers vs embedded)');
     console.table(load);
   }
+  console.log('\ntool selection (recall of the right tool among the k offered; time of one ranking)');
+  console.table(await benchToolSelection());
 }
 
 main().catch((error: unknown) => {

@@ -46,6 +46,16 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       reason: { type: 'string' },
     },
   },
+  'llm.call': {
+    description: 'A model call of an LLM node ended; `offered_tools` names the tools it was offered',
+    properties: {
+      node_id: nodeId,
+      iteration: { type: 'integer', description: 'Numbers the model calls of the node from 1' },
+      offered_tools: { type: 'array', items: { type: 'string' }, example: ['get_weather', 'search_tools'] },
+      prompt_tokens: { type: 'integer' },
+      completion_tokens: { type: 'integer' },
+    },
+  },
   'tool.call': {
     description: 'The model (or a tool node) called a tool',
     properties: { node_id: nodeId, call_id: callId, name: { type: 'string' }, index: { type: 'integer' } },

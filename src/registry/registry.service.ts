@@ -98,6 +98,14 @@ export class RegistryService implements OnApplicationShutdown {
     return result;
   }
 
+  /** Definitions of every usable tool (`null`) or of one category's, by name: what LLM node selectors expand to. */
+  async resolveSelector(category: string | null, principal: Principal): Promise<ToolDefinition[]> {
+    const stored = await this.tools.findUsable(category, principal);
+    const definitions: ToolDefinition[] = [];
+    for (const tool of stored) definitions.push(await this.executors.toDefinition(tool));
+    return definitions;
+  }
+
   /** Runs one call through runTool, then writes its log row and bumps the tool's use count. */
   runCall(options: RunCallOptions): Promise<ToolRunOutcome> {
     const attributes = {

@@ -80,6 +80,16 @@ export class NodeRunDto {
   @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;
   @ApiProperty({ nullable: true, type: Number }) duration_ms!: number | null;
   @ApiProperty({ type: [NodeRunToolCallDto] }) tool_calls!: NodeRunToolCallDto[];
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'array', items: { type: 'string' } },
+    description: 'LLM nodes: the tool names offered on each model call, in call order',
+    example: [
+      ['get_weather', 'search_tools'],
+      ['get_weather', 'get_time', 'search_tools'],
+    ],
+  })
+  offered_tools?: string[][];
 }
 
 export class RunResponse {

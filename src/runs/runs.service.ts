@@ -51,6 +51,12 @@ function inCallOrder(calls: ToolCallLogRecord[], output: unknown): ToolCallLogRe
   return [...calls].sort((a, b) => rank(a) - rank(b));
 }
 
+/** `offered_tools` of an LLM node's output, when it has them. */
+function offeredToolsOf(output: unknown): { offered_tools?: string[][] } {
+  const offered = (output as { offered_tools?: unknown } | null)?.offered_tools;
+  return Array.isArray(offered) ? { offered_tools: offered as string[][] } : {};
+}
+
 /**
  * Run records: create, status transitions, node runs, and the read model the API serves. Writes made
  * while a run executes retry through a database outage (RUN_DB_RETRY_MS) so that no run is lost to it.
@@ -205,6 +211,7 @@ export class RunsService {
         a.startedAt.getTime() - b.startedAt.getTime() || (position.get(a.nodeId) ?? 0) - (position.get(b.nodeId) ?? 0),
     );
     const nodeDtos: NodeRunDto[] = nodes.map((node) => ({
+      ...offeredToolsOf(node.output),
       node_id: node.nodeId,
       node_type: node.nodeType,
       status: node.status,

@@ -207,6 +207,18 @@ export class ToolsService implements OnApplicationBootstrap {
       .map(toStoredTool);
   }
 
+  /** Enabled tools the principal may use, every one or those of one category: what an LLM node's selectors name. */
+  async findUsable(category: string | null, principal: Principal): Promise<StoredTool[]> {
+    const entities = await this.tools.find(category === null ? {} : { where: { category } });
+    const byName = new Map<string, ToolEntity[]>();
+    for (const entity of entities) byName.set(entity.name, [...(byName.get(entity.name) ?? []), entity]);
+    return [...byName.keys()]
+      .sort()
+      .map((name) => pickByName(byName.get(name) ?? [], principal))
+      .filter((entity): entity is ToolEntity => entity !== undefined && entity.enabled)
+      .map(toStoredTool);
+  }
+
   /** By id, or by name: the caller's own tool first, then the public one. */
   private async findVisibleEntity(idOrName: string, principal: Principal): Promise<ToolEntity> {
     const key = byIdOrName(idOrName);

@@ -22,6 +22,7 @@ import { runToolBatches } from './agent/tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
 import { CUT_NOTE_START, cutToolResult } from './agent/cut-tool-result';
 import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result';
+import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './tool-selection/tool-selection';
 import { fitsInTokens } from '../llm/token-count';
 import {
   type AgentLoopCheckpoint,
@@ -98,6 +99,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly messages: ChatMessage[];
   private readonly schemas: FunctionTool[];
   private readonly effects: Map<string, ToolEffect>;
+  private readonly selection: ToolSelection | undefined;
   private readonly scope: AbortScope;
   private readonly invalidCalls: InvalidCallTracker;
   private readonly repetition: RepetitionBreaker;
@@ -120,6 +122,9 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.schemas = options.tools.map((tool) => tool.schema);
     this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
     if (options.toolResults) this.effects.set(READ_TOOL_RESULT, 'read_only');
+    const selection = options.toolSelection;
+    this.selection = selection !== undefined && this.schemas.length > selection.maxTools ? selection : undefined;
+    if (this.selection) this.effects.set(SEARCH_TOOLS, 'read_only');
     this.scope = new AbortScope(options.signal, options.timeoutMs);
     this.maxIterations = clampIterations(options.maxIterations);
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
@@ -203,13 +208,22 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     };
   }
 
-  /** The node's tools, plus read_tool_result once a result was cut (read from the history, so it survives a resume). */
+  /**
+   * The node's tools (or, with more than `maxTools`, the ones selected for this call plus search_tools), plus
+   * read_tool_result once a result was cut. Everything is read from the history, so it survives a resume.
+   */
   private offeredSchemas(): FunctionTool[] {
     const offersReader =
       this.options.toolResults !== undefined &&
       !this.schemas.some((schema) => schema.function.name === READ_TOOL_RESULT) &&
       this.messages.some((message) => message.role === 'tool' && message.content.includes(CUT_NOTE_START));
-    return offersReader ? [...this.schemas, readToolResultSchema] : this.schemas;
+    const reader = offersReader ? [readToolResultSchema] : [];
+    if (!this.selection) return [...this.schemas, ...reader];
+    const { toolChoice } = this.options;
+    const pinned = typeof toolChoice === 'object' && this.forcing ? [toolChoice.name] : [];
+    const names = this.schemas.map((schema) => schema.function.name);
+    const picked = new Set(this.selection.pick(this.messages, names, pinned));
+    return [...this.schemas.filter((schema) => picked.has(schema.function.name)), searchToolsSchema, ...reader];
   }
 
   private baseRequest(): Omit<ChatRequest, 'messages'> {
@@ -231,7 +245,11 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.usage.totalTokens += response.usage.totalTokens;
     this.usage.modelCalls += 1;
     if (response.reasoning !== '') this.reasoning.push(response.reasoning);
-    this.options.hooks?.onModelCall?.({ iteration: this.usage.modelCalls, usage: response.usage });
+    this.options.hooks?.onModelCall?.({
+      iteration: this.usage.modelCalls,
+      usage: response.usage,
+      tools: request.tools?.map((tool) => tool.function.name) ?? [],
+    });
     return response;
   }
 
@@ -297,6 +315,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private async run({ call, skipResponse }: RoundCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
     if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
     if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
+    if (this.selection && call.name === SEARCH_TOOLS) return this.searchTools(call);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let outcome: O;
@@ -317,6 +336,23 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.options.hooks?.onAfterToolCall?.(outcome);
     const durationMs = outcome.metadata?.duration_ms ?? elapsed();
     return { call, status: outcome.status, response: await this.fitResult(call, outcome.response), durationMs };
+  }
+
+  /** search_tools runs in the loop: it only reads the node's own index. */
+  private searchTools(call: ToolCall): AnsweredCall {
+    const selection = this.selection as ToolSelection;
+    let query: unknown;
+    try {
+      query = (JSON.parse(call.arguments) as { query?: unknown }).query;
+    } catch {
+      query = undefined;
+    }
+    if (typeof query !== 'string' || query.trim() === '') {
+      const response = 'Invalid arguments for tool "search_tools": query must be a non-empty string.';
+      return { call, status: 'invalid_arguments', response, durationMs: 0 };
+    }
+    const offered = new Set(this.offeredSchemas().map((schema) => schema.function.name));
+    return { call, status: 'success', response: selection.search(query, offered), durationMs: 0 };
   }
 
   /** The result as the model gets it: cut when over the limit, the full text stored once. */

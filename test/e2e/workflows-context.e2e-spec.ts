@@ -1,8 +1,11 @@
 import { type OpenAITestServer, reply } from '../support/openai-test-server';
+import { readRunEvents } from '../support/sse';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow } from '../support/workflow-fixtures';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const CUSTOMERS_CODE =
   'const rows = []; for (let i = 0; i < 60000; i++) rows.push({ id: i, name: "customer " + i, ' +
@@ -16,6 +19,12 @@ const customersResult = () => {
 
 type Message = { role: string; tool_call_id?: string; content?: string | null };
 type Body = { messages: Message[]; tools?: Array<{ function: { name: string } }> };
+type PoolTool = { function: { name: string; description: string; parameters: Record<string, unknown> } };
+
+/** 300 real API descriptions from the tool-selection benchmark (Gorilla API Zoo, Apache-2.0). */
+const POOL = (
+  JSON.parse(readFileSync(join(__dirname, '../../bench/tool-selection/apizoo-tools.json'), 'utf8')) as PoolTool[]
+).slice(0, 300);
 
 describe('LLM node context engineering (e2e)', () => {
   let stack: WorkflowStack | undefined;
@@ -106,6 +115,75 @@ describe('LLM node context engineering (e2e)', () => {
         .slice(1)
         .map((message) => (message.content ?? '').replace(/\n\[characters \d+ to \d+ of \d+; [^\]]+\]$/, ''));
       expect(pages.join('')).toBe(full);
+    });
+  });
+
+  describe('tool selection', () => {
+    const names = (body: Body) => (body.tools ?? []).map((tool) => tool.function.name);
+
+    beforeAll(async () => {
+      for (const { function: fn } of POOL) {
+        const description = fn.description.slice(0, 2000);
+        await api.createTool({
+          name: fn.name,
+          description,
+          category: 'apizoo',
+          effect: 'read_only',
+          function_schema: { name: fn.name, description, parameters: fn.parameters },
+          implementation_type: 'code',
+          implementation_config: { language: 'javascript', code: `return { called: ${JSON.stringify(fn.name)} };` },
+        });
+      }
+    }, 120_000);
+
+    it('should offer at most k tools plus search_tools on every call of a node over 300, the right one among them', async () => {
+      llm.script([
+        reply.toolCalls([{ name: 'gmail_users_stop', id: 'call_stop', arguments: { user_id: 'me' } }]),
+        reply.text('Push notifications are stopped.'),
+      ]);
+      const run = await api.run(
+        agentWorkflow({
+          tools: [{ category: 'apizoo' }, 'calculator'],
+          tool_selection: { max_tools: 8, always: ['calculator'] },
+        }),
+        { question: 'How can I stop Gmail push notifications that I set up?' },
+      );
+
+      expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'Push notifications are stopped.' } });
+      const offered = bodies().map(names);
+      for (const tools of offered) {
+        expect(tools.length).toBeLessThanOrEqual(9);
+        expect(tools).toEqual(expect.arrayContaining(['gmail_users_stop', 'calculator', 'search_tools']));
+      }
+      expect(toolMessages(bodies()[1])[0].content).toContain('gmail_users_stop');
+      const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1') as unknown as {
+        offered_tools: string[][];
+      };
+      expect(node.offered_tools).toEqual(offered);
+      const { events } = await readRunEvents(app.http, run.id, ADMIN_KEY);
+      const calls = events.filter((event) => event.event === 'llm.call');
+      expect(calls.map((event) => event.data.offered_tools)).toEqual(offered);
+    });
+
+    it('should add the tools search_tools finds to the next calls, beyond k', async () => {
+      llm.script([
+        reply.toolCalls([{ name: 'search_tools', id: 'call_search', arguments: { query: 'create a new quiz form' } }]),
+        reply.text('I can create the form now.'),
+      ]);
+      const run = await api.run(agentWorkflow({ tools: ['*'], tool_selection: { max_tools: 4 } }), {
+        question: 'What is 2 + 2?',
+      });
+
+      expect(run.status).toBe('succeeded');
+      const [first, second] = bodies().map(names);
+      expect(first).toHaveLength(5);
+      expect(first).toContain('search_tools');
+      const found = toolMessages(bodies()[1])[0].content ?? '';
+      expect(found).toContain('- google_forms_forms_create: ');
+      expect(first).not.toContain('google_forms_forms_create');
+      expect(second).toContain('google_forms_forms_create');
+      expect(second.length).toBeGreaterThan(5);
+      expect(second.length).toBeLessThanOrEqual(4 + 1 + 5);
     });
   });
 });

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../registry/tool-definition';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
 import type { AgentLoopCheckpoint } from './loop-checkpoint';
+import type { ToolSelection } from '../tool-selection/tool-selection';
 
 /** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
 export interface ToolCallOutcomeLike {
@@ -36,7 +37,7 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
   onAfterToolCall?(outcome: O): void;
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
-  onModelCall?(event: { iteration: number; usage: TokenUsage }): void;
+  onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[] }): void;
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
 }
 
@@ -88,6 +89,8 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
    * `executeTool` must run that tool (see readToolResultTool).
    */
   toolResults?: ToolResultLimit;
+  /** Used when there are more tools than its `maxTools`: each call offers a selection plus `search_tools`. */
+  toolSelection?: ToolSelection;
   signal?: AbortSignal;
   hooks?: AgentLoopHooks<O>;
 }

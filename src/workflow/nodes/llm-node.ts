@@ -18,6 +18,7 @@ import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { historyMessages } from './history-messages';
+import { namedTools, resolveNodeTools, ToolEntry, ToolSelectionData, toolSelectionFor } from './llm-node-tools';
 import { referenceText } from './reference-text';
 
 const PREVIEW_CHARS = 1000;
@@ -39,8 +40,13 @@ const LlmNodeData = Type.Object(
     ),
     enable_tools: Type.Optional(Type.Boolean({ default: false })),
     tools: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, maxItems: 128 }),
+      Type.Array(ToolEntry, {
+        uniqueItems: true,
+        maxItems: 128,
+        description: 'Tool names, "*" (every enabled tool you may use) and {"category": "…"}',
+      }),
     ),
+    tool_selection: Type.Optional(ToolSelectionData),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     reasoning_effort: Type.Optional(
@@ -75,7 +81,7 @@ export type LlmNodeData = Static<typeof LlmNodeData>;
 /** The one place that decides whether tools are on: `enable_tools` not false and `tools` listing some. */
 const toolsUsed = (data: LlmNodeData) =>
   data.enable_tools !== false && data.tools !== undefined && data.tools.length > 0
-    ? { field: 'tools', names: data.tools }
+    ? { field: 'tools', names: namedTools(data.tools) }
     : null;
 
 const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckContext): DataProblem[] => {
@@ -146,7 +152,7 @@ function resultLimit(
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
 export const llmNode: NodeHandler<typeof LlmNodeData> = {
   data: LlmNodeData,
-  outputs: ['output', 'reasoning', 'tool_calls', 'usage', 'stop_reason', 'iterations_used'],
+  outputs: ['output', 'reasoning', 'tool_calls', 'usage', 'stop_reason', 'iterations_used', 'offered_tools'],
   answers: true,
   toolsUsed,
   check,
@@ -155,17 +161,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const provider = deps.providers.getProvider(providerName);
     const model = deps.providers.resolveModel(providerName, data.model);
 
-    let tools: ToolDefinition[] = [];
-    const use = toolsUsed(data);
-    const prepared = run.resolvedTools?.get(node.id);
-    if (use && prepared) {
-      tools = [...prepared];
-    } else if (use) {
-      const resolved = await deps.registry.resolve(use.names, run.principal);
-      const unusable = [...resolved.missing, ...resolved.disabled];
-      if (unusable.length > 0) throw new Error(`tools not available: ${unusable.join(', ')}`);
-      tools = resolved.definitions;
-    }
+    const tools = toolsUsed(data)
+      ? await resolveNodeTools(data.tools ?? [], deps, run.principal, run.resolvedTools?.get(node.id))
+      : [];
+    const offeredTools: string[][] = [];
     const messages: ChatMessage[] = [];
     const system = data.system ? renderText(data.system, scope) : '';
     if (system) messages.push({ role: 'system', content: system });
@@ -223,6 +222,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
         toolResults: limit?.limit,
+        toolSelection: toolSelectionFor(data.tool_selection, tools),
         timeoutMs,
         signal: run.signal,
         hooks: {
@@ -243,7 +243,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               response: outcome.response.slice(0, PREVIEW_CHARS),
               ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
             }),
-          onModelCall: ({ iteration, usage }) => {
+          onModelCall: ({ iteration, usage, tools: offered }) => {
             emit('llm.usage', {
               node_id: node.id,
               iteration,
@@ -255,6 +255,14 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
             });
             // A model answer closes the previous step: its calls' logs are written while the next one runs.
             deps.registry.flushRunInBackground(run.runId);
+            offeredTools.push(offered);
+            emit('llm.call', {
+              node_id: node.id,
+              iteration,
+              offered_tools: offered,
+              prompt_tokens: usage.promptTokens,
+              completion_tokens: usage.completionTokens,
+            });
           },
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
@@ -265,7 +273,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
         throw new NodeFailure(message, nodeOutput(result));
       }
-      return nodeOutput(result);
+      return { ...nodeOutput(result), offered_tools: offeredTools };
     } catch (error) {
       if (error instanceof AgentLoopError) {
         throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });

@@ -1,0 +1,106 @@
+import { performance } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FunctionTool } from '../src/shared/tool-types';
+import type { ChatMessage } from '../src/shared/chat-types';
+import { ToolIndex, toolDocument, type ToolIndexOptions } from '../src/workflow/tool-selection/tool-index';
+import { ToolSelection } from '../src/workflow/tool-selection/tool-selection';
+import { median } from './median';
+
+interface Question {
+  question: string;
+  tool: string;
+}
+
+const DATA = join(__dirname, 'tool-selection');
+const KS = [5, 10, 20];
+const SELECTION_POOL = 500;
+
+/** Plain BM25 over names and descriptions: one field, words as written, no stemming or synonyms. */
+const BASELINE: ToolIndexOptions = {
+  weights: { name: 1, description: 1, params: 0, paramDescriptions: 0 },
+  tokenize: { splitIdentifiers: false, stem: false },
+  synonymWeight: 0,
+};
+
+function load(): { tools: FunctionTool[]; questions: Question[] } {
+  const read = <T>(file: string) => JSON.parse(readFileSync(join(DATA, file), 'utf8')) as T;
+  return { tools: read<FunctionTool[]>('apizoo-tools.json'), questions: read<Question[]>('apizoo-questions.json') };
+}
+
+function evaluate(tools: readonly FunctionTool[], questions: readonly Question[], options: ToolIndexOptions) {
+  const builtAt = performance.now();
+  const index = new ToolIndex(
+    tools.map((tool) => toolDocument(tool, options.tokenize)),
+    options,
+  );
+  const buildMs = performance.now() - builtAt;
+  const hits = KS.map(() => 0);
+  for (const { question } of questions) index.rank(question, Math.max(...KS));
+  const times: number[] = [];
+  for (const { question, tool } of questions) {
+    const started = performance.now();
+    const ranked = index.rank(question, Math.max(...KS));
+    times.push(performance.now() - started);
+    const position = ranked.findIndex((entry) => entry.name === tool);
+    KS.forEach((k, slot) => {
+      if (position >= 0 && position < k) hits[slot] += 1;
+    });
+  }
+  const result: Record<string, number> = {};
+  KS.forEach((k, slot) => (result[`recall@${k}`] = Number((hits[slot] / questions.length).toFixed(3))));
+  result['median ms per selection'] = Number(median(times).toFixed(3));
+  result['p99 ms per selection'] = Number([...times].sort((a, b) => a - b)[Math.floor(times.length * 0.99)].toFixed(3));
+  result['index build ms'] = Number(buildMs.toFixed(1));
+  return result;
+}
+
+/** What the node does before each model call: build the query from the conversation, rank, pick k = 10. */
+function timePick(tools: readonly FunctionTool[], questions: readonly Question[]): number {
+  const selection = new ToolSelection(
+    10,
+    [],
+    tools,
+    tools.map((tool) => toolDocument(tool)),
+  );
+  const names = tools.map((tool) => tool.function.name);
+  const conversation = (question: string): ChatMessage[] => [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: question },
+  ];
+  for (const { question } of questions) selection.pick(conversation(question), names);
+  const times = questions.map(({ question }) => {
+    const messages = conversation(question);
+    const started = performance.now();
+    selection.pick(messages, names);
+    return performance.now() - started;
+  });
+  return Number(median(times).toFixed(3));
+}
+
+/**
+ * Tool selection on Gorilla's API Zoo (Apache-2.0; see bench/tool-selection/README.md): recall@k of the
+ * node's ranking and of plain BM25 on the same questions, over the whole pool and over a pool of 500 that
+ * still holds every asked-about tool, and the time one selection takes.
+ */
+export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
+  const { tools, questions } = load();
+  const asked = new Set(questions.map((question) => question.tool));
+  const small = [...tools.filter((tool) => asked.has(tool.function.name))];
+  for (const tool of tools) if (small.length < SELECTION_POOL && !asked.has(tool.function.name)) small.push(tool);
+  const label = (pool: number) => `${pool} tools, ${questions.length} questions`;
+  return Promise.resolve({
+    [`BM25F + stems + synonyms (${label(tools.length)})`]: evaluate(tools, questions, {}),
+    [`plain BM25 (${label(tools.length)})`]: evaluate(tools, questions, BASELINE),
+    [`BM25F + stems + synonyms (${label(small.length)})`]: evaluate(small, questions, {}),
+    [`plain BM25 (${label(small.length)})`]: evaluate(small, questions, BASELINE),
+    [`node selection of 10 per call, median ms`]: {
+      [`${tools.length} tools`]: timePick(tools, questions),
+      [`${small.length} tools`]: timePick(small, questions),
+    },
+  });
+}
+
+if (require.main === module) {
+  void benchToolSelection().then((results) => console.table(results));
+}

@@ -1,0 +1,90 @@
+import type { FunctionTool } from '../../shared/tool-types';
+import { stem, tokenize } from './tokenize';
+import { ToolIndex, toolDocument } from './tool-index';
+
+const tool = (name: string, description: string, properties: Record<string, string> = {}): FunctionTool => ({
+  type: 'function',
+  function: {
+    name,
+    description,
+    parameters: {
+      type: 'object',
+      properties: Object.fromEntries(
+        Object.entries(properties).map(([key, text]) => [key, { type: 'string', description: text }]),
+      ),
+    },
+  },
+});
+
+const TOOLS = [
+  tool('get_weather', 'Current conditions for a city', { city: 'City name' }),
+  tool('sendEmail', 'Delivers a message to a recipient', { to: 'Recipient address', subject: 'Subject line' }),
+  tool('stock_quote', 'Latest trading price of a ticker symbol', { symbol: 'Ticker' }),
+  tool('translate_text', 'Translates text into another language', { target_language: 'ISO code' }),
+  tool('create_calendar_event', 'Adds an appointment to the calendar', { start: 'Start time' }),
+  tool('delete_file', 'Removes a file from storage', { path: 'File path' }),
+];
+const index = new ToolIndex(TOOLS.map((entry) => toolDocument(entry)));
+const top = (query: string) => index.rank(query, 1)[0]?.name;
+
+describe('tokenize', () => {
+  it('should split identifiers, drop stop words and stem', () => {
+    expect(tokenize('getWeatherForecasts for the HTTPServer in_cities')).toEqual([
+      'get',
+      'weather',
+      'forecast',
+      'http',
+      'server',
+      'city',
+    ]);
+  });
+
+  it.each([
+    ['forecasts', 'forecast'],
+    ['created', 'creat'],
+    ['create', 'creat'],
+    ['creation', 'creat'],
+    ['running', 'run'],
+    ['queries', 'query'],
+    ['addresses', 'address'],
+  ])('should stem %s to %s', (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+
+  it('should cut CJK text into bigrams and add the English words of the glossary', () => {
+    expect(tokenize('北京天气')).toEqual(['weather', '北京', '京天', '天气']);
+  });
+});
+
+describe(ToolIndex.name, () => {
+  it('should rank by name, description and parameter words', () => {
+    expect(top('What is the weather in Paris?')).toBe('get_weather');
+    expect(top('send an email to Bob')).toBe('sendEmail');
+    expect(top('translate this into German, language code de')).toBe('translate_text');
+  });
+
+  it('should meet questions that use other words for the same thing through stems and synonyms', () => {
+    expect(top('What is the forecast for Oslo tomorrow?')).toBe('get_weather');
+    expect(top('How much does an AAPL share cost right now?')).toBe('stock_quote');
+    expect(top('erase the old report document')).toBe('delete_file');
+    expect(top('schedule a meeting on Monday')).toBe('create_calendar_event');
+  });
+
+  it('should meet a Chinese question through the glossary', () => {
+    expect(top('明天上海的天气怎么样？')).toBe('get_weather');
+    expect(top('帮我翻译这段话')).toBe('translate_text');
+  });
+
+  it('should rank nothing for a question that shares no word with any tool', () => {
+    expect(index.rank('zzz qqq')).toEqual([]);
+  });
+
+  it('should give plain BM25 without synonyms when asked', () => {
+    const plain = new ToolIndex(
+      TOOLS.map((entry) => toolDocument(entry, { stem: false })),
+      { synonymWeight: 0, tokenize: { stem: false } },
+    );
+
+    expect(plain.rank('What is the forecast for Oslo tomorrow?')).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+import type { ChatMessage } from '../../shared/chat-types';
+import type { FunctionTool } from '../../shared/tool-types';
+import { toolDocument } from './tool-index';
+import { SEARCH_TOOLS, ToolSelection, conversationQuery, foundTools } from './tool-selection';
+
+const tool = (name: string, description: string): FunctionTool => ({
+  type: 'function',
+  function: { name, description, parameters: { type: 'object', properties: {} } },
+});
+const TOOLS = [
+  tool('get_weather', 'Current weather for a city'),
+  tool('stock_quote', 'Latest price of a stock ticker'),
+  tool('send_email', 'Sends an email'),
+  tool('translate_text', 'Translates text'),
+  tool('create_invoice', 'Creates an invoice for a customer'),
+  tool('list_files', 'Lists files in a folder'),
+];
+const NAMES = TOOLS.map((entry) => entry.function.name);
+const selection = (maxTools: number, always: string[] = []) =>
+  new ToolSelection(
+    maxTools,
+    always,
+    TOOLS,
+    TOOLS.map((entry) => toolDocument(entry)),
+  );
+const user = (content: string): ChatMessage => ({ role: 'user', content });
+const calls = (...names: string[]): ChatMessage => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: names.map((name, index) => ({
+    id: `${name}_${index}`,
+    type: 'function',
+    function: { name, arguments: '{}' },
+  })),
+});
+
+describe(ToolSelection.name, () => {
+  it('should pick the k tools that fit the task', () => {
+    expect(selection(2).pick([user('What is the weather and the AAPL stock price?')], NAMES)).toEqual([
+      'get_weather',
+      'stock_quote',
+    ]);
+  });
+
+  it('should count always and already called tools within k', () => {
+    const messages = [
+      user('What is the weather in Rome?'),
+      calls('list_files'),
+      { role: 'tool', tool_call_id: 'list_files_0', content: 'a.txt' } as ChatMessage,
+    ];
+
+    const picked = selection(3, ['send_email']).pick(messages, NAMES);
+
+    expect(picked).toHaveLength(3);
+    expect(picked).toEqual(expect.arrayContaining(['send_email', 'list_files', 'get_weather']));
+  });
+
+  it('should add the tools search_tools found beyond k, for the rest of the conversation', () => {
+    const sut = selection(1);
+    const answer = sut.search('make an invoice', new Set(['get_weather']));
+    const messages: ChatMessage[] = [
+      user('What is the weather in Rome?'),
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 's1', type: 'function', function: { name: SEARCH_TOOLS, arguments: '{"query":"invoice"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 's1', content: answer },
+    ];
+
+    expect(answer).toMatch(/^These tools are offered to you from now on:\n- create_invoice: Creates an invoice/);
+    expect(foundTools(messages)).toContain('create_invoice');
+    expect(sut.pick(messages, NAMES)).toEqual(['get_weather', 'create_invoice']);
+  });
+
+  it('should not return tools already offered from search_tools, and say when nothing matches', () => {
+    const sut = selection(2);
+
+    expect(sut.search('weather', new Set(['get_weather']))).not.toContain('- get_weather');
+    expect(sut.search('zzz', new Set())).toBe(
+      'No other tool matches "zzz". Try other words, or use the tools you have.',
+    );
+  });
+
+  it('should build the query from the task, the latest user message and the latest results', () => {
+    const query = conversationQuery([
+      { role: 'system', content: 'You help.' },
+      user('Plan my trip'),
+      calls('get_weather'),
+      { role: 'tool', tool_call_id: 'get_weather_0', content: 'Rain tomorrow' },
+      user('And the flights?'),
+    ]);
+
+    expect(query).toBe('Plan my trip\nAnd the flights?\nRain tomorrow');
+  });
+});

@@ -1,0 +1,123 @@
+import type { ChatMessage } from '../../shared/chat-types';
+import { SEARCH_TOOLS } from '../../shared/reserved-tool-names';
+import type { FunctionTool } from '../../shared/tool-types';
+import { ToolIndex, type ToolDocument } from './tool-index';
+
+export { SEARCH_TOOLS };
+
+/** Tools `search_tools` returns at most. */
+export const SEARCH_RESULTS = 5;
+const DESCRIPTION_CHARS = 200;
+/** How much of each recent tool result joins the query. */
+const RESULT_QUERY_CHARS = 500;
+
+export const searchToolsSchema: FunctionTool = {
+  type: 'function',
+  function: {
+    name: SEARCH_TOOLS,
+    description:
+      'Searches every tool available to this step, including ones not offered to you right now, and offers the ' +
+      `best ${SEARCH_RESULTS} matches from your next turn on. Use it when none of your tools fits the task.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 500, description: 'What the tool should do, in words' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+};
+
+/**
+ * What the loop needs to pick tools when a node has more than `maxTools`: a lexical index over all of them,
+ * built once per node (its documents once per tool version, see toolDocuments).
+ */
+export class ToolSelection {
+  private readonly index: ToolIndex;
+  private readonly descriptions: Map<string, string>;
+
+  constructor(
+    readonly maxTools: number,
+    readonly always: readonly string[],
+    tools: readonly FunctionTool[],
+    documents: readonly ToolDocument[],
+  ) {
+    this.index = new ToolIndex(documents);
+    this.descriptions = new Map(tools.map((tool) => [tool.function.name, tool.function.description ?? '']));
+  }
+
+  /**
+   * The names to offer on the next call: `always`, then the tools already called (newest first), then the
+   * best ranked for the conversation, k in all; then the tools `search_tools` found, beyond k.
+   */
+  pick(messages: readonly ChatMessage[], available: readonly string[], pinned: readonly string[] = []): string[] {
+    const known = new Set(available);
+    const found = foundTools(messages).filter((name) => known.has(name));
+    const picked = new Set<string>();
+    const add = (name: string): void => {
+      if (known.has(name) && picked.size < this.maxTools) picked.add(name);
+    };
+    [...pinned, ...this.always, ...calledTools(messages)].forEach(add);
+    // Found tools are offered beyond k anyway: ranking fills k with others.
+    const fill = (name: string): void => {
+      if (!found.includes(name)) add(name);
+    };
+    for (const { name } of this.index.rank(conversationQuery(messages), this.maxTools * 2 + found.length)) fill(name);
+    available.forEach(fill);
+    for (const name of found) picked.add(name);
+    return available.filter((name) => picked.has(name));
+  }
+
+  /** The answer to a search_tools call: up to 5 tools not offered yet, each with its description. */
+  search(query: string, offered: ReadonlySet<string>): string {
+    const found = this.index
+      .rank(query, SEARCH_RESULTS + offered.size)
+      .filter(({ name }) => !offered.has(name))
+      .slice(0, SEARCH_RESULTS);
+    if (found.length === 0) return `No other tool matches "${query}". Try other words, or use the tools you have.`;
+    const lines = found.map(({ name }) => `- ${name}: ${truncateDescription(this.descriptions.get(name) ?? '')}`);
+    return `These tools are offered to you from now on:\n${lines.join('\n')}`;
+  }
+}
+
+const truncateDescription = (text: string): string =>
+  text.length <= DESCRIPTION_CHARS ? text : `${text.slice(0, DESCRIPTION_CHARS)}…`;
+
+/** The task, the latest user message, the latest assistant text and the latest tool results. */
+export function conversationQuery(messages: readonly ChatMessage[]): string {
+  const users = messages.filter((message) => message.role === 'user');
+  const parts = [users[0]?.content, users.length > 1 ? users.at(-1)?.content : undefined];
+  const recent = messages.slice(-4);
+  for (const message of recent) {
+    if (message.role === 'tool') parts.push(message.content.slice(0, RESULT_QUERY_CHARS));
+    if (message.role === 'assistant' && message.content) parts.push(message.content.slice(0, RESULT_QUERY_CHARS));
+  }
+  return parts.filter((part): part is string => typeof part === 'string').join('\n');
+}
+
+/** Names of the tools the conversation called, newest first. */
+export function calledTools(messages: readonly ChatMessage[]): string[] {
+  const names: string[] = [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role !== 'assistant') continue;
+    for (const call of message.tool_calls ?? [])
+      if (!names.includes(call.function.name)) names.push(call.function.name);
+  }
+  return names;
+}
+
+/** Tools named in the answers to search_tools calls: read back from the history, so a resumed loop keeps them. */
+export function foundTools(messages: readonly ChatMessage[]): string[] {
+  const searches = new Set<string>();
+  const found: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) if (call.function.name === SEARCH_TOOLS) searches.add(call.id);
+    } else if (message.role === 'tool' && searches.has(message.tool_call_id)) {
+      for (const [, name] of message.content.matchAll(/^- ([\w.-]+): /gm)) found.push(name);
+    }
+  }
+  return found;
+}
