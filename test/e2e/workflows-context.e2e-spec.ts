@@ -85,7 +85,7 @@ describe('LLM node context engineering (e2e)', () => {
 
     it('should cut a 5 MB result for the model and let it read all of it through read_tool_result', async () => {
       const full = customersResult();
-      const pageLength = 100_000;
+      const pageLength = 600_000;
       llm.script([
         reply.toolCalls([{ name: 'list_customers', id: 'call_list', arguments: {} }]),
         reply.from((request) => {
@@ -101,7 +101,7 @@ describe('LLM node context engineering (e2e)', () => {
         }),
         reply.text('There are 60000 customers.'),
       ]);
-      const run = await api.run(agentWorkflow({ tools: ['list_customers'], max_tool_result_tokens: 50_000 }));
+      const run = await api.run(agentWorkflow({ tools: ['list_customers'], max_tool_result_tokens: 250_000 }));
 
       const [, second, third] = bodies();
       const cut = toolMessages(second)[0].content ?? '';
@@ -115,7 +115,7 @@ describe('LLM node context engineering (e2e)', () => {
         .slice(1)
         .map((message) => (message.content ?? '').replace(/\n\[characters \d+ to \d+ of \d+; [^\]]+\]$/, ''));
       expect(pages.join('')).toBe(full);
-    });
+    }, 120_000);
   });
 
   describe('tool selection', () => {
