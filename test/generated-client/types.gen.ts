@@ -279,6 +279,10 @@ export type NodeRunDto = {
     finished_at: string | null;
     duration_ms: number | null;
     tool_calls: Array<NodeRunToolCallDto>;
+    /**
+     * LLM nodes: the tool names offered on each model call, in call order
+     */
+    offered_tools?: Array<Array<string>>;
 };
 
 export type RunResponse = {
@@ -757,6 +761,24 @@ export type LlmRetryEvent = {
 };
 
 /**
+ * `event: llm.call` — A model call of an LLM node ended; `offered_tools` names the tools it was offered
+ */
+export type LlmCallEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    /**
+     * Numbers the model calls of the node from 1
+     */
+    iteration?: number;
+    offered_tools?: Array<string>;
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    at: string;
+};
+
+/**
  * `event: tool.call` — The model (or a tool node) called a tool
  */
 export type ToolCallEvent = {
@@ -867,7 +889,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1306,7 +1328,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };
