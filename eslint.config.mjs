@@ -21,6 +21,7 @@ const MODULE_ARROWS = {
   'api-keys': BASE,
   health: BASE,
   telemetry: [...BASE, 'runs', 'registry', 'llm'],
+  mcp: [...BASE, 'registry', 'tools', 'outbound', 'json-schema'],
   openapi: [...BASE, 'workflow', 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm', 'api-keys', 'health'],
   root: [
     'shared',
@@ -37,6 +38,7 @@ const MODULE_ARROWS = {
     'health',
     'telemetry',
     'openapi',
+    'mcp',
     'migrations',
   ],
 };

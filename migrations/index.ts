@@ -3,6 +3,7 @@ import { ToolCallLogs1764489700000 } from './1764489700000-tool-call-logs';
 import { WorkflowsAndRuns1764489800000 } from './1764489800000-workflows-and-runs';
 import { IdempotencyKeys1764489900000 } from './1764489900000-idempotency-keys';
 import { RunOwnerRole1796131605790 } from './1796131605790-run-owner-role';
+import { McpServers1796131716766 } from './1796131716766-mcp-servers';
 import { RunLeases1796131838960 } from './1796131838960-run-leases';
 import { ToolResults1796132041586 } from './1796132041586-tool-results';
 import { RunCheckpoints1796133054783 } from './1796133054783-run-checkpoints';
@@ -16,6 +17,7 @@ export const migrations = [
   WorkflowsAndRuns1764489800000,
   IdempotencyKeys1764489900000,
   RunOwnerRole1796131605790,
+  McpServers1796131716766,
   RunLeases1796131838960,
   ToolResults1796132041586,
   RunCheckpoints1796133054783,

@@ -11,6 +11,7 @@ import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { requestIdOf } from './common/http/request-id';
 import { RegistryModule } from './registry/registry.module';
 import { LlmModule } from './llm/llm.module';
+import { McpModule } from './mcp/mcp.module';
 import { RunsModule } from './runs/runs.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WorkflowModule } from './workflow/workflow.module';
@@ -53,6 +54,7 @@ export class AppModule {
         LlmModule,
         RunsModule,
         WorkflowModule,
+        McpModule,
         TelemetryModule.forRoot(config),
       ],
     };

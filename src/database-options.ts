@@ -4,6 +4,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
 import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entity';
+import { McpServerEntity } from './mcp/mcp-server.entity';
 import { NodeRunEntity } from './runs/node-run.entity';
 import { RunEventEntity } from './runs/run-event.entity';
 import { RunEntity } from './runs/run.entity';
@@ -27,6 +28,7 @@ export const entities = [
   RunCheckpointEntity,
   IdempotencyKeyEntity,
   ToolResultEntity,
+  McpServerEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { Deadline } from '../common/deadline';
 import { ToolExecutionError } from '../shared/tool-errors';
 import { isSecretName, redactUrl } from '../shared/secrets';
 import { AddressPolicy } from './address-policy';
@@ -154,6 +155,53 @@ export class OutboundClient {
       deadline.dispose();
     }
   }
+
+  /**
+   * A `fetch` through the same guard for clients that read a streaming body (an MCP server's event stream):
+   * the time limit covers the response headers only, the caller's signal ends the stream, no redirects are
+   * followed and the body is not size-capped.
+   */
+  readonly fetch = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = parseOutboundUrl(String(input));
+    const caller = init.signal ?? undefined;
+    const stream = new Deadline({ parent: caller });
+    const headersPhase = new RequestDeadline(this.options.defaultTimeoutMs, caller);
+    const onHeadersAbort = () => stream.cancel(headersPhase.signal.reason);
+    headersPhase.signal.addEventListener('abort', onHeadersAbort, { once: true });
+    try {
+      checkOutboundUrl(url, this.policy);
+      if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') {
+        throw new ToolExecutionError('only string request bodies can be sent');
+      }
+      const headers = {
+        'user-agent': this.options.userAgent,
+        ...lowerCaseHeaders(Object.fromEntries(new Headers(init.headers).entries())),
+      };
+      const method = (init.method ?? 'GET').toUpperCase();
+      const response = await this.http.request<Readable>({
+        url: url.href,
+        method,
+        headers,
+        data: init.body ?? undefined,
+        signal: stream.signal,
+      });
+      headersPhase.signal.removeEventListener('abort', onHeadersAbort);
+      response.data.once('close', () => stream.dispose());
+      const bodiless = method === 'HEAD' || [101, 204, 205, 304].includes(response.status);
+      if (bodiless) response.data.destroy();
+      const body = bodiless ? null : (Readable.toWeb(response.data) as unknown as ReadableStream<Uint8Array>);
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: flattenHeaders(response),
+      });
+    } catch (error) {
+      stream.dispose();
+      throw toOutboundError(error, url, headersPhase);
+    } finally {
+      headersPhase.dispose();
+    }
+  };
 
   private send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
     return this.http.request<Readable>({

@@ -12,6 +12,8 @@ import { CodeSandbox } from './code/sandbox';
 import { ExecutorCatalog } from './executor-catalog';
 import { BUILTIN_CATALOG, CODE_SANDBOX, EXECUTOR_CATALOG, OUTBOUND_CLIENT } from './executors.tokens';
 import { createHttpExecutor } from './http/http-executor';
+import { createMcpExecutor } from './mcp/mcp-executor';
+import { MCP_TOOL_CALLER, type McpToolCaller } from './mcp/mcp-tool-caller';
 import { OutboundClient } from '../outbound/outbound-client';
 import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
 import { createWorkflowExecutor } from './workflow/workflow-executor';
@@ -20,6 +22,9 @@ import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workfl
 /** The WorkflowToolRunner the workflow module provides; it is built after (and on top of) this module. */
 const workflowRunner = (moduleRef: ModuleRef) => () =>
   moduleRef.get<WorkflowToolRunner>(WORKFLOW_TOOL_RUNNER, { strict: false });
+
+/** The McpToolCaller the mcp module provides; like the workflow runner, it is built on top of this module. */
+const mcpCaller = (moduleRef: ModuleRef) => () => moduleRef.get<McpToolCaller>(MCP_TOOL_CALLER, { strict: false });
 
 /**
  * Builds the executors once from config; tools/ validates configs with them (as its TOOL_IMPLEMENTATIONS port),
@@ -74,6 +79,7 @@ const workflowRunner = (moduleRef: ModuleRef) => () =>
           http: createHttpExecutor({ outbound }),
           code: createCodeExecutor(sandbox, config.code),
           workflow: createWorkflowExecutor(workflowRunner(moduleRef), config.workflows.maxDepth),
+          mcp: createMcpExecutor(mcpCaller(moduleRef), config.tools.defaultTimeoutMs),
         }),
     },
     { provide: TOOL_IMPLEMENTATIONS, useExisting: EXECUTOR_CATALOG },

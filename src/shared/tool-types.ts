@@ -4,7 +4,7 @@
 export const TOOL_EFFECTS = ['read_only', 'idempotent', 'mutating', 'dangerous'] as const;
 export type ToolEffect = (typeof TOOL_EFFECTS)[number];
 
-export const IMPLEMENTATION_TYPES = ['builtin', 'http', 'workflow', 'code'] as const;
+export const IMPLEMENTATION_TYPES = ['builtin', 'http', 'workflow', 'code', 'mcp'] as const;
 export type ImplementationType = (typeof IMPLEMENTATION_TYPES)[number];
 
 /** A JSON Schema object (draft 2020-12 or draft-07). */

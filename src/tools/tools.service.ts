@@ -38,6 +38,7 @@ import {
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
+import type { ImplementationType } from '../shared/tool-types';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 
@@ -217,6 +218,12 @@ export class ToolsService implements OnApplicationBootstrap {
       .map((name) => pickByName(byName.get(name) ?? [], principal))
       .filter((entity): entity is ToolEntity => entity !== undefined && entity.enabled)
       .map(toStoredTool);
+  }
+
+  /** The tools of one implementation type that a user owns. */
+  async findOwnedByType(type: ImplementationType, userId: string | null): Promise<StoredTool[]> {
+    const entities = await this.tools.findBy({ implementationType: type, userId: userId ?? IsNull() });
+    return entities.map(toStoredTool);
   }
 
   /** By id, or by name: the caller's own tool first, then the public one. */

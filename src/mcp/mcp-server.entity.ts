@@ -1,0 +1,45 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export const MCP_TRANSPORTS = ['stdio', 'http'] as const;
+export type McpTransportType = (typeof MCP_TRANSPORTS)[number];
+
+@Entity('mcp_servers')
+@Index('idx_mcp_servers_user_id', ['userId'])
+export class McpServerEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Index('uq_mcp_servers_name', { unique: true })
+  @Column({ type: 'varchar', length: 64 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  transport!: McpTransportType;
+
+  @Column({ type: 'text', nullable: true })
+  command!: string | null;
+
+  @Column({ type: 'json', nullable: true })
+  args!: string[] | null;
+
+  @Column({ type: 'json', nullable: true })
+  env!: Record<string, string> | null;
+
+  @Column({ type: 'text', nullable: true })
+  url!: string | null;
+
+  @Column({ type: 'json', nullable: true })
+  headers!: Record<string, string> | null;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 64, nullable: true })
+  userId!: string | null;
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt!: Date;
+
+  @Column({ name: 'synced_at', type: 'datetime', precision: 3, nullable: true })
+  syncedAt!: Date | null;
+}

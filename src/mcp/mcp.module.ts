@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import type { OutboundClient } from '../outbound/outbound-client';
+import { ExecutorsModule } from '../registry/executors.module';
+import { OUTBOUND_CLIENT } from '../registry/executors.tokens';
+import { MCP_TOOL_CALLER } from '../registry/mcp/mcp-tool-caller';
+import { RegistryModule } from '../registry/registry.module';
+import { McpConnections } from './mcp-connections';
+import { McpServerEntity } from './mcp-server.entity';
+import { McpServersController } from './mcp-servers.controller';
+import { McpServersService } from './mcp-servers.service';
+import { createMcpTransport } from './mcp-transport';
+import { MCP_CONNECTIONS } from './mcp.tokens';
+
+/** MCP both ways: registered MCP servers whose tools become `mcp` tools, and ToolFlow's own tools served at /mcp. */
+@Module({
+  imports: [TypeOrmModule.forFeature([McpServerEntity]), RegistryModule, ExecutorsModule],
+  controllers: [McpServersController],
+  providers: [
+    {
+      provide: MCP_CONNECTIONS,
+      inject: [APP_CONFIG, OUTBOUND_CLIENT],
+      useFactory: (config: AppConfig, outbound: OutboundClient) =>
+        new McpConnections({
+          createTransport: (endpoint) => createMcpTransport(endpoint, outbound),
+          connectTimeoutMs: config.tools.defaultTimeoutMs,
+        }),
+    },
+    McpServersService,
+    { provide: MCP_TOOL_CALLER, useExisting: McpServersService },
+  ],
+})
+export class McpModule {}
