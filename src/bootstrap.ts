@@ -47,6 +47,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     exclude: [
       { path: 'health', method: RequestMethod.GET },
       { path: 'metrics', method: RequestMethod.GET },
+      { path: 'mcp', method: RequestMethod.ALL },
     ],
   });
   app.useGlobalPipes(createValidationPipe());

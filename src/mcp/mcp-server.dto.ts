@@ -47,7 +47,10 @@ export class CreateMcpServerDto {
   @Matches(/^[a-zA-Z0-9_-]{1,40}$/, { message: 'name must be 1-40 characters of letters, digits, _ or -' })
   name!: string;
 
-  @ApiProperty({ enum: MCP_TRANSPORTS, description: '`stdio` spawns `command` (admins only); `http` is Streamable HTTP' })
+  @ApiProperty({
+    enum: MCP_TRANSPORTS,
+    description: '`stdio` spawns `command` (admins only); `http` is Streamable HTTP',
+  })
   @IsIn(MCP_TRANSPORTS)
   transport!: McpTransportType;
 

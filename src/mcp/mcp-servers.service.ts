@@ -86,7 +86,8 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       await this.servers.insert(entity);
     } catch (error) {
       await this.connections.close(entity.id);
-      if (isDuplicateKey(error)) throw DomainError.conflict(`An MCP server named "${input.name}" already exists`, 'name');
+      if (isDuplicateKey(error))
+        throw DomainError.conflict(`An MCP server named "${input.name}" already exists`, 'name');
       throw error;
     }
     const result = await this.applyTools(entity, remote, principal);

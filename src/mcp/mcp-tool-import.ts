@@ -71,7 +71,8 @@ export function importParameters(inputSchema: Tool['inputSchema']): ImportedPara
 
 /** The description of the ToolFlow tool: the server's, or a title, with a line naming any schema repair. */
 export function importDescription(server: string, tool: Tool, notes: readonly string[]): string {
-  const base = tool.description?.trim() || tool.title || tool.annotations?.title || `${tool.name} (MCP server ${server})`;
+  const base =
+    tool.description?.trim() || tool.title || tool.annotations?.title || `${tool.name} (MCP server ${server})`;
   const note = notes.length > 0 ? `\n\nSchema adjusted on import: ${notes.join('; ')}.` : '';
   return `${base.slice(0, MAX_DESCRIPTION - note.length)}${note}`.slice(0, MAX_DESCRIPTION);
 }

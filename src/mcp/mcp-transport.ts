@@ -5,7 +5,10 @@ import type { OutboundClient } from '../outbound/outbound-client';
 import type { McpServerEntity } from './mcp-server.entity';
 
 /** How to reach a server: the stored row's connection fields. */
-export type McpEndpoint = Pick<McpServerEntity, 'id' | 'name' | 'transport' | 'command' | 'args' | 'env' | 'url' | 'headers'>;
+export type McpEndpoint = Pick<
+  McpServerEntity,
+  'id' | 'name' | 'transport' | 'command' | 'args' | 'env' | 'url' | 'headers'
+>;
 
 /**
  * The environment of a spawned server: the given variables plus PATH, nothing of the service's own. The SDK

@@ -8,6 +8,8 @@ import { OUTBOUND_CLIENT } from '../registry/executors.tokens';
 import { MCP_TOOL_CALLER } from '../registry/mcp/mcp-tool-caller';
 import { RegistryModule } from '../registry/registry.module';
 import { McpConnections } from './mcp-connections';
+import { McpEndpointController } from './mcp-endpoint.controller';
+import { McpEndpointService } from './mcp-endpoint.service';
 import { McpServerEntity } from './mcp-server.entity';
 import { McpServersController } from './mcp-servers.controller';
 import { McpServersService } from './mcp-servers.service';
@@ -17,7 +19,7 @@ import { MCP_CONNECTIONS } from './mcp.tokens';
 /** MCP both ways: registered MCP servers whose tools become `mcp` tools, and ToolFlow's own tools served at /mcp. */
 @Module({
   imports: [TypeOrmModule.forFeature([McpServerEntity]), RegistryModule, ExecutorsModule],
-  controllers: [McpServersController],
+  controllers: [McpServersController, McpEndpointController],
   providers: [
     {
       provide: MCP_CONNECTIONS,
@@ -29,6 +31,7 @@ import { MCP_CONNECTIONS } from './mcp.tokens';
         }),
     },
     McpServersService,
+    McpEndpointService,
     { provide: MCP_TOOL_CALLER, useExisting: McpServersService },
   ],
 })

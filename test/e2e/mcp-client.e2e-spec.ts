@@ -19,7 +19,13 @@ interface ToolBody {
   function_schema: { function: { name: string; parameters: Record<string, unknown> } };
 }
 interface ServerBody {
-  server: { id: string; name: string; env: Record<string, string>; headers: Record<string, string>; connected: boolean };
+  server: {
+    id: string;
+    name: string;
+    env: Record<string, string>;
+    headers: Record<string, string>;
+    connected: boolean;
+  };
   tools: ToolBody[];
   skipped: Array<{ tool: string; reason: string }>;
 }

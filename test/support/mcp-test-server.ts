@@ -24,10 +24,10 @@ export class McpTestServer {
   private constructor(private readonly http: HttpTestServer) {}
 
   static async start(tools: McpTestTool[] = []): Promise<McpTestServer> {
-    let instance: McpTestServer | undefined;
+    const state: { self?: McpTestServer } = {};
     const http = await startHttpTestServer(async (recorded, response, raw) => {
       const server = new Server({ name: 'test-server', version: '1.0.0' }, { capabilities: { tools: {} } });
-      const self = instance as McpTestServer;
+      const self = state.self as McpTestServer;
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: self.tools.map((entry) => entry.tool) }));
       server.setRequestHandler(CallToolRequestSchema, (request) => {
         const args = request.params.arguments ?? {};
@@ -45,9 +45,10 @@ export class McpTestServer {
       const body: unknown = recorded.body ? JSON.parse(recorded.body) : undefined;
       await transport.handleRequest(raw, response, body);
     });
-    instance = new McpTestServer(http);
-    instance.tools = tools;
-    return instance;
+    const created = new McpTestServer(http);
+    created.tools = tools;
+    state.self = created;
+    return created;
   }
 
   get url(): string {
