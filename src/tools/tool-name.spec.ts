@@ -27,4 +27,8 @@ describe(uniqueToolName.name, () => {
     expect(uniqueToolName('echo', new Set(['echo', 'echo_2']))).toBe('echo_3');
     expect(uniqueToolName('x'.repeat(64), new Set(['x'.repeat(64)]))).toBe(`${'x'.repeat(62)}_2`);
   });
+
+  it('should number an empty name into a valid one', () => {
+    expect(uniqueToolName('', new Set())).toBe('_2');
+  });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { TOOL_NAME_PATTERN } from './function-schema';
 
 const MAX_LENGTH = 64;
 
@@ -13,12 +14,12 @@ export function toToolName(raw: string): string {
   return `${cleaned.slice(0, MAX_LENGTH - hash.length - 1)}_${hash}`;
 }
 
-/** `name`, or `name_2`, `name_3` … (kept within 64 characters): the first that `taken` does not hold. */
+/** `name`, or `name_2`, `name_3` … (kept within 64 characters): the first valid one that `taken` does not hold. */
 export function uniqueToolName(name: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(name)) return name;
-  for (let counter = 2; ; counter += 1) {
+  let candidate = name;
+  for (let counter = 2; taken.has(candidate) || !TOOL_NAME_PATTERN.test(candidate); counter += 1) {
     const suffix = `_${counter}`;
-    const candidate = `${name.slice(0, MAX_LENGTH - suffix.length)}${suffix}`;
-    if (!taken.has(candidate)) return candidate;
+    candidate = `${name.slice(0, MAX_LENGTH - suffix.length)}${suffix}`;
   }
+  return candidate;
 }

@@ -1,4 +1,4 @@
-import { TOOL_NAME_PATTERN } from '../../tools/function-schema';
+import { uniqueToolName } from '../../tools/tool-name';
 import type { ImportOperation } from './openapi-operations';
 
 const MAX_NAME = 64;
@@ -11,12 +11,7 @@ export const toolNameFor = (operation: ImportOperation, prefix: string, taken: S
   const raw = operation.operationId ?? `${operation.method}_${operation.path}`.replace(/[{}]/g, '');
   let stem = raw.replace(/[^a-zA-Z0-9_-]/g, '_');
   if (!operation.operationId) stem = stem.replace(/_+/g, '_').replace(/^_|_$/g, '');
-  const base = `${prefix}${stem}`.slice(0, MAX_NAME);
-  let name = base;
-  for (let counter = 2; taken.has(name) || !TOOL_NAME_PATTERN.test(name); counter++) {
-    const suffix = `_${counter}`;
-    name = `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`;
-  }
+  const name = uniqueToolName(`${prefix}${stem}`.slice(0, MAX_NAME), taken);
   taken.add(name);
   return name;
 };
