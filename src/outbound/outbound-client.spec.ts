@@ -450,4 +450,39 @@ describe(OutboundClient.name, () => {
       });
     });
   });
+
+  describe('fetch', () => {
+    let server: HttpTestServer;
+
+    beforeAll(async () => {
+      server = await startHttpTestServer((recorded, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(`data: ${recorded.method} ${recorded.headers['x-probe'] ?? ''} ${recorded.body}\n\n`);
+        response.end();
+      });
+    });
+
+    afterAll(() => server.close());
+
+    it('should refuse a host the policy blocks, also when the name resolves to it', async () => {
+      const sut = createClient({}, fakeDns({ 'inside.test': ['10.0.0.7'] }));
+
+      await expect(sut.fetch(`${server.origin}/mcp`)).rejects.toBeInstanceOf(OutboundBlockedError);
+      await expect(sut.fetch('http://inside.test/mcp')).rejects.toBeInstanceOf(OutboundBlockedError);
+    });
+
+    it('should stream the response of an allowed host with the request headers and body', async () => {
+      const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
+
+      const response = await sut.fetch(`${server.origin}/mcp`, {
+        method: 'POST',
+        headers: new Headers({ 'X-Probe': 'yes' }),
+        body: '{"jsonrpc":"2.0"}',
+      });
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      expect(await response.text()).toBe('data: POST yes {"jsonrpc":"2.0"}\n\n');
+    });
+  });
 });

@@ -42,7 +42,7 @@ describe('GET /tools/implementation-types (e2e)', () => {
     it('should describe every implementation type with the config schema the service validates', async () => {
       const types = await typesOf(sut);
 
-      expect(types.map((entry) => entry.type).sort()).toEqual(['builtin', 'code', 'http', 'workflow']);
+      expect(types.map((entry) => entry.type).sort()).toEqual(['builtin', 'code', 'http', 'mcp', 'workflow']);
       for (const entry of types) {
         expect(entry.description.length).toBeGreaterThan(0);
         expect(entry.config_schema.type).toBe('object');

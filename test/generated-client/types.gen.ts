@@ -193,7 +193,7 @@ export type ImportedToolDto = {
     function_schema: {
         [key: string]: unknown;
     };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     /**
      * Secrets are masked as ********
      */
@@ -336,6 +336,67 @@ export type WorkflowPageResponse = {
     total: number;
 };
 
+export type CreateMcpServerDto = {
+    /**
+     * Unique; its tools are named `<name>__<tool>`
+     */
+    name: string;
+    /**
+     * `stdio` spawns `command` (admins only); `http` is Streamable HTTP
+     */
+    transport: 'stdio' | 'http';
+    /**
+     * stdio: the program to start
+     */
+    command?: string;
+    args?: Array<string>;
+    /**
+     * stdio: the only environment the server gets, besides PATH; credential-named values are masked
+     */
+    env?: {
+        [key: string]: string;
+    };
+    /**
+     * http: the Streamable HTTP endpoint
+     */
+    url?: string;
+    /**
+     * http: headers sent with every request; credential-named values are masked
+     */
+    headers?: {
+        [key: string]: string;
+    };
+};
+
+export type McpServerResponse = {
+    id: string;
+    name: string;
+    transport: 'stdio' | 'http';
+    command: string | null;
+    args: Array<string>;
+    /**
+     * Secrets masked
+     */
+    env: {
+        [key: string]: string;
+    };
+    url: string | null;
+    /**
+     * Secrets masked
+     */
+    headers: {
+        [key: string]: string;
+    };
+    user_id: string | null;
+    /**
+     * Whether this process holds an open connection to it
+     */
+    connected: boolean;
+    created_at: string;
+    updated_at: string;
+    synced_at: string | null;
+};
+
 export type ToolResponse = {
     id: string;
     name: string;
@@ -344,7 +405,7 @@ export type ToolResponse = {
     function_schema: {
         [key: string]: unknown;
     };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     /**
      * Secrets are masked as ********
      */
@@ -361,6 +422,51 @@ export type ToolResponse = {
     updated_at: string;
 };
 
+export type SkippedMcpToolDto = {
+    /**
+     * The tool’s name on the server
+     */
+    tool: string;
+    reason: string;
+};
+
+export type McpServerWriteResponse = {
+    server: McpServerResponse;
+    /**
+     * The server’s tools as ToolFlow tools
+     */
+    tools: Array<ToolResponse>;
+    /**
+     * Server tools that could not be made into tools
+     */
+    skipped: Array<SkippedMcpToolDto>;
+};
+
+export type McpServerPageResponse = {
+    page: number;
+    page_size: number;
+    total: number;
+    items: Array<McpServerResponse>;
+};
+
+export type McpServerSyncResponse = {
+    server: McpServerResponse;
+    /**
+     * The server’s tools as ToolFlow tools
+     */
+    tools: Array<ToolResponse>;
+    /**
+     * Server tools that could not be made into tools
+     */
+    skipped: Array<SkippedMcpToolDto>;
+    added: Array<string>;
+    updated: Array<string>;
+    /**
+     * Tools the server no longer offers; disabled, not deleted
+     */
+    disabled: Array<string>;
+};
+
 export type ToolPageResponse = {
     items: Array<ToolResponse>;
     page: number;
@@ -375,7 +481,7 @@ export type BuiltinToolResponse = {
     function_schema: {
         [key: string]: unknown;
     };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
 };
 
@@ -400,7 +506,7 @@ export type BuiltinAvailabilityDto = {
 };
 
 export type ImplementationTypeResponse = {
-    type: 'builtin' | 'http' | 'workflow' | 'code';
+    type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     description: string;
     /**
      * JSON Schema of `implementation_config` for this type
@@ -418,7 +524,7 @@ export type ToolVersionSummary = {
     version: number;
     name: string;
     description: string;
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
     created_at: string;
 };
@@ -427,7 +533,7 @@ export type ToolVersionResponse = {
     version: number;
     name: string;
     description: string;
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
     created_at: string;
     tool_id: string;
@@ -458,7 +564,7 @@ export type ToolWriteResponse = {
     function_schema: {
         [key: string]: unknown;
     };
-    implementation_type: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     /**
      * Secrets are masked as ********
      */
@@ -487,7 +593,9 @@ export type CreateToolDto = ({
     implementation_type: 'workflow';
 } & CreateToolDtoWorkflow) | ({
     implementation_type: 'code';
-} & CreateToolDtoCode);
+} & CreateToolDtoCode) | ({
+    implementation_type: 'mcp';
+} & CreateToolDtoMcp);
 
 export type UpdateToolDto = {
     name?: string;
@@ -499,11 +607,11 @@ export type UpdateToolDto = {
     function_schema?: {
         [key: string]: unknown;
     };
-    implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
+    implementation_type?: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     /**
      * The config schema of the implementation type (the stored one when the type is not sent)
      */
-    implementation_config?: BuiltinToolConfig | HttpToolConfig | WorkflowToolConfig | CodeToolConfig;
+    implementation_config?: BuiltinToolConfig | HttpToolConfig | WorkflowToolConfig | CodeToolConfig | McpToolConfig;
     effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
     /**
      * Visible to every user (admins only)
@@ -608,6 +716,21 @@ export type CodeToolConfig = {
     memory_mb?: number;
 };
 
+/**
+ * Calls the tool `tool` of the registered MCP server `server` (see /mcp-servers, which creates these tools). The server must belong to the tool’s owner.
+ */
+export type McpToolConfig = {
+    /**
+     * Name of the registered MCP server
+     */
+    server: string;
+    /**
+     * The tool’s name on that server
+     */
+    tool: string;
+    timeout_ms?: number;
+};
+
 export type CreateToolDtoFields = {
     name: string;
     description: string;
@@ -644,6 +767,11 @@ export type CreateToolDtoWorkflow = CreateToolDtoFields & {
 export type CreateToolDtoCode = CreateToolDtoFields & {
     implementation_type: 'code';
     implementation_config?: CodeToolConfig;
+};
+
+export type CreateToolDtoMcp = CreateToolDtoFields & {
+    implementation_type: 'mcp';
+    implementation_config?: McpToolConfig;
 };
 
 /**
@@ -1750,6 +1878,169 @@ export type RunInlineWorkflowResponses = {
 
 export type RunInlineWorkflowResponse = RunInlineWorkflowResponses[keyof RunInlineWorkflowResponses];
 
+export type ListMcpServersData = {
+    body?: never;
+    path?: never;
+    query?: {
+        page?: number;
+        page_size?: number;
+    };
+    url: '/api/v1/mcp-servers';
+};
+
+export type ListMcpServersErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListMcpServersError = ListMcpServersErrors[keyof ListMcpServersErrors];
+
+export type ListMcpServersResponses = {
+    200: McpServerPageResponse;
+};
+
+export type ListMcpServersResponse = ListMcpServersResponses[keyof ListMcpServersResponses];
+
+export type CreateMcpServerData = {
+    body: CreateMcpServerDto;
+    path?: never;
+    query?: never;
+    url: '/api/v1/mcp-servers';
+};
+
+export type CreateMcpServerErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type CreateMcpServerError = CreateMcpServerErrors[keyof CreateMcpServerErrors];
+
+export type CreateMcpServerResponses = {
+    201: McpServerWriteResponse;
+};
+
+export type CreateMcpServerResponse = CreateMcpServerResponses[keyof CreateMcpServerResponses];
+
+export type SyncMcpServerData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/mcp-servers/{id}/sync';
+};
+
+export type SyncMcpServerErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type SyncMcpServerError = SyncMcpServerErrors[keyof SyncMcpServerErrors];
+
+export type SyncMcpServerResponses = {
+    200: McpServerSyncResponse;
+};
+
+export type SyncMcpServerResponse = SyncMcpServerResponses[keyof SyncMcpServerResponses];
+
+export type DeleteMcpServerData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/mcp-servers/{id}';
+};
+
+export type DeleteMcpServerErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type DeleteMcpServerError = DeleteMcpServerErrors[keyof DeleteMcpServerErrors];
+
+export type DeleteMcpServerResponses = {
+    204: void;
+};
+
+export type DeleteMcpServerResponse = DeleteMcpServerResponses[keyof DeleteMcpServerResponses];
+
 export type ListToolsData = {
     body?: never;
     path?: never;
@@ -1757,7 +2048,7 @@ export type ListToolsData = {
         page?: number;
         page_size?: number;
         category?: string;
-        implementation_type?: 'builtin' | 'http' | 'workflow' | 'code';
+        implementation_type?: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
         enabled?: boolean;
         /**
          * Search in name and description
