@@ -457,7 +457,7 @@ describe(OutboundClient.name, () => {
     beforeAll(async () => {
       server = await startHttpTestServer((recorded, response) => {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`data: ${recorded.method} ${recorded.headers['x-probe'] ?? ''} ${recorded.body}\n\n`);
+        response.write(`data: ${recorded.method} ${String(recorded.headers['x-probe'])} ${recorded.body}\n\n`);
         response.end();
       });
     });
