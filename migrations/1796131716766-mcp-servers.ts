@@ -24,8 +24,7 @@ export class McpServers1796131716766 implements MigrationInterface {
           c.datetime('synced_at', true),
         ],
         indices: [
-          new TableIndex({ name: 'uq_mcp_servers_name', columnNames: ['name'], isUnique: true }),
-          new TableIndex({ name: 'idx_mcp_servers_user_id', columnNames: ['user_id'] }),
+          new TableIndex({ name: 'uq_mcp_servers_user_name', columnNames: ['user_id', 'name'], isUnique: true }),
         ],
       }),
     );

@@ -41,7 +41,7 @@ export class CreateMcpServerDto {
   @ApiProperty({
     example: 'files',
     pattern: '^[a-zA-Z0-9_-]{1,40}$',
-    description: 'Unique; its tools are named `<name>__<tool>`',
+    description: 'Unique among the servers of one owner; its tools are named `<name>__<tool>`',
   })
   @IsString()
   @Matches(/^[a-zA-Z0-9_-]{1,40}$/, { message: 'name must be 1-40 characters of letters, digits, _ or -' })

@@ -4,12 +4,11 @@ export const MCP_TRANSPORTS = ['stdio', 'http'] as const;
 export type McpTransportType = (typeof MCP_TRANSPORTS)[number];
 
 @Entity('mcp_servers')
-@Index('idx_mcp_servers_user_id', ['userId'])
+@Index('uq_mcp_servers_user_name', ['userId', 'name'], { unique: true })
 export class McpServerEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  @Index('uq_mcp_servers_name', { unique: true })
   @Column({ type: 'varchar', length: 64 })
   name!: string;
 

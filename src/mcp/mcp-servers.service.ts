@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page, PageQuery } from '../common/http/pagination';
@@ -63,7 +63,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
 
   async create(input: CreateMcpServerDto, principal: Principal): Promise<McpServerWriteResponse> {
     this.checkInput(input, principal);
-    if (await this.servers.existsBy({ name: input.name })) {
+    if (await this.servers.existsBy({ name: input.name, userId: principal.userId })) {
       throw DomainError.conflict(`An MCP server named "${input.name}" already exists`, 'name');
     }
     const now = new Date();
@@ -132,8 +132,8 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
   }
 
   async callTool(call: McpToolCall): Promise<CallToolResult> {
-    const entity = await this.servers.findOneBy({ name: call.server });
-    if (!entity || entity.userId !== call.ownerId) {
+    const entity = await this.servers.findOneBy({ name: call.server, userId: call.ownerId ?? IsNull() });
+    if (!entity) {
       throw new ToolExecutionError(
         `MCP server "${call.server}" is not registered for this tool's owner; register it again (POST /api/v1/mcp-servers)`,
       );
@@ -282,7 +282,10 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
   }
 
   private async findOwned(idOrName: string, principal: Principal): Promise<McpServerEntity> {
-    const entity = await this.servers.findOneBy(byIdOrName(idOrName));
+    const key = byIdOrName(idOrName);
+    const rows = await this.servers.findBy(key);
+    // By name: the caller's own server first; admins may also reach another owner's.
+    const entity = rows.find((row) => row.userId === principal.userId) ?? (isAdmin(principal) ? rows[0] : undefined);
     if (!entity || (!isAdmin(principal) && entity.userId !== principal.userId)) {
       throw DomainError.notFound('MCP server', idOrName);
     }

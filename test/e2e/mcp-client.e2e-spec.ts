@@ -296,6 +296,19 @@ describe('MCP client (e2e)', () => {
       const other = await stack.app.createUserKey();
       await request(stack.app.http).get('/api/v1/tools/users-remote__get_weather').set(bearer(other)).expect(404);
       await request(stack.app.http).post('/api/v1/mcp-servers/users-remote/sync').set(bearer(other)).expect(404);
+
+      // Server names are per owner: another user may use the same one, and a second one of the same owner is a 409.
+      await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(bearer(other))
+        .send({ name: 'users-remote', transport: 'http', url: mcp.url })
+        .expect(201);
+      expect(await execute('users-remote__get_weather', { city: 'Bern' }, other)).toMatchObject({ success: true });
+      await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(bearer(key))
+        .send({ name: 'users-remote', transport: 'http', url: mcp.url })
+        .expect(409);
     });
 
     it('should refuse a URL the SSRF policy blocks, naming the url field', async () => {

@@ -338,7 +338,7 @@ export type WorkflowPageResponse = {
 
 export type CreateMcpServerDto = {
     /**
-     * Unique; its tools are named `<name>__<tool>`
+     * Unique among the servers of one owner; its tools are named `<name>__<tool>`
      */
     name: string;
     /**
