@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import { type Page, PageQuery } from '../common/http/pagination';
 import {
   CreateMcpServerDto,
@@ -59,10 +60,18 @@ export class McpServersController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteMcpServer', summary: 'Delete an MCP server and its tools' })
+  @ApiOperation({
+    operationId: 'deleteMcpServer',
+    summary:
+      'Delete an MCP server and its tools; 409 with `dependants` while stored workflows use one, unless force=true',
+  })
   @ApiNoContentResponse()
-  @ApiProblemResponses(404)
-  remove(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.servers.remove(id, principal);
+  @ApiProblemResponses(404, 409)
+  remove(
+    @Param('id') id: string,
+    @Query() query: ForceDeleteQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
+    return this.servers.remove(id, principal, query.force === true);
   }
 }

@@ -122,11 +122,16 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     return { server: this.toResponse(entity), ...result };
   }
 
-  /** Deletes the server and every tool made from it. */
-  async remove(idOrName: string, principal: Principal): Promise<void> {
+  /** Deletes the server and every tool made from it; 409 while stored workflows use one of them, unless `force`. */
+  async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const entity = await this.findOwned(idOrName, principal);
-    const owner = this.ownerOf(entity, principal);
-    for (const tool of await this.toolsOf(entity)) await this.tools.remove(tool.id, owner);
+    const tools = await this.toolsOf(entity);
+    await this.tools.removeMany(
+      tools.map((tool) => tool.id),
+      this.ownerOf(entity, principal),
+      `A tool of MCP server "${entity.name}"`,
+      force,
+    );
     await this.servers.delete({ id: entity.id });
     await this.connections.close(entity.id);
   }
@@ -272,8 +277,8 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
   }
 
   private async toolsOf(entity: McpServerEntity): Promise<StoredTool[]> {
-    const owned = await this.tools.findOwnedByType('mcp', entity.userId);
-    return owned.filter((tool) => configOf(tool).server === entity.name);
+    const all = await this.tools.findByImplementationType('mcp');
+    return all.filter((tool) => tool.userId === entity.userId && configOf(tool).server === entity.name);
   }
 
   /** Tools of a server always belong to the server's owner, also when an admin syncs or deletes it. */

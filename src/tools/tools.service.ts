@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
+import type { ImplementationType } from '../shared/tool-types';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
-import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import {
@@ -38,7 +38,6 @@ import {
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
-import type { ImplementationType } from '../shared/tool-types';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 
@@ -220,12 +219,6 @@ export class ToolsService implements OnApplicationBootstrap {
       .map(toStoredTool);
   }
 
-  /** The tools of one implementation type that a user owns. */
-  async findOwnedByType(type: ImplementationType, userId: string | null): Promise<StoredTool[]> {
-    const entities = await this.tools.findBy({ implementationType: type, userId: userId ?? IsNull() });
-    return entities.map(toStoredTool);
-  }
-
   /** By id, or by name: the caller's own tool first, then the public one. */
   private async findVisibleEntity(idOrName: string, principal: Principal): Promise<ToolEntity> {
     const key = byIdOrName(idOrName);
@@ -311,6 +304,22 @@ export class ToolsService implements OnApplicationBootstrap {
     const dependants = (await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? [];
     if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
+  }
+
+  /**
+   * Deletes several tools together (e.g. those of a removed MCP server): when stored workflows use any of them
+   * and `force` is false, a 409 lists every dependant and nothing is deleted.
+   */
+  async removeMany(ids: readonly string[], principal: Principal, what: string, force = false): Promise<void> {
+    if (ids.length === 0) return;
+    const entities = await this.tools.findBy({ id: In([...ids]) });
+    for (const entity of entities) assertCanChange(entity, principal, 'tool');
+    const dependants = [];
+    for (const entity of entities)
+      dependants.push(...((await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? []));
+    const unique = [...new Map(dependants.map((dependant) => [dependant.id, dependant])).values()];
+    if (unique.length > 0 && !force) throw dependantsConflict(what, unique, principal);
+    await this.tools.delete({ id: In(entities.map((entity) => entity.id)) });
   }
 
   /** Every tool of one implementation type, whoever owns it (for finding what points at a row). */

@@ -180,9 +180,20 @@ describe('MCP client (e2e)', () => {
       ]);
     });
 
-    it('should delete the server with its tools', async () => {
+    it('should delete the server with its tools, and refuse while a stored workflow uses one unless forced', async () => {
       const body = await registerEverything('every5');
-      await request(stack.app.http).delete(`/api/v1/mcp-servers/${body.server.id}`).set(admin).expect(204);
+      const workflow = agentWorkflow({ tools: ['every5__echo'] });
+      await request(stack.app.http).post('/api/v1/workflows').set(admin).send(workflow).expect(201);
+
+      const refused = await request(stack.app.http)
+        .delete(`/api/v1/mcp-servers/${body.server.id}`)
+        .set(admin)
+        .expect(409);
+      expect(refused.body).toMatchObject({ dependants: [{ kind: 'workflow', name: workflow.name }] });
+      await request(stack.app.http).get('/api/v1/tools/every5__echo').set(admin).expect(200);
+      await request(stack.app.http).get('/api/v1/tools/every5__get-sum').set(admin).expect(200);
+
+      await request(stack.app.http).delete(`/api/v1/mcp-servers/${body.server.id}?force=true`).set(admin).expect(204);
 
       await request(stack.app.http).get('/api/v1/tools/every5__echo').set(admin).expect(404);
       const list = await request(stack.app.http).get('/api/v1/mcp-servers').set(admin).expect(200);

@@ -242,7 +242,7 @@ export const syncMcpServer = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
- * Delete an MCP server and its tools
+ * Delete an MCP server and its tools; 409 with `dependants` while stored workflows use one, unless force=true
  */
 export const deleteMcpServer = <ThrowOnError extends boolean = false>(options: Options<DeleteMcpServerData, ThrowOnError>) => (options.client ?? client).delete<DeleteMcpServerResponses, DeleteMcpServerErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

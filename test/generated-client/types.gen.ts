@@ -2010,7 +2010,12 @@ export type DeleteMcpServerData = {
     path: {
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Delete even when others use it; the workflow tools that point at a deleted workflow are disabled
+         */
+        force?: boolean;
+    };
     url: '/api/v1/mcp-servers/{id}';
 };
 
@@ -2023,6 +2028,10 @@ export type DeleteMcpServerErrors = {
      * Not found
      */
     404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
     /**
      * Too many requests: retry after the Retry-After header
      */
