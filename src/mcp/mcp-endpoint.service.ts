@@ -52,7 +52,7 @@ export class McpEndpointService {
   }
 
   private async listTools(principal: Principal, cursor: string | undefined): Promise<ListToolsResult> {
-    const all = await this.tools.findEnabledVisible(principal);
+    const all = await this.tools.findUsable(null, principal);
     const start = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
     const page = all.slice(start, start + PAGE_SIZE);
     const next = start + PAGE_SIZE < all.length ? String(start + PAGE_SIZE) : undefined;

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
-import type { ImplementationType } from '../shared/tool-types';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import {
