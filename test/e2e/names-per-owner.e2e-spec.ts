@@ -35,7 +35,10 @@ describe('Names per owner (e2e)', () => {
   });
 
   const post = (key: string, path: string, body: unknown) =>
-    request(sut.http).post(`/api/v1${path}`).set(bearer(key)).send(body as object);
+    request(sut.http)
+      .post(`/api/v1${path}`)
+      .set(bearer(key))
+      .send(body as object);
   const execute = async (key: string, name: string) =>
     (
       (await post(key, `/tools/${name}/execute`, { arguments: { a: 1, b: 2 } }).expect(200)).body as {
