@@ -151,6 +151,20 @@ describe(runAgentLoop.name, () => {
       expect(provider.requests).toHaveLength(1);
     });
 
+    it.each([
+      ['length', 'max_tokens'],
+      ['content_filter', 'refusal'],
+      ['stop', 'answered'],
+      [null, 'answered'],
+    ])('should end with the stop reason the finish reason %s gives an answer', async (finishReason, stopReason) => {
+      const { run } = setup([{ content: 'The answer was cut he', finishReason }]);
+      const sut = await run();
+      expect({ output: sut.output, stopReason: sut.stopReason }).toEqual({
+        output: 'The answer was cut he',
+        stopReason,
+      });
+    });
+
     it('should send the model settings and tools as given', async () => {
       const { provider, run, options } = setup([{ content: 'Sunny.' }], undefined, {
         temperature: 0.2,

@@ -16,7 +16,7 @@ import {
 } from './agent/invalid-call-tracker';
 import { malformedCallsNote } from './agent/malformed-calls-note';
 import { RepetitionBreaker, repetitionNote, type RepetitionVerdict } from './agent/repetition-breaker';
-import type { AgentStopReason, LimitStopReason } from './agent/stop-reason';
+import { answerStopReason, type AgentStopReason, type LimitStopReason } from './agent/stop-reason';
 import { forwardStreamEvents } from './agent/stream-event-forwarder';
 import { runToolBatches } from './agent/tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
@@ -164,7 +164,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
       if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
-        return this.result(response.content, 'answered');
+        return this.result(response.content, answerStopReason(response.finishReason));
       }
       this.iterationsUsed += 1;
       this.round = { calls: response.toolCalls.map((call) => this.plan(call)), malformed: response.malformedToolCalls };

@@ -125,6 +125,15 @@ describe.each(PROTOCOL_KITS.map((kit) => [kit.protocol, kit] as const))(
       expect(server.requests).toHaveLength(2);
     });
 
+    it('should end the node with stop_reason max_tokens when the API cut the answer at its output limit', async () => {
+      server.script([kit.cutAtLimit('The forecast for tomorrow is')]);
+
+      const run = await api.run(workflow({ tools: [] }));
+
+      expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'The forecast for tomorrow is' } });
+      expect((await llmNode(run.id))?.output).toMatchObject({ stop_reason: 'max_tokens' });
+    });
+
     it('should run a call with an empty input', async () => {
       server.script([kit.toolCalls([{ id: 'call_0', name: 'current_time', input: '' }]), kit.text('It is noon.')]);
 

@@ -61,6 +61,8 @@ export interface ProtocolKit {
   /** Prompt and completion tokens the run must show for one `text` turn. */
   textUsage: { prompt_tokens: number; completion_tokens: number };
   rateLimited(): KitTurn;
+  /** A text answer the API ended at the output token limit (max_tokens, max_output_tokens, length). */
+  cutAtLimit(text: string): KitTurn;
   /** Starts streaming, then fails in the stream with this message. */
   failsMidStream(message: string): KitTurn;
   /** The message the node fails with for `failsMidStream(message)`. */
@@ -90,6 +92,7 @@ export const anthropicKit: ProtocolKit = {
   text: (text) =>
     anthropic.text(text, { startUsage: { input_tokens: 30, output_tokens: 1 }, deltaUsage: { output_tokens: 12 } }),
   textUsage: { prompt_tokens: 30, completion_tokens: 12 },
+  cutAtLimit: (text) => anthropic.text(text, { stopReason: 'max_tokens' }),
   rateLimited: () => anthropic.error(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '0' }),
   failsMidStream: (message) =>
     anthropic.turn([{ text: 'Let me' }, { text: 'never' }], {
@@ -122,6 +125,7 @@ export const ollamaKit: ProtocolKit = {
     }),
   text: (text) => ollama.text(text, { promptEvalCount: 30, evalCount: 12 }),
   textUsage: { prompt_tokens: 30, completion_tokens: 12 },
+  cutAtLimit: (text) => ollama.text(text, { doneReason: 'length' }),
   rateLimited: () => ollama.error(429, 'server busy, please try again'),
   failsMidStream: (message) => ollama.turn({ content: 'Let me', errorLine: message }),
   midStreamFailure: (message) => `provider stream error: ${message}`,
@@ -149,6 +153,7 @@ export const responsesKit: ProtocolKit = {
     ]),
   text: (text) => responses.text(text, { usage: { input_tokens: 30, output_tokens: 12, total_tokens: 42 } }),
   textUsage: { prompt_tokens: 30, completion_tokens: 12 },
+  cutAtLimit: (text) => responses.text(text, { incomplete: 'max_output_tokens' }),
   rateLimited: () => responses.error(429, 'Rate limit reached', { 'retry-after-ms': '0' }),
   failsMidStream: (message) =>
     responses.turn([{ text: 'Let me' }, { text: 'never' }], {
@@ -181,6 +186,7 @@ export const chatCompletionsKit: ProtocolKit = {
     ),
   text: (text) => reply.text(text, { usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } }),
   textUsage: { prompt_tokens: 30, completion_tokens: 12 },
+  cutAtLimit: (text) => reply.text(text, { finishReason: 'length' }),
   rateLimited: () => reply.error(429, 'Rate limit reached', { headers: { 'retry-after-ms': '0' } }),
   failsMidStream: (message) =>
     reply.chunks([delta({ content: 'Let me' }), { error: { message, type: 'server_error', param: null, code: null } }]),

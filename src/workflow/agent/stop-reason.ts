@@ -1,5 +1,7 @@
 export const AGENT_STOP_REASONS = [
   'answered',
+  'max_tokens',
+  'refusal',
   'max_iterations',
   'budget_tokens',
   'budget_tool_calls',
@@ -28,3 +30,14 @@ const LIMIT_DESCRIPTIONS: Record<LimitStopReason, string> = {
 
 /** A clause that completes "… because <clause>". */
 export const describeLimit = (reason: LimitStopReason): string => LIMIT_DESCRIPTIONS[reason];
+
+/**
+ * Why a final answer ended, from the provider's finish reason (every adapter reports OpenAI's names): cut at the
+ * output token limit (`length`: Anthropic `max_tokens`, Responses `max_output_tokens`) or refused
+ * (`content_filter`: Anthropic `refusal`), else answered.
+ */
+export const answerStopReason = (finishReason: string | null): AgentStopReason => {
+  if (finishReason === 'length') return 'max_tokens';
+  if (finishReason === 'content_filter') return 'refusal';
+  return 'answered';
+};
