@@ -1,17 +1,18 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { ChatMessage } from '../shared/chat-types';
 import { parseStreamEvent, readAnswerBody } from './answer-body';
+import { createOpenAIClient } from './openai-client';
 import { toProviderError } from './openai-error';
 import type { ChatRequest, ProviderError, ToolChoice } from './provider';
 import { RetryableProviderError } from './retry';
 import { isOpenAIReasoningModel } from './reasoning-model';
 import { readCompletion, readStreamChunk } from './stream-chunk';
 import type { StreamedAnswerResult } from './streamed-answer';
-import { MAX_TIMER_MS, StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
+import { StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
 
 export { DEFAULT_CALL_BUDGET_MS, DEFAULT_TIMEOUT_MS } from './streaming-provider';
 
@@ -29,19 +30,7 @@ export class OpenAIChatProvider extends StreamingProvider<ChatCompletionCreatePa
 
   constructor(options: OpenAIChatProviderOptions) {
     super(options);
-    // Everything is passed explicitly so the SDK falls back on no OPENAI_* environment variable.
-    this.#client = new OpenAI({
-      baseURL: options.baseUrl,
-      apiKey: options.apiKey ?? 'unused',
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      defaultHeaders: options.apiKey === undefined ? { Authorization: null } : undefined,
-      timeout: MAX_TIMER_MS,
-      maxRetries: 0,
-      logLevel: 'off',
-    });
+    this.#client = createOpenAIClient(options);
   }
 
   protected toBody(request: ChatRequest): ChatCompletionCreateParamsStreaming {

@@ -1,11 +1,12 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
+import { createOpenAIClient } from './openai-client';
 import { toProviderError } from './openai-error';
 import { ResponsesStreamReader, toResponsesBody } from './openai-responses';
 import type { ChatRequest, ProviderError } from './provider';
 import { RetryableProviderError } from './retry';
 import type { StreamedAnswerResult } from './streamed-answer';
-import { MAX_TIMER_MS, StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
+import { StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
 
 /**
  * `ChatProvider` for the OpenAI Responses API (`POST {baseUrl}/responses`, streaming), through the official
@@ -17,18 +18,7 @@ export class OpenAIResponsesProvider extends StreamingProvider<ResponseCreatePar
 
   constructor(options: ProviderOptions) {
     super(options);
-    this.#client = new OpenAI({
-      baseURL: options.baseUrl,
-      apiKey: options.apiKey ?? 'unused',
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      defaultHeaders: options.apiKey === undefined ? { Authorization: null } : undefined,
-      timeout: MAX_TIMER_MS,
-      maxRetries: 0,
-      logLevel: 'off',
-    });
+    this.#client = createOpenAIClient(options);
   }
 
   protected toBody(request: ChatRequest): ResponseCreateParamsStreaming {

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { FunctionTool, ImplementationType, ToolEffect } from '../shared/tool-types';
+import { ToolDefinitionColumns } from './tool-definition-columns';
 
 @Entity('tools')
 @Index('idx_tools_category', ['category'])
@@ -7,27 +7,9 @@ import type { FunctionTool, ImplementationType, ToolEffect } from '../shared/too
 @Index('idx_tools_user_id', ['userId'])
 @Index('uq_tools_owner_name', ['userId', 'name'], { unique: true })
 @Index('uq_tools_public_name', ['publicName'], { unique: true })
-export class ToolEntity {
+export class ToolEntity extends ToolDefinitionColumns {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
-
-  @Column({ type: 'varchar', length: 64 })
-  name!: string;
-
-  @Column({ type: 'text' })
-  description!: string;
-
-  @Column({ type: 'varchar', length: 64 })
-  category!: string;
-
-  @Column({ name: 'function_schema', type: 'json' })
-  functionSchema!: FunctionTool;
-
-  @Column({ name: 'implementation_type', type: 'varchar', length: 16 })
-  implementationType!: ImplementationType;
-
-  @Column({ name: 'implementation_config', type: 'json' })
-  implementationConfig!: Record<string, unknown>;
 
   @Column({ name: 'is_public', type: 'boolean' })
   isPublic!: boolean;
@@ -38,9 +20,6 @@ export class ToolEntity {
 
   @Column({ type: 'boolean' })
   enabled!: boolean;
-
-  @Column({ type: 'varchar', length: 16 })
-  effect!: ToolEffect;
 
   @Column({ name: 'user_id', type: 'varchar', length: 64, nullable: true })
   userId!: string | null;
