@@ -1,4 +1,5 @@
 import { checkParametersSchema } from './check-parameters-schema';
+import AjvCore from 'ajv/dist/core';
 
 describe(checkParametersSchema.name, () => {
   it('should accept a clean schema with no warnings', () => {
@@ -141,5 +142,27 @@ describe(checkParametersSchema.name, () => {
         message: expect.stringMatching(/^format "dd-mm-yyyy" is not validated/),
       },
     ]);
+  });
+});
+
+describe('checkParametersSchema memory', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('should compile a schema it has seen once, and spread distinct schemas over short-lived Ajv instances', () => {
+    const compile = jest.spyOn(AjvCore.prototype, 'compile');
+    const schema = { type: 'object', properties: { city: { type: 'string', minLength: 7 } } };
+    for (let index = 0; index < 300; index++)
+      expect(checkParametersSchema(structuredClone(schema)).problems).toEqual([]);
+    expect(compile).toHaveBeenCalledTimes(1);
+
+    compile.mockClear();
+    for (let index = 0; index < 450; index++) {
+      checkParametersSchema({ type: 'object', properties: { [`field_${index}`]: { type: 'string' } } });
+    }
+    // Each instance keeps what it compiled for good (Ajv's code scope), so none may serve unbounded compiles.
+    const perInstance = new Map<unknown, number>();
+    for (const instance of compile.mock.contexts) perInstance.set(instance, (perInstance.get(instance) ?? 0) + 1);
+    expect(compile).toHaveBeenCalledTimes(450);
+    expect(Math.max(...perInstance.values())).toBeLessThanOrEqual(200);
   });
 });

@@ -9,6 +9,7 @@ import { detectSchemaDraft, type SchemaDraft } from './schema-draft';
 import { JSON_SCHEMA_KEYWORDS, MISLEADING_ANNOTATIONS, SILENT_ANNOTATIONS } from './schema-keywords';
 import { walkSchema } from './walk-schema';
 import { errorMessage } from '../shared/error-text';
+import { LruCache } from '../shared/lru-cache';
 
 export interface SchemaProblem {
   /** JSON pointer of the offending keyword inside the parameters schema. */
@@ -60,7 +61,7 @@ export function checkParametersSchema(parameters: unknown): SchemaCheckResult {
     ...patternProblems(schema),
     ...protoNameProblems(schema),
   ];
-  if (problems.length === 0) problems.push(...compileProblems(ajv, schema));
+  if (problems.length === 0) problems.push(...compileProblems(draftResult.draft, schema));
   return { problems, warnings: keywordWarnings(schema, Object.keys(ajv.formats)) };
 }
 
@@ -125,16 +126,41 @@ function protoNameProblems(schema: JsonSchema): SchemaProblem[] {
   return problems;
 }
 
+/**
+ * Ajv keeps every validator it compiled in its code-generation scope, `removeSchema` or not, so one long-lived
+ * instance grows with each distinct schema checked (an inline run checks its inputs schema on every run). The
+ * compile check therefore uses an instance that is replaced after this many compiles, and remembers verdicts.
+ */
+const COMPILES_PER_INSTANCE = 200;
+const compilers = new Map<SchemaDraft, { ajv: AjvCore; compiles: number }>();
+const compileVerdicts = new LruCache<string, SchemaProblem[]>(500);
+
+const compilerFor = (draft: SchemaDraft): AjvCore => {
+  let compiler = compilers.get(draft);
+  if (!compiler || compiler.compiles >= COMPILES_PER_INSTANCE) {
+    compiler = { ajv: createAjv(draft), compiles: 0 };
+    compilers.set(draft, compiler);
+  }
+  compiler.compiles += 1;
+  return compiler.ajv;
+};
+
 /** Catches what meta-validation cannot see, such as a `$ref` that resolves nowhere. */
-function compileProblems(ajv: AjvCore, schema: JsonSchema): SchemaProblem[] {
+function compileProblems(draft: SchemaDraft, schema: JsonSchema): SchemaProblem[] {
+  const key = `${draft}\u0000${JSON.stringify(schema)}`;
+  const known = compileVerdicts.get(key);
+  if (known) return known;
+  const ajv = compilerFor(draft);
+  let problems: SchemaProblem[] = [];
   try {
     ajv.compile(schema);
-    return [];
   } catch (error) {
-    return [{ path: '', message: errorMessage(error) }];
+    problems = [{ path: '', message: errorMessage(error) }];
   } finally {
     ajv.removeSchema(schema);
   }
+  compileVerdicts.set(key, problems);
+  return problems;
 }
 
 function keywordWarnings(schema: JsonSchema, knownFormats: readonly string[]): SchemaWarning[] {
