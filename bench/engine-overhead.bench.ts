@@ -1,5 +1,4 @@
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { performance } from 'node:perf_hooks';
 import { OpenAIChatProvider } from '../src/llm/openai-chat.provider';
 import { ArgumentValidator } from '../src/registry/arguments';
@@ -7,6 +6,7 @@ import { runTool } from '../src/registry/run-tool';
 import type { ToolDefinition } from '../src/registry/tool-definition';
 import { runAgentLoop } from '../src/workflow/agent-loop';
 import { OpenAITestServer, reply, type Turn } from '../test/support/openai-test-server';
+import { bareOpenAILoop } from './bare-openai-loop';
 import { median } from './median';
 
 const TOOL_ITERATIONS = 8;
@@ -72,48 +72,6 @@ async function engineLoop(server: OpenAITestServer, validator: ArgumentValidator
 }
 
 /** What one would write by hand with the SDK: stream, assemble calls by index, run them, repeat. */
-async function bareLoop(client: OpenAI): Promise<string> {
-  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Go.' }];
-  const tools: ChatCompletionTool[] = [{ type: 'function', function: { ...noopTool.schema.function } }];
-  for (;;) {
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages,
-      tools,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    const calls = new Map<number, { id: string; name: string; arguments: string }>();
-    let content = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      content += delta?.content ?? '';
-      for (const part of delta?.tool_calls ?? []) {
-        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
-        call.id ||= part.id ?? '';
-        call.name ||= part.function?.name ?? '';
-        call.arguments += part.function?.arguments ?? '';
-        calls.set(part.index, call);
-      }
-    }
-    if (calls.size === 0) return content;
-    const list = [...calls.values()];
-    messages.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: list.map((call) => ({
-        id: call.id,
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      })),
-    });
-    const results = await Promise.all(list.map((call) => noop(JSON.parse(call.arguments))));
-    results.forEach((result, index) =>
-      messages.push({ role: 'tool', tool_call_id: list[index].id, content: result.response }),
-    );
-  }
-}
-
 async function timed(server: OpenAITestServer, run: () => Promise<string>): Promise<number> {
   server.reset();
   server.script(conversation());
@@ -134,7 +92,13 @@ export async function benchEngineOverhead(): Promise<Record<string, number>> {
     const validator = new ArgumentValidator();
     const client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'bench', maxRetries: 0 });
     const engine = () => engineLoop(server, validator);
-    const bare = () => bareLoop(client);
+    const bare = () =>
+      bareOpenAILoop(
+        client,
+        MODEL,
+        [{ type: 'function', function: { ...noopTool.schema.function } }],
+        async (args) => (await noop(args)).response,
+      );
     await timed(server, engine);
     await timed(server, bare);
     const engineTimes: number[] = [];

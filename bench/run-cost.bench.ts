@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import { ADMIN_KEY, startTestApp, type TestApp } from '../test/support/test-app'
 import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
 import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
 import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import { bareOpenAILoop } from './bare-openai-loop';
 import { median } from './median';
 
 const ROUNDS = 3;
@@ -57,53 +58,16 @@ const definition = {
 };
 
 /** What one would write by hand with the SDK: stream, assemble the calls, GET each in parallel, repeat. */
-async function bareLoop(client: OpenAI, backend: ToolBackend): Promise<string> {
-  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Go.' }];
-  const tools: ChatCompletionTool[] = [
-    { type: 'function', function: { name: 'ping', description: 'Test tool ping', parameters: pingParameters } },
-  ];
-  for (;;) {
-    const stream = await client.chat.completions.create({
-      model: 'test-model',
-      messages,
-      tools,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    const calls = new Map<number, { id: string; name: string; arguments: string }>();
-    let content = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      content += delta?.content ?? '';
-      for (const part of delta?.tool_calls ?? []) {
-        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
-        call.id ||= part.id ?? '';
-        call.name ||= part.function?.name ?? '';
-        call.arguments += part.function?.arguments ?? '';
-        calls.set(part.index, call);
-      }
-    }
-    if (calls.size === 0) return content;
-    const list = [...calls.values()];
-    messages.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: list.map((call) => ({
-        id: call.id,
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      })),
-    });
-    const results = await Promise.all(
-      list.map(async (call) => {
-        const { id } = JSON.parse(call.arguments) as { id: string };
-        const response = await fetch(`${backend.origin}/ping?id=${encodeURIComponent(id)}`);
-        return response.text();
-      }),
-    );
-    results.forEach((content, index) => messages.push({ role: 'tool', tool_call_id: list[index].id, content }));
-  }
-}
+const pingTool: ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'ping', description: 'Test tool ping', parameters: pingParameters },
+};
+
+/** The same http tool call the REST run makes, done by hand. */
+const ping = (backend: ToolBackend) => async (args: Record<string, unknown>) => {
+  const response = await fetch(`${backend.origin}/ping?id=${encodeURIComponent(String(args.id))}`);
+  return response.text();
+};
 
 interface Database {
   label: string;
@@ -172,7 +136,7 @@ async function benchOn(database: Database): Promise<Record<string, number>> {
       return elapsed / MODEL_CALLS;
     };
     const rest = () => restRun(baseUrl, workflowId);
-    const bare = () => bareLoop(client, backend);
+    const bare = () => bareOpenAILoop(client, 'test-model', [pingTool], ping(backend));
     for (let warmUp = 0; warmUp < 3; warmUp++) {
       await timed(rest);
       await timed(bare);
