@@ -77,6 +77,8 @@ jest.setTimeout(30_000);
   });
 
   it('should kill the statement on the server when the call is aborted', async () => {
+    // The previous test's statement may still be unwinding on the server; counting it would abort too early.
+    await until(async () => (await runningHeavyQueries()) === 0);
     const controller = new AbortController();
     const attempt = sut.run(HEAVY, [], { rowLimit: 1, timeoutMs: 60_000, signal: controller.signal });
     await until(async () => (await runningHeavyQueries()) > 0);
@@ -86,6 +88,16 @@ jest.setTimeout(30_000);
 
     await expect(attempt).rejects.toThrow('the query was cancelled');
     await until(async () => (await runningHeavyQueries()) === 0);
+    expect(await runningHeavyQueries()).toBe(0);
+  });
+
+  it('should not start a statement for a call aborted while its session was being prepared', async () => {
+    await until(async () => (await runningHeavyQueries()) === 0);
+    const controller = new AbortController();
+    const attempt = sut.run(HEAVY, [], { rowLimit: 1, timeoutMs: 60_000, signal: controller.signal });
+    controller.abort();
+
+    await expect(attempt).rejects.toThrow('the query was cancelled');
     expect(await runningHeavyQueries()).toBe(0);
   });
 

@@ -26,6 +26,7 @@ export class MysqlRunner {
   }
 
   async run(sql: string, params: readonly unknown[], options: ReadOnlyQueryOptions): Promise<QueryResult> {
+    if (options.signal?.aborted) throw cancelledError();
     const flavor = await this.detectFlavor();
     const session = await this.pool.getConnection();
     let reusable = true;
@@ -61,6 +62,8 @@ export class MysqlRunner {
     options: ReadOnlyQueryOptions,
     work: () => Promise<T>,
   ): Promise<T> {
+    // An abort that came while the session was being prepared fires no event any more.
+    if (options.signal?.aborted) throw cancelledError();
     let stop: (error: Error) => void = () => undefined;
     const stopped = new Promise<never>((_resolve, reject) => {
       stop = (error) => {
@@ -69,7 +72,7 @@ export class MysqlRunner {
       };
     });
     const timer = setTimeout(() => stop(queryTimeoutError(options.timeoutMs)), options.timeoutMs + KILL_GRACE_MS);
-    const onAbort = (): void => stop(new ToolExecutionError('the query was cancelled'));
+    const onAbort = (): void => stop(cancelledError());
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       return await Promise.race([work(), stopped]);
@@ -90,6 +93,10 @@ export class MysqlRunner {
       throw new ToolExecutionError(`cannot reach the query database: ${errorMessage(error)}`);
     }
   }
+}
+
+function cancelledError(): ToolExecutionError {
+  return new ToolExecutionError('the query was cancelled');
 }
 
 function toToolError(error: unknown, timeoutMs: number): ToolExecutionError {
