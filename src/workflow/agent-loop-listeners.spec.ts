@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { abortListenersLeftBy } from '../../test/support/abort-listeners';
+import { abortListenerLimitsExceededBy, abortListenersLeftBy } from '../../test/support/abort-listeners';
 import { OpenAITestServer, reply } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider } from '../llm/openai-chat.provider';
 import { ArgumentValidator } from '../registry/arguments';
@@ -69,5 +69,39 @@ describe(`${runAgentLoop.name} abort listeners`, () => {
     expect(server.requests).toHaveLength(6);
     expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
     expect(left).toBe(0);
+  });
+
+  it('should stay within the listener limit of every signal when many read-only calls run at once', async () => {
+    const provider = new OpenAIChatProvider({ name: 'test', baseUrl: server.baseUrl, apiKey: 'sk-test' });
+    const validator = new ArgumentValidator();
+    const calls = Array.from({ length: 25 }, (_, index) => ({
+      name: 'echo',
+      id: `call_${index}`,
+      arguments: { text: String(index) },
+    }));
+    server.script([reply.toolCalls(calls), reply.text('Done.')]);
+
+    const exceeded = await abortListenerLimitsExceededBy(async () => {
+      const result = await runAgentLoop({
+        provider,
+        model: 'test-model',
+        messages: [{ role: 'user', content: 'Echo 25 times.' }],
+        tools: [echo],
+        signal: new AbortController().signal,
+        timeoutMs: 60_000,
+        executeTool: (call, messages, signal) =>
+          runTool({
+            call,
+            tools: [echo],
+            messages,
+            validator,
+            defaultTimeoutMs: 30_000,
+            context: { runId: null, userId: 'u', isAdmin: false, signal, depth: 0 },
+          }),
+      });
+      expect(result.output).toBe('Done.');
+    });
+
+    expect(exceeded).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Deadline, type DeadlineCause } from '../../common/deadline';
 
 export type AbortCause = DeadlineCause;
@@ -19,6 +20,9 @@ export class AbortScope {
 
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
     this.deadline = new Deadline({ parent, timeoutMs, timeoutReason: () => new LoopAbortedError('timeout') });
+    // Every tool call running at once listens on this signal (its race and its own deadline) until it ends:
+    // a batch of more than a few read-only calls is expected, not a leak (the listener spec guards leaks).
+    setMaxListeners(Infinity, this.deadline.signal);
   }
 
   get signal(): AbortSignal {
