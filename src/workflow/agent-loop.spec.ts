@@ -817,6 +817,44 @@ describe(runAgentLoop.name, () => {
       expect(toolMessages(provider.requests[0])[0].content).toMatch(/outcome of this call is unknown.*not repeated/);
     });
 
+    it('should store no credential argument of a call once it is answered, and keep a repeatable call in flight runnable', async () => {
+      const secret = 'hunter2-secret-value';
+      const received: unknown[] = [];
+      const search = tool(
+        'search',
+        'read_only',
+        ({ params }) => (received.push(params.password), Promise.resolve({ response: 'found' })),
+      );
+      const tools = [search, tool('write', 'mutating')];
+      const pending = call('search', { q: 'a', password: secret });
+      const states: AgentLoopCheckpoint[] = [];
+      const { run } = setup(
+        [{ toolCalls: [call('write', { q: 'b', password: secret }), pending] }, { content: 'Done.' }],
+        tools,
+        {
+          onCheckpoint: (state) => (states.push(structuredClone(state)), Promise.resolve()),
+        },
+      );
+
+      await run();
+
+      const stored = states.map((state) => JSON.stringify(state).includes(secret));
+      // Before the calls start only the read-only one (run again after a crash) is kept as written.
+      expect(stored).toEqual([true, true, false]);
+      expect(states[0].round?.calls.map((item) => item.call.arguments.includes(secret))).toEqual([false, true]);
+      expect(JSON.stringify(states[0].messages)).not.toContain(secret);
+
+      const resumed = setup([{ content: 'Found.' }], tools, { resume: states[1] });
+      const sut = await resumed.run();
+
+      expect(received).toEqual([secret, secret]);
+      expect(sut.toolCalls.map((record) => record.status)).toEqual(['success', 'success']);
+      expect(toolMessages(resumed.provider.requests[0]).map((message) => message.content)).toEqual([
+        'write ok',
+        'found',
+      ]);
+    });
+
     it('should run a read-only call that was executing again', async () => {
       const pending = call('search', { q: 'a' });
       const stored = await crashAfterCheckpoints([{ toolCalls: [pending] }], [tool('search', 'read_only')], 1);

@@ -33,6 +33,7 @@ import {
   type RoundCall,
   UNKNOWN_OUTCOME_RESPONSE,
 } from './agent/loop-checkpoint';
+import { toStoredCheckpoint } from './agent/stored-checkpoint';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
 
@@ -175,7 +176,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private snapshot(): AgentLoopCheckpoint {
-    return {
+    const state: AgentLoopCheckpoint = {
       messages: [...this.messages],
       toolCalls: [...this.toolCalls],
       usage: { ...this.usage },
@@ -186,10 +187,26 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       repetition: this.repetition.state,
       round: this.round && { ...this.round, calls: this.round.calls.map((item) => ({ ...item })) },
     };
+    // Only the calls a resumed loop would execute keep the arguments as written, until they are answered.
+    const actions = state.round ? this.resumeActionsOf(state.round) : [];
+    return toStoredCheckpoint(state, (item, index) => item.skipResponse === undefined && actions[index] === 'run');
+  }
+
+  private isConcurrent(item: RoundCall): boolean {
+    return item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only';
+  }
+
+  /** What a loop resumed from a checkpoint of this round would do with each of its calls. */
+  private resumeActionsOf(round: LoopRound): ResumeAction[] {
+    return resumeActions(
+      round,
+      (name) => this.effects.get(name),
+      (item) => this.isConcurrent(item),
+    );
   }
 
   private async checkpoint(): Promise<void> {
-    await this.options.onCheckpoint?.(this.snapshot());
+    if (this.options.onCheckpoint) await this.options.onCheckpoint(this.snapshot());
   }
 
   private nextRequest(): ChatRequest {
@@ -256,11 +273,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
   private async answerRound(round: LoopRound): Promise<LimitStopReason | null> {
     const snapshot = [...this.messages];
-    const isConcurrent = (item: RoundCall) =>
-      item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only';
-    const actions: ResumeAction[] = this.resumedRound
-      ? resumeActions(round, (name) => this.effects.get(name), isConcurrent)
-      : round.calls.map(() => 'run');
+    const isConcurrent = (item: RoundCall) => this.isConcurrent(item);
+    const actions: ResumeAction[] = this.resumedRound ? this.resumeActionsOf(round) : round.calls.map(() => 'run');
     this.resumedRound = false;
     const action = new Map(round.calls.map((item, index) => [item, actions[index]]));
     const answered = await runToolBatches(round.calls, isConcurrent, (item) =>

@@ -28,4 +28,14 @@ describe(RepetitionBreaker.name, () => {
     sut.observe(call('fetch', '{}'));
     expect(sut.observe(call('search', '{}'))).toBe('ok');
   });
+
+  it('should remember the last call without its arguments in clear, and go on counting from that state', () => {
+    const first = new RepetitionBreaker(2);
+    first.observe(call('login', '{"password":"hunter2-secret"}'));
+
+    const sut = new RepetitionBreaker(2, first.state);
+
+    expect(JSON.stringify(first.state)).not.toContain('hunter2-secret');
+    expect(sut.observe(call('login', '{"password":"hunter2-secret"}'))).toBe('warn');
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ToolCall } from '../../shared/tool-types';
 import { canonicalArguments } from './canonical-json';
 
@@ -6,6 +7,7 @@ export type RepetitionVerdict = 'ok' | 'warn' | 'stop';
 
 /** What a RepetitionBreaker remembers, for a loop checkpoint. */
 export interface RepetitionState {
+  /** A digest of the last call's name and canonical arguments: a checkpoint stores no argument in clear. */
   lastKey: string | null;
   count: number;
 }
@@ -27,7 +29,9 @@ export class RepetitionBreaker {
   }
 
   observe(call: ToolCall): RepetitionVerdict {
-    const key = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
+    const key = createHash('sha256')
+      .update(`${call.name}\u0000${canonicalArguments(call.arguments)}`)
+      .digest('base64url');
     this.count = key === this.lastKey ? this.count + 1 : 1;
     this.lastKey = key;
     if (this.count > this.limit) return 'stop';
