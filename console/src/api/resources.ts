@@ -9,6 +9,8 @@ import type {
   RunResponse,
   ToolCallLogResponse,
   ToolResponse,
+  ToolVersionResponse,
+  ToolVersionSummary,
   ToolWriteResponse,
   WorkflowResponse,
 } from './types';
@@ -32,6 +34,9 @@ export const toolsApi = {
       throw error;
     }),
   logs: (id: string, query: Query) => api<Page<ToolCallLogResponse>>('GET', withQuery(`/tools/${id}/logs`, query)),
+  versions: (id: string) => api<ToolVersionSummary[]>('GET', `/tools/${id}/versions`),
+  version: (id: string, version: number) => api<ToolVersionResponse>('GET', `/tools/${id}/versions/${version}`),
+  rollback: (id: string, version: number) => api<ToolWriteResponse>('POST', `/tools/${id}/rollback`, { version }),
 };
 
 export const workflowsApi = {
