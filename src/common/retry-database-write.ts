@@ -1,7 +1,7 @@
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors/database-unavailable';
-import { backoffDelayMs } from '../shared/backoff';
 import { errorMessage } from '../shared/error-text';
-import { sleep as defaultSleep, type Sleep } from '../shared/sleep';
+import { retry } from '../shared/retry';
+import type { Sleep } from '../shared/sleep';
 
 export interface DatabaseWriteRetryOptions {
   /** Total time to keep retrying after the first failure; then DatabaseUnavailableError. */
@@ -26,25 +26,30 @@ export async function retryDatabaseWrite<T>(
   write: () => Promise<T>,
   options: DatabaseWriteRetryOptions,
 ): Promise<T | undefined> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
-  let deadline: number | null = null;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt > 0 && options.alreadyDone?.(error)) return undefined;
-      if (!isDatabaseUnavailable(error)) throw error;
-      deadline ??= now() + options.budgetMs;
-      const remaining = deadline - now();
-      if (remaining <= 0) {
-        throw new DatabaseUnavailableError(`database unavailable for ${options.budgetMs} ms: ${errorMessage(error)}`, {
-          cause: error,
-        });
-      }
-      await sleep(
-        Math.min(remaining, backoffDelayMs(attempt, { baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS })),
-      );
-    }
+  const { alreadyDone } = options;
+  try {
+    return await retry<T | undefined>(
+      async (attempt) => {
+        try {
+          return await write();
+        } catch (error) {
+          if (attempt > 0 && alreadyDone?.(error)) return undefined;
+          throw error;
+        }
+      },
+      {
+        budgetMs: options.budgetMs,
+        retryError: isDatabaseUnavailable,
+        backoff: { baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS },
+        sleep: options.sleep,
+        now: options.now,
+      },
+    );
+  } catch (error) {
+    // Only a budget that ran out ends the retries with the database still unavailable.
+    if (!isDatabaseUnavailable(error)) throw error;
+    throw new DatabaseUnavailableError(`database unavailable for ${options.budgetMs} ms: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }

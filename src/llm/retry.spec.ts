@@ -1,5 +1,5 @@
 import { ProviderError } from './provider';
-import { retryAfterFromHeaders, retryDelayMs, RetryableProviderError, withRetry, type RetryAttempt } from './retry';
+import { retryAfterFromHeaders, RetryableProviderError, withRetry, type RetryAttempt } from './retry';
 
 describe(withRetry.name, () => {
   const sleeps: number[] = [];
@@ -41,6 +41,14 @@ describe(withRetry.name, () => {
       { attempt: 1, delayMs: 50, reason: 'provider 500: boom' },
       { attempt: 2, delayMs: 100, reason: 'x' },
     ]);
+  });
+
+  it('should grow the jitter ceiling exponentially up to maxDelayMs', async () => {
+    const operation = failing(...[1, 2, 3, 4, 5].map(() => new RetryableProviderError('busy', 503)));
+
+    await withRetry(operation, { sleep, random: () => 0.999, baseDelayMs: 100, maxDelayMs: 1_000, maxRetries: 5 });
+
+    expect(sleeps).toEqual([99, 199, 399, 799, 999]);
   });
 
   it('should wait what Retry-After asked, capped', async () => {
@@ -101,14 +109,6 @@ describe(withRetry.name, () => {
       name: 'AbortError',
     });
     expect(sleeps).toEqual([]);
-  });
-});
-
-describe(retryDelayMs.name, () => {
-  it('should grow the jitter ceiling exponentially up to maxDelayMs', () => {
-    const options = { random: () => 0.999, baseDelayMs: 100, maxDelayMs: 1_000 };
-
-    expect([0, 1, 2, 3, 4].map((index) => retryDelayMs(index, null, options))).toEqual([99, 199, 399, 799, 999]);
   });
 });
 

@@ -1,5 +1,7 @@
-import { backoffDelayMs, parseRetryAfter } from '../shared/backoff';
-import { sleep as defaultSleep, type Sleep } from '../shared/sleep';
+import { parseRetryAfter } from '../shared/backoff';
+import { errorMessage } from '../shared/error-text';
+import { retry } from '../shared/retry';
+import type { Sleep } from '../shared/sleep';
 import { ProviderError } from './provider';
 
 /** A transient provider failure; `retryAfterMs` is what the provider asked for (Retry-After), if anything. */
@@ -41,40 +43,49 @@ export interface WithRetryOptions extends RetryOptions {
 
 export const DEFAULT_MAX_RETRIES = 3;
 
-/** Exponential backoff with full jitter, unless the provider said how long to wait. */
-export function retryDelayMs(retryIndex: number, retryAfterMs: number | null, options: RetryOptions = {}): number {
-  if (retryAfterMs !== null) return Math.max(0, Math.min(retryAfterMs, options.maxRetryAfterMs ?? 30_000));
-  return backoffDelayMs(retryIndex, {
-    baseDelayMs: options.baseDelayMs ?? 500,
-    maxDelayMs: options.maxDelayMs ?? 8_000,
-    random: options.random,
-  });
-}
-
 /**
  * Runs `operation` until it succeeds, throws something that is not a retryable `ProviderError`,
- * or the retries run out (the last error is thrown). Cancellation rejects at once with `signal.reason`,
- * during an attempt (the operation is expected to honour the signal) as well as during the backoff.
+ * or the retries run out (the last error is thrown). Waits back off exponentially with full jitter, unless
+ * the provider said how long to wait. Cancellation rejects at once with `signal.reason`, during an attempt
+ * (the operation is expected to honour the signal) as well as during the backoff.
  */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
   options: WithRetryOptions = {},
 ): Promise<T> {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const sleep = options.sleep ?? defaultSleep;
-  for (let attempt = 0; ; attempt++) {
-    options.signal?.throwIfAborted();
-    try {
-      return await operation(attempt);
-    } catch (error) {
-      options.signal?.throwIfAborted();
-      if (!(error instanceof ProviderError) || !error.retryable || attempt >= maxRetries) throw error;
-      const retryAfterMs = error instanceof RetryableProviderError ? error.retryAfterMs : null;
-      const delayMs = retryDelayMs(attempt, retryAfterMs, options);
-      options.onRetry?.({ attempt: attempt + 1, delayMs, reason: error.message });
-      await sleep(delayMs, options.signal);
-    }
-  }
+  const { signal, onRetry } = options;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+  return retry(
+    async (attempt) => {
+      signal?.throwIfAborted();
+      try {
+        return await operation(attempt);
+      } catch (error) {
+        signal?.throwIfAborted();
+        throw error;
+      }
+    },
+    {
+      retries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      retryError: (error) => error instanceof ProviderError && error.retryable,
+      retryAfterMs: (failure) => {
+        const retryAfterMs =
+          'error' in failure && failure.error instanceof RetryableProviderError ? failure.error.retryAfterMs : null;
+        return retryAfterMs === null ? null : Math.max(0, Math.min(retryAfterMs, maxRetryAfterMs));
+      },
+      backoff: {
+        baseDelayMs: options.baseDelayMs ?? 500,
+        maxDelayMs: options.maxDelayMs ?? 8_000,
+        random: options.random,
+      },
+      signal,
+      sleep: options.sleep,
+      onRetry:
+        onRetry &&
+        (({ retry: attempt, delayMs, failure }) =>
+          onRetry({ attempt, delayMs, reason: errorMessage('error' in failure ? failure.error : undefined) })),
+    },
+  );
 }
 
 /** Reads `retry-after-ms` (non-standard, sent by OpenAI) or `Retry-After` (seconds or an HTTP date). */

@@ -1,8 +1,9 @@
 import type { OutboundClient } from '../../outbound/outbound-client';
 import { OutboundNetworkError } from '../../outbound/outbound-network-error';
-import type { OutboundRequest, OutboundResponse } from '../../outbound/outbound-request';
+import type { OutboundRequest } from '../../outbound/outbound-request';
 import { redactSecretValues } from '../../shared/secrets';
-import { sleep, type Sleep } from '../../shared/sleep';
+import { retry } from '../../shared/retry';
+import type { Sleep } from '../../shared/sleep';
 import type { ToolExecutor } from '../executor';
 import { type ToolDefinition, type ToolExecuteContext, type ToolExecuteResult } from '../tool-definition';
 import { ToolExecutionError } from '../../shared/tool-errors';
@@ -16,7 +17,7 @@ import {
   MAX_TIMEOUT_MS,
   type HttpToolConfig,
 } from './http-tool-config';
-import { backoffDelay, cappedRetryAfter, MAX_RETRY_WAIT_MS, RETRYABLE_STATUSES } from './retry-policy';
+import { cappedRetryAfter, MAX_RETRY_WAIT_MS, RETRYABLE_STATUSES } from './retry-policy';
 import { validateHttpConfig } from './validate-http-config';
 
 export interface HttpExecutorDeps {
@@ -40,42 +41,46 @@ const ASSUMED_TIMEOUT_MS = 30_000;
  * OutboundClient. Only read-only and idempotent tools retry on their own.
  */
 export const createHttpExecutor = (deps: HttpExecutorDeps): ToolExecutor<HttpToolConfig> => {
-  const wait = deps.sleep ?? sleep;
-
   const call = async (
     request: OutboundRequest,
     config: HttpToolConfig,
     effect: ToolEffect,
     context: ToolExecuteContext,
   ) => {
-    const retry = config.retry ?? deps.defaultRetry ?? DEFAULT_RETRY;
-    const retries = RETRYING_EFFECTS.has(effect) ? retry.count : 0;
+    const policy = config.retry ?? deps.defaultRetry ?? DEFAULT_RETRY;
     const configured = config.timeout_ms ?? deps.defaultTimeoutMs;
     const attemptTimeout = configured === undefined ? undefined : Math.min(configured, MAX_TIMEOUT_MS);
-    for (let attempt = 1; ; attempt++) {
-      let response: OutboundResponse;
-      try {
-        response = await deps.outbound.request({
-          ...request,
-          timeoutMs: attemptTimeout,
-          maxResponseBytes: Math.min(config.max_response_bytes ?? MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES),
-          signal: context.signal,
-        });
-      } catch (error) {
-        const transient = error instanceof OutboundNetworkError && error.transient;
-        if (!transient || attempt > retries || context.signal.aborted) throw withAttempts(error, attempt);
-        await wait(backoffDelay(attempt, retry.backoff_ms ?? DEFAULT_RETRY.backoff_ms, deps.random), context.signal);
-        continue;
-      }
-      if (RETRYABLE_STATUSES.has(response.status) && attempt <= retries) {
-        const delay =
-          cappedRetryAfter(response.headers['retry-after']) ??
-          backoffDelay(attempt, retry.backoff_ms ?? DEFAULT_RETRY.backoff_ms, deps.random);
-        await wait(delay, context.signal);
-        continue;
-      }
-      return { response, attempts: attempt };
-    }
+    let attempts = 0;
+    const response = await retry(
+      async () => {
+        attempts += 1;
+        try {
+          return await deps.outbound.request({
+            ...request,
+            timeoutMs: attemptTimeout,
+            maxResponseBytes: Math.min(config.max_response_bytes ?? MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES),
+            signal: context.signal,
+          });
+        } catch (error) {
+          throw withAttempts(error, attempts);
+        }
+      },
+      {
+        retries: RETRYING_EFFECTS.has(effect) ? policy.count : 0,
+        retryError: (error) => error instanceof OutboundNetworkError && error.transient,
+        retryResult: (answer) => RETRYABLE_STATUSES.has(answer.status),
+        retryAfterMs: (failure) =>
+          'result' in failure ? cappedRetryAfter(failure.result.headers['retry-after']) : null,
+        backoff: {
+          baseDelayMs: policy.backoff_ms ?? DEFAULT_RETRY.backoff_ms,
+          maxDelayMs: MAX_RETRY_WAIT_MS,
+          random: deps.random,
+        },
+        signal: context.signal,
+        sleep: deps.sleep,
+      },
+    );
+    return { response, attempts };
   };
 
   const toDefinition: ToolExecutor<HttpToolConfig>['toDefinition'] = (tool) => {

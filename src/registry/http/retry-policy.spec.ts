@@ -1,4 +1,4 @@
-import { backoffDelay, MAX_RETRY_WAIT_MS, cappedRetryAfter } from './retry-policy';
+import { MAX_RETRY_WAIT_MS, cappedRetryAfter } from './retry-policy';
 
 describe(cappedRetryAfter.name, () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
@@ -14,16 +14,5 @@ describe(cappedRetryAfter.name, () => {
 
   it.each([undefined, '', 'soon'])('should ignore %p', (header) => {
     expect(cappedRetryAfter(header, now)).toBeNull();
-  });
-});
-
-describe(backoffDelay.name, () => {
-  it('should double the ceiling on each retry and draw below it', () => {
-    expect([1, 2, 3].map((retry) => backoffDelay(retry, 100, () => 0.999))).toEqual([99, 199, 399]);
-    expect(backoffDelay(3, 100, () => 0)).toBe(0);
-  });
-
-  it('should never exceed the maximum wait', () => {
-    expect(backoffDelay(20, 10_000, () => 0.999)).toBeLessThan(MAX_RETRY_WAIT_MS);
   });
 });

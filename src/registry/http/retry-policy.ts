@@ -1,4 +1,4 @@
-import { backoffDelayMs, parseRetryAfter } from '../../shared/backoff';
+import { parseRetryAfter } from '../../shared/backoff';
 
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 /** No single wait, whatever Retry-After asks for, is longer than this. */
@@ -9,7 +9,3 @@ export const cappedRetryAfter = (header: string | undefined, now = Date.now()): 
   const ms = parseRetryAfter(header, now);
   return ms === null ? null : Math.min(ms, MAX_RETRY_WAIT_MS);
 };
-
-/** Exponential backoff with full jitter: a random wait up to backoffMs·2^(retry-1); 1 is the first retry. */
-export const backoffDelay = (retry: number, backoffMs: number, random?: () => number): number =>
-  backoffDelayMs(retry - 1, { baseDelayMs: backoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, random });
