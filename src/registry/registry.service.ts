@@ -11,6 +11,7 @@ import { retryDatabaseWrite } from '../common/retry-database-write';
 import { DeferredCallLogs } from './deferred-call-logs';
 import { type ToolCallRecord, ToolCallLogsService } from './tool-call-logs.service';
 import { ToolsService } from '../tools/tools.service';
+import type { ToolPin, ToolPins } from '../tools/stored-tool';
 import { ArgumentValidator } from './arguments';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
@@ -36,6 +37,11 @@ export interface RunCallOptions {
   messages?: readonly ChatMessage[];
   hooks?: ToolRunHooks;
 }
+
+const pinKey = (pin: { id: string; version: number }) => `${pin.id}@${pin.version}`;
+
+const pinOf = (pins: ToolPins, name: string): Array<[string, ToolPin]> =>
+  Object.hasOwn(pins, name) ? [[name, pins[name]]] : [];
 
 const stringify = (value: unknown): string => {
   if (typeof value === 'string') return value;
@@ -98,12 +104,58 @@ export class RegistryService implements OnApplicationShutdown {
     return result;
   }
 
-  /** Definitions of every usable tool (`null`) or of one category's, by name: what LLM node selectors expand to. */
-  async resolveSelector(category: string | null, principal: Principal): Promise<ToolDefinition[]> {
-    const stored = await this.tools.findUsable(category, principal);
-    const definitions: ToolDefinition[] = [];
-    for (const tool of stored) definitions.push(await this.executors.toDefinition(tool));
+  /**
+   * `named` followed by what selectors add (each a category, or null for every usable tool), by name within
+   * each selector, every tool once: an LLM node's tools list as it resolves now.
+   */
+  async expandSelectors(
+    named: readonly ToolDefinition[],
+    selectors: readonly (string | null)[],
+    principal: Principal,
+  ): Promise<ToolDefinition[]> {
+    const definitions = [...named];
+    const seen = new Set(named.map(toolName));
+    for (const category of new Set(selectors)) {
+      for (const tool of await this.tools.findUsable(category, principal)) {
+        if (seen.has(tool.name)) continue;
+        seen.add(tool.name);
+        definitions.push(await this.executors.toDefinition(tool));
+      }
+    }
     return definitions;
+  }
+
+  /**
+   * The same lists from the versions a run pinned at its start, whatever changed since: the named tools in the
+   * order asked (a name without a pin, or whose tool was deleted, is missing), then the pins each selector matches.
+   */
+  async resolvePinned(
+    names: readonly string[],
+    selectors: readonly (string | null)[],
+    pins: ToolPins,
+  ): Promise<ResolvedTools> {
+    const unique = [...new Set(names)];
+    const wanted = selectors.length > 0 ? Object.entries(pins) : unique.flatMap((name) => pinOf(pins, name));
+    const pinned = await this.tools.findPinned(wanted.map(([, pin]) => pin));
+    const byPin = new Map(pinned.map((entry) => [pinKey(entry.tool), entry]));
+    const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
+    const seen = new Set<string>();
+    for (const name of unique) {
+      const entry = pinOf(pins, name).map(([, pin]) => byPin.get(pinKey(pin)))[0];
+      if (!entry) result.missing.push(name);
+      else result.definitions.push(await this.executors.toDefinition(entry.tool));
+      seen.add(name);
+    }
+    const byName = wanted.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const category of new Set(selectors)) {
+      for (const [name, pin] of byName) {
+        const entry = byPin.get(pinKey(pin));
+        if (seen.has(name) || !entry || (category !== null && entry.category !== category)) continue;
+        seen.add(name);
+        result.definitions.push(await this.executors.toDefinition(entry.tool));
+      }
+    }
+    return result;
   }
 
   /** Runs one call through runTool, then writes its log row and bumps the tool's use count. */

@@ -1,5 +1,6 @@
 import type { Role } from '../shared/role';
 import type { RunDefinition } from './run-definition';
+import type { ToolPins } from '../tools/stored-tool';
 import type { RunEntity, RunStatus, UsageTotals } from './run.entity';
 
 /** A run as other modules see it: a plain read-only copy, never the TypeORM entity. */
@@ -20,6 +21,8 @@ export interface RunRecord {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** The tool versions the run uses, by name (see RunEntity.toolPins). */
+  readonly toolPins: ToolPins | null;
 }
 
 export const toRunRecord = (entity: RunEntity): RunRecord => ({
@@ -39,4 +42,5 @@ export const toRunRecord = (entity: RunEntity): RunRecord => ({
   createdAt: entity.createdAt,
   startedAt: entity.startedAt,
   finishedAt: entity.finishedAt,
+  toolPins: entity.toolPins,
 });

@@ -108,6 +108,16 @@ export class RunResponse {
   @ApiProperty({ nullable: true, type: String }) started_at!: string | null;
   @ApiProperty({ nullable: true, type: String }) finished_at!: string | null;
   @ApiProperty({ nullable: true, type: Number }) duration_ms!: number | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    nullable: true,
+    description:
+      'The version of every tool the run may use, pinned when it was created: edits made during the run do not ' +
+      'change it. null on runs created before versions were pinned',
+    example: { get_weather: 3, calculator: 1 },
+  })
+  tool_versions!: Record<string, number> | null;
   @ApiPropertyOptional({ type: [NodeRunDto], description: 'On GET /runs/:id and ?wait=true' })
   nodes?: NodeRunDto[];
 }

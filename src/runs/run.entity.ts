@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Role } from '../shared/role';
 import type { RunDefinition } from './run-definition';
+import type { ToolPins } from '../tools/stored-tool';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
 export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
@@ -66,6 +67,10 @@ export class RunEntity {
 
   @Column({ name: 'finished_at', type: 'datetime', precision: 3, nullable: true })
   finishedAt!: Date | null;
+
+  /** The version of each tool the run may use, pinned when it was created; null on runs older than pinning. */
+  @Column({ name: 'tool_pins', type: 'json', nullable: true })
+  toolPins!: ToolPins | null;
 
   /** The worker executing the run (queue mode); null when none holds it. */
   @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true })

@@ -14,6 +14,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity } from './node-run.entity';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
 import type { RunDefinition, RunNodeRef } from './run-definition';
+import type { ToolPins } from '../tools/stored-tool';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
@@ -32,12 +33,17 @@ export interface NewRun {
   workflowVersion?: number | null;
   parentRunId?: string | null;
   depth?: number;
+  /** The tool versions the run is to use (see RunEntity.toolPins). */
+  toolPins?: ToolPins;
 }
 
 const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
 const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const duration = (start: Date | null, end: Date | null) => (start && end ? end.getTime() - start.getTime() : null);
+
+const versionsOf = (pins: ToolPins): Record<string, number> =>
+  Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, pin.version]));
 
 /**
  * Parallel calls of one node can start in the same millisecond; an LLM node's output lists its
@@ -123,6 +129,7 @@ export class RunsService {
       createdAt: new Date(),
       startedAt: null,
       finishedAt: null,
+      toolPins: input.toolPins ?? null,
     });
     await this.runs.insert(asRow<RunEntity>(entity));
     return toRunRecord(entity);
@@ -302,6 +309,7 @@ export class RunsService {
       started_at: iso(run.startedAt),
       finished_at: iso(run.finishedAt),
       duration_ms: duration(run.startedAt, run.finishedAt),
+      tool_versions: run.toolPins && versionsOf(run.toolPins),
     };
   }
 }

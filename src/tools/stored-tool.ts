@@ -27,3 +27,18 @@ export const toStoredTool = (entity: ToolEntity): StoredTool => ({
   implementationType: entity.implementationType,
   implementationConfig: entity.implementationConfig,
 });
+
+/** What a run pinned one tool name to when it started: that tool, at the version it had then. */
+export interface ToolPin {
+  readonly id: string;
+  readonly version: number;
+}
+
+/** A run's pins by tool name. */
+export type ToolPins = Readonly<Record<string, ToolPin>>;
+
+/** A pinned version as it was saved, with the category it had then (what `{"category"}` selectors match). */
+export interface PinnedTool {
+  readonly tool: StoredTool;
+  readonly category: string;
+}

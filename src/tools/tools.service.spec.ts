@@ -131,13 +131,23 @@ describe(ToolsService.name, () => {
       await expect(sut.getVersion('adder', 9, owner)).rejects.toMatchObject({ code: 'not_found' });
     });
 
-    it('should read a tool as a pinned version was, and as it is when the pin is current', async () => {
-      const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
-      await sut.update(created.id, { effect: 'dangerous' }, owner);
-      const [current] = await sut.findUsableByNames(['adder'], owner);
+    it('should read the versions a run pinned as they were saved, leaving out a tool deleted since', async () => {
+      const adder = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
+      await sut.update(adder.id, { effect: 'dangerous', category: 'other', enabled: false }, owner);
+      const gone = await sut.create(newTool({ name: 'gone' }), owner);
+      await sut.remove(gone.id, owner);
 
-      await expect(sut.findVersionOf(current, 1)).resolves.toMatchObject({ version: 1, effect: 'read_only' });
-      await expect(sut.findVersionOf(current, 2)).resolves.toBe(current);
+      const pinned = await sut.findPinned([
+        { id: adder.id, version: 1 },
+        { id: gone.id, version: 1 },
+      ]);
+
+      expect(pinned).toEqual([
+        {
+          category: 'math',
+          tool: expect.objectContaining({ id: adder.id, version: 1, effect: 'read_only', userId: 'owner' }) as unknown,
+        },
+      ]);
     });
   });
 

@@ -37,7 +37,7 @@ import {
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
-import { type StoredTool, toStoredTool } from './stored-tool';
+import { type PinnedTool, type StoredTool, type ToolPin, toStoredTool } from './stored-tool';
 import { type ConfigProblem, TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 
@@ -391,20 +391,37 @@ export class ToolsService implements OnApplicationBootstrap {
     });
   }
 
-  /** The stored version `version` of a tool; what a run pinned it to. */
-  async findVersionOf(tool: StoredTool, version: number): Promise<StoredTool> {
-    if (tool.version === version) return tool;
-    const row = await this.versions.findOneBy({ toolId: tool.id, version });
-    if (!row) return tool;
-    return {
-      ...tool,
-      version: row.version,
-      name: row.name,
-      effect: row.effect,
-      functionSchema: row.functionSchema,
-      implementationType: row.implementationType,
-      implementationConfig: row.implementationConfig,
-    };
+  /**
+   * The versions a run pinned, as they were saved, whatever changed since (schema, implementation, enabled);
+   * a pin whose tool has been deleted is left out.
+   */
+  async findPinned(pins: readonly ToolPin[]): Promise<PinnedTool[]> {
+    if (pins.length === 0) return [];
+    const [rows, current] = await Promise.all([
+      this.versions.find({ where: pins.map((pin) => ({ toolId: pin.id, version: pin.version })) }),
+      this.tools.find({
+        select: { id: true, userId: true, isPublic: true, enabled: true },
+        where: { id: In([...new Set(pins.map((pin) => pin.id))]) },
+      }),
+    ]);
+    const byId = new Map(current.map((tool) => [tool.id, tool]));
+    return rows.flatMap((row) => {
+      const tool = byId.get(row.toolId);
+      if (!tool) return [];
+      const stored: StoredTool = {
+        id: row.toolId,
+        name: row.name,
+        version: row.version,
+        userId: tool.userId,
+        isPublic: tool.isPublic,
+        enabled: tool.enabled,
+        effect: row.effect,
+        functionSchema: row.functionSchema,
+        implementationType: row.implementationType,
+        implementationConfig: row.implementationConfig,
+      };
+      return [{ tool: stored, category: row.category }];
+    });
   }
 
   private async findVersion(tool: ToolEntity, version: number): Promise<ToolVersionEntity> {

@@ -2,6 +2,7 @@ import type { Principal } from '../common/auth/principal';
 import type { RunEventType } from '../runs/run-event-types';
 import type { UsageTotals } from '../runs/run.entity';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { ToolPins } from '../tools/stored-tool';
 import type { RunCheckpointer } from './run-checkpointer';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
@@ -21,6 +22,8 @@ export interface RunContext {
   usage?: UsageTotals;
   /** Each node's tools as the run's start resolved them, so the node does not look them up again. */
   resolvedTools?: ReadonlyMap<string, readonly ToolDefinition[]>;
+  /** The tool versions the run pinned at its start: what a node uses when `resolvedTools` has not got its tools. */
+  toolPins?: ToolPins;
 }
 
 /** A node failed (or was cancelled) after doing part of its work: `partialOutput` is what it had (usage …). */

@@ -23,7 +23,7 @@ describe(analyzeDefinition.name, () => {
     const sut = analyzeDefinition(definition(), nodeCheckContext());
     expect(sut.problems).toEqual([]);
     expect(sut.order).toEqual(['start', 'llm-1', 'end']);
-    expect(sut.toolsByNode).toEqual(new Map([['llm-1', { field: 'tools', names: ['search'] }]]));
+    expect(sut.toolsByNode).toEqual(new Map([['llm-1', { field: 'tools', names: ['search'], selectors: [] }]]));
   });
 
   it('should name the node whose type is unknown', () => {

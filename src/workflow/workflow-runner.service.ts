@@ -26,6 +26,7 @@ import {
 import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
 import { RunCheckpointer, toRunState } from './run-checkpointer';
+import { resolveRunTools } from './run-tools';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
 import { type CheckedDefinition, WorkflowsService } from './workflows.service';
@@ -103,6 +104,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         options.inputs,
         `${workflow.id}@${workflow.version}`,
       );
+      const tools = await resolveRunTools(checked, options.principal, this.registry);
       const run = await this.runs.create({
         definition: checked.definition,
         inputs,
@@ -110,8 +112,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         userRole: options.principal.role,
         workflowId: workflow.id,
         workflowVersion: workflow.version,
+        toolPins: tools.pins,
       });
-      return await this.launch(run, checked, options, place);
+      return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
       place.release();
     }
@@ -122,13 +125,15 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     try {
       const checked = await this.workflows.check(definition, options.principal);
       const inputs = this.workflows.checkInputs(checked.definition, options.inputs, 'inline');
+      const tools = await resolveRunTools(checked, options.principal, this.registry);
       const run = await this.runs.create({
         definition: checked.definition,
         inputs,
         userId: options.principal.userId,
         userRole: options.principal.role,
+        toolPins: tools.pins,
       });
-      return await this.launch(run, checked, options, place);
+      return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
       place.release();
     }
@@ -159,6 +164,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         `${workflow.id}@${workflow.version}`,
       );
       const validInputs = this.workflows.checkInputs(checked.definition, inputs, `${workflow.id}@${workflow.version}`);
+      // A child run pins the versions of its own tools when it starts, like any run.
+      const tools = await resolveRunTools(checked, principal, this.registry);
+      checked = { ...checked, tools: tools.byNode };
       run = await this.runs.create({
         definition: checked.definition,
         inputs: validInputs,
@@ -168,6 +176,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         workflowVersion: workflow.version,
         parentRunId: context.runId,
         depth: context.depth,
+        toolPins: tools.pins,
       });
     } catch (error) {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
@@ -282,6 +291,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         usage,
         checkpoint,
         resolvedTools: checked.tools,
+        toolPins: run.toolPins ?? undefined,
       });
       result = { status: 'succeeded', outputs: engineResult.outputs };
     } catch (error) {

@@ -32,7 +32,7 @@ import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
-import type { NodeHandler } from './nodes/node-handler';
+import type { NodeHandler, ToolUse } from './nodes/node-handler';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
 import { WorkflowRunError } from './run-context';
@@ -52,6 +52,8 @@ export interface CheckedDefinition {
   order: string[];
   /** The tools each node uses, as the check resolved them (not for a stored run's execution plan). */
   tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
+  /** The tools each node names and the selectors it has, by node id. */
+  toolUses: ReadonlyMap<string, ToolUse>;
 }
 
 const VALIDATOR_CACHE_SIZE = 500;
@@ -113,7 +115,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       }
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
-    return { definition, order: analysis.order, tools: resolvedTools };
+    return { definition, order: analysis.order, tools: resolvedTools, toolUses: analysis.toolsByNode };
   }
 
   /**
@@ -126,7 +128,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       const text = analysis.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
       throw new WorkflowRunError(`the stored definition no longer runs here: ${text}`);
     }
-    return { definition: definition as WorkflowDefinition, order: analysis.order };
+    return { definition: definition as WorkflowDefinition, order: analysis.order, toolUses: analysis.toolsByNode };
   }
 
   /** Run inputs against the definition's `inputs` schema (defaults filled in). */

@@ -305,6 +305,12 @@ export type RunResponse = {
     finished_at: string | null;
     duration_ms: number | null;
     /**
+     * The version of every tool the run may use, pinned when it was created: edits made during the run do not change it. null on runs created before versions were pinned
+     */
+    tool_versions: {
+        [key: string]: number;
+    } | null;
+    /**
      * On GET /runs/:id and ?wait=true
      */
     nodes?: Array<NodeRunDto>;

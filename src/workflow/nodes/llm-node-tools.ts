@@ -1,11 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Principal } from '../../common/auth/principal';
 import type { ToolDefinition } from '../../registry/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
 import { validatorKey } from '../../registry/run-tool';
 import { toolDocument, type ToolDocument } from '../tool-selection/tool-index';
 import { ToolSelection } from '../tool-selection/tool-selection';
-import type { NodeServices } from './node-handler';
 
 /** A tool name, `"*"` (every enabled tool the run's owner may use) or `{"category": "…"}`. */
 export const ToolEntry = Type.Union([
@@ -38,36 +36,9 @@ export type ToolSelectionData = Static<typeof ToolSelectionData>;
 export const namedTools = (entries: readonly ToolEntry[]): string[] =>
   entries.filter((entry): entry is string => typeof entry === 'string' && entry !== '*');
 
-/**
- * Names first, in their order, then what the selectors add; each tool once. `prepared`: the named tools as the
- * run's start already resolved (and pinned) them.
- */
-export async function resolveNodeTools(
-  entries: readonly ToolEntry[],
-  deps: NodeServices,
-  principal: Principal,
-  prepared?: readonly ToolDefinition[],
-): Promise<ToolDefinition[]> {
-  const tools = prepared ? [...prepared] : await resolveNamed(namedTools(entries), deps, principal);
-  const seen = new Set(tools.map((tool) => tool.schema.function.name));
-  for (const entry of entries) {
-    if (typeof entry === 'string' && entry !== '*') continue;
-    const category = typeof entry === 'string' ? null : entry.category;
-    for (const tool of await deps.registry.resolveSelector(category, principal)) {
-      if (seen.has(tool.schema.function.name)) continue;
-      seen.add(tool.schema.function.name);
-      tools.push(tool);
-    }
-  }
-  return tools;
-}
-
-async function resolveNamed(names: string[], deps: NodeServices, principal: Principal): Promise<ToolDefinition[]> {
-  const resolved = await deps.registry.resolve(names, principal);
-  const unusable = [...resolved.missing, ...resolved.disabled];
-  if (unusable.length > 0) throw new Error(`tools not available: ${unusable.join(', ')}`);
-  return resolved.definitions;
-}
+/** What the selectors of a tools list add: a category, or null for `"*"` (every usable tool). */
+export const toolSelectors = (entries: readonly ToolEntry[]): Array<string | null> =>
+  entries.flatMap((entry) => (typeof entry !== 'string' ? [entry.category] : entry === '*' ? [null] : []));
 
 // Tokenized once per tool version (stored tools: id@version), shared by every node and run of this process.
 const documents = new LruCache<string, ToolDocument>(5000);

@@ -18,7 +18,8 @@ import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { historyMessages } from './history-messages';
-import { namedTools, resolveNodeTools, ToolEntry, ToolSelectionData, toolSelectionFor } from './llm-node-tools';
+import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
+import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
 
 const PREVIEW_CHARS = 1000;
@@ -81,7 +82,7 @@ export type LlmNodeData = Static<typeof LlmNodeData>;
 /** The one place that decides whether tools are on: `enable_tools` not false and `tools` listing some. */
 const toolsUsed = (data: LlmNodeData) =>
   data.enable_tools !== false && data.tools !== undefined && data.tools.length > 0
-    ? { field: 'tools', names: namedTools(data.tools) }
+    ? { field: 'tools', names: namedTools(data.tools), selectors: toolSelectors(data.tools) }
     : null;
 
 const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckContext): DataProblem[] => {
@@ -161,9 +162,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const provider = deps.providers.getProvider(providerName);
     const model = deps.providers.resolveModel(providerName, data.model);
 
-    const tools = toolsUsed(data)
-      ? await resolveNodeTools(data.tools ?? [], deps, run.principal, run.resolvedTools?.get(node.id))
-      : [];
+    const use = toolsUsed(data);
+    const tools = use ? await toolsOfNode(node.id, use, run, deps.registry) : [];
     const offeredTools: string[][] = [];
     const messages: ChatMessage[] = [];
     const system = data.system ? renderText(data.system, scope) : '';

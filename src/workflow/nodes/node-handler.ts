@@ -38,6 +38,8 @@ export interface DataProblem {
 export interface ToolUse {
   field: string;
   names: string[];
+  /** What the node's selectors add at run time: every usable tool of a category, or of every one (null). */
+  selectors?: Array<string | null>;
 }
 
 export interface NodeRunInput<D> {

@@ -80,7 +80,16 @@ describe('NODE_HANDLERS', () => {
 
   it('should let the LLM node use its tools unless enable_tools is false or none are listed', () => {
     const { toolsUsed } = NODE_HANDLERS.llm;
-    expect(toolsUsed?.({ prompt: 'x', tools: ['weather'] })).toEqual({ field: 'tools', names: ['weather'] });
+    expect(toolsUsed?.({ prompt: 'x', tools: ['weather'] })).toEqual({
+      field: 'tools',
+      names: ['weather'],
+      selectors: [],
+    });
+    expect(toolsUsed?.({ prompt: 'x', tools: ['weather', '*', { category: 'web' }] })).toEqual({
+      field: 'tools',
+      names: ['weather'],
+      selectors: [null, 'web'],
+    });
     expect(toolsUsed?.({ prompt: 'x', tools: ['weather'], enable_tools: false })).toBeNull();
     expect(toolsUsed?.({ prompt: 'x', tools: [], enable_tools: true })).toBeNull();
   });

@@ -4,6 +4,7 @@ import { freeObject } from '../../json-schema/schema-helpers';
 import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
+import { toolsOfNode } from './node-tools';
 
 const PREVIEW_CHARS = 1000;
 const STARTED = 'started';
@@ -24,14 +25,7 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
   async run({ node, data, scope, run, services: { registry }, step }) {
     const name = data.tool;
-    const resolved = await registry.resolve([name], run.principal);
-    if (resolved.definitions.length === 0) {
-      throw new Error(
-        resolved.disabled.length > 0
-          ? `tool "${name}" is disabled`
-          : `tool "${name}" does not exist or may not be used`,
-      );
-    }
+    const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
     const call = {
       id: `${node.id}-call`,
       name,
@@ -44,7 +38,6 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
       signal: run.signal,
       depth: run.depth,
     };
-    const tools = resolved.definitions;
     // A call that may change things is marked started first: after a crash it is not repeated.
     if (step && !isRepeatable(tools[0].effect)) {
       if (step.state === STARTED) {
