@@ -40,6 +40,23 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('should read context windows per provider and per model, and refuse malformed ones at start', () => {
+    const local = {
+      base_url: 'http://h/v1',
+      context_window: 16_384,
+      models: { 'qwen3:32b': { context_window: 40_960 } },
+    };
+    expect(loadConfig({ LLM_PROVIDERS: JSON.stringify({ local }) }).providers.local).toMatchObject(local);
+    expect(() =>
+      loadConfig({ LLM_PROVIDERS: JSON.stringify({ local: { base_url: 'http://h/v1', context_window: 10 } }) }),
+    ).toThrow('provider "local": context_window');
+    expect(() =>
+      loadConfig({
+        LLM_PROVIDERS: JSON.stringify({ local: { base_url: 'http://h/v1', models: { m: { window: 4096 } } } }),
+      }),
+    ).toThrow('provider "local": models.m');
+  });
+
   it('should read a MySQL URL, sizes, lists and booleans', () => {
     const sut = loadConfig({
       DATABASE_URL: 'mariadb://u:p@db:3306/toolflow',

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { PROVIDER_PROTOCOLS, type ProviderConfig } from './provider-config';
+import { MIN_CONTEXT_WINDOW, PROVIDER_PROTOCOLS, type ProviderConfig } from './provider-config';
 import {
   bool,
   bytes,
@@ -87,6 +87,10 @@ const PROVIDER = z.object({
   timeout_ms: z.number().int().positive().optional(),
   call_budget_ms: z.number().int().positive().optional(),
   max_retries: z.number().int().min(0).optional(),
+  context_window: z.number().int().min(MIN_CONTEXT_WINDOW).optional(),
+  models: z
+    .record(z.string(), z.object({ context_window: z.number().int().min(MIN_CONTEXT_WINDOW) }).strict())
+    .optional(),
 });
 
 /** `{name: {base_url, …}}`; each provider's problems are named after it. */
@@ -94,7 +98,7 @@ const PROVIDERS = z
   .record(z.string(), z.unknown(), {
     error:
       'must be an object of {name: {protocol?, base_url, api_key?, default_model?, timeout_ms?, call_budget_ms?, ' +
-      'max_retries?}}',
+      'max_retries?, context_window?, models?: {model: {context_window}}}}',
   })
   .transform((entries, ctx) => {
     const providers: Record<string, ProviderConfig> = {};

@@ -2,6 +2,9 @@
 export const PROVIDER_PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'ollama'] as const;
 export type ProviderProtocol = (typeof PROVIDER_PROTOCOLS)[number];
 
+/** The smallest context window a provider entry (or an LLM node) may declare. */
+export const MIN_CONTEXT_WINDOW = 1024;
+
 /** One named LLM endpoint, as config/ parses it from the environment; llm/ builds its providers from these. */
 export interface ProviderConfig {
   /** Default `openai-chat`. */
@@ -15,6 +18,10 @@ export interface ProviderConfig {
   /** Longest one model call may take, retries included; default `LLM_CALL_BUDGET_MS`. */
   call_budget_ms?: number;
   max_retries?: number;
+  /** Context window (tokens in plus out) of this provider's models that `models` does not name. */
+  context_window?: number;
+  /** Per model: its context window, over `context_window` and the well-known defaults. */
+  models?: Record<string, { context_window: number }>;
 }
 
 export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { DEFAULT_CONTEXT_WINDOW } from './context-window';
 import { ObservedProvider } from './observed-provider';
 import {
   InvalidProviderConfigError,
@@ -51,6 +52,31 @@ describe(ProviderRegistry.name, () => {
     expect(sut.resolveModel('openai')).toBe('gpt-4o-mini');
     expect(() => sut.resolveModel('ollama')).toThrow(ModelRequiredError);
     expect(() => sut.resolveModel('nope', 'm')).toThrow(UnknownProviderError);
+  });
+
+  it('should take the context window from the model entry, the provider, the model family, else the default', () => {
+    const registry = new ProviderRegistry({
+      local: {
+        base_url: 'http://127.0.0.1:11434',
+        context_window: 16_384,
+        models: { 'qwen3:32b': { context_window: 40_960 } },
+      },
+      gpt: { base_url: 'https://api.openai.com/v1' },
+    });
+
+    expect(registry.contextWindow('local', 'qwen3:32b')).toBe(40_960);
+    expect(registry.contextWindow('local', 'llama3.1:8b')).toBe(16_384);
+    expect(registry.contextWindow('gpt', 'gpt-4o-mini')).toBe(128_000);
+    expect(registry.contextWindow('gpt', 'my-fine-tune')).toBe(DEFAULT_CONTEXT_WINDOW);
+  });
+
+  it('should refuse a context window below the minimum, naming the entry', () => {
+    expect(() => new ProviderRegistry({ bad: { base_url: 'http://x', context_window: 100 } })).toThrow(
+      'context_window must be an integer of at least 1024',
+    );
+    expect(
+      () => new ProviderRegistry({ bad: { base_url: 'http://x', models: { m: { context_window: 1.5 } } } }),
+    ).toThrow('models.m.context_window');
   });
 
   it('should never show an API key in toJSON, errors or the serialised provider', () => {

@@ -1,9 +1,15 @@
+import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from './context-window';
 import { PROVIDER_ADAPTERS } from './provider-protocols';
 import { DEFAULT_CALL_BUDGET_MS } from './streaming-provider';
 import { type ModelCallListener, ObservedProvider } from './observed-provider';
 import type { ChatProvider } from './provider';
 import type { RetryOptions } from './retry';
-import type { ProviderConfig, ProviderProtocol, ProvidersConfig } from '../config/provider-config';
+import {
+  MIN_CONTEXT_WINDOW,
+  type ProviderConfig,
+  type ProviderProtocol,
+  type ProvidersConfig,
+} from '../config/provider-config';
 
 /** What `toJSON` shows of a provider: everything but the key. */
 export interface ProviderSummary {
@@ -117,6 +123,20 @@ export class ProviderRegistry {
     return resolved;
   }
 
+  /**
+   * Tokens (in plus out) one request to `model` may hold: the provider's `models` entry, else its
+   * `context_window`, else the model family's well-known window, else DEFAULT_CONTEXT_WINDOW.
+   */
+  contextWindow(name: string, model: string): number {
+    const config = this.#config(name);
+    return (
+      config.models?.[model]?.context_window ??
+      config.context_window ??
+      knownContextWindow(model) ??
+      DEFAULT_CONTEXT_WINDOW
+    );
+  }
+
   toJSON(): Record<string, ProviderSummary> {
     return Object.fromEntries(
       [...this.#configs].map(([name, config]) => [
@@ -147,6 +167,18 @@ function validate(name: string, config: ProviderConfig): void {
     const value = config[key];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new InvalidProviderConfigError(name, `${key} must be a non-negative integer`);
+    }
+  }
+  const windows: Array<[string, number | undefined]> = [
+    ['context_window', config.context_window],
+    ...Object.entries(config.models ?? {}).map(([model, entry]): [string, number] => [
+      `models.${model}.context_window`,
+      entry.context_window,
+    ]),
+  ];
+  for (const [key, value] of windows) {
+    if (value !== undefined && (!Number.isInteger(value) || value < MIN_CONTEXT_WINDOW)) {
+      throw new InvalidProviderConfigError(name, `${key} must be an integer of at least ${MIN_CONTEXT_WINDOW}`);
     }
   }
   if (config.timeout_ms === 0) throw new InvalidProviderConfigError(name, 'timeout_ms must be positive');

@@ -46,6 +46,21 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       reason: { type: 'string' },
     },
   },
+  'llm.context_trimmed': {
+    description:
+      'A request was trimmed to fit the model’s context window before model call `iteration`: older tool ' +
+      'results shortened first, then the oldest turns left out (the stored conversation stays whole)',
+    properties: {
+      node_id: nodeId,
+      iteration: { type: 'integer', description: 'The model call this request is for, numbered from 1' },
+      context_window: { type: 'integer', example: 128000 },
+      reserved_tokens: { type: 'integer', description: 'Kept free for the answer (max_tokens)', example: 4096 },
+      tokens_before: { type: 'integer', example: 140210 },
+      tokens_after: { type: 'integer', example: 121877 },
+      shortened_results: { type: 'integer', description: 'Older tool results replaced by their short form' },
+      dropped_messages: { type: 'integer', description: 'Messages left out, oldest turns first' },
+    },
+  },
   'llm.call': {
     description: 'A model call of an LLM node ended; `offered_tools` names the tools it was offered',
     properties: {

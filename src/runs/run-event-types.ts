@@ -5,6 +5,7 @@ export const RUN_EVENT_TYPES = [
   'llm.delta',
   'llm.reasoning',
   'llm.retry',
+  'llm.context_trimmed',
   'llm.call',
   'tool.call',
   'tool.args.delta',

@@ -24,6 +24,7 @@ import { CUT_NOTE_START, cutToolResult } from './agent/cut-tool-result';
 import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result';
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './tool-selection/tool-selection';
 import { fitsInTokens } from '../llm/token-count';
+import { ContextFitter, DEFAULT_RESERVED_OUTPUT_TOKENS } from './agent/fit-context';
 import {
   type AgentLoopCheckpoint,
   type LoopRound,
@@ -102,6 +103,9 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly effects: Map<string, ToolEffect>;
   private readonly selection: ToolSelection | undefined;
   private readonly scope: AbortScope;
+  private readonly fitter: ContextFitter | undefined;
+  /** Where the node's prompt is in the history: never left out of a request. */
+  private readonly taskIndex: number;
   private readonly invalidCalls: InvalidCallTracker;
   private readonly repetition: RepetitionBreaker;
   private readonly maxIterations: number;
@@ -127,6 +131,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.selection = selection !== undefined && this.schemas.length > selection.maxTools ? selection : undefined;
     if (this.selection) this.effects.set(SEARCH_TOOLS, 'read_only');
     this.scope = new AbortScope(options.signal, options.timeoutMs);
+    this.taskIndex = options.messages.findLastIndex((message) => message.role === 'user');
+    const { contextWindow, maxTokens } = options;
+    if (contextWindow !== undefined) {
+      const reservedTokens = maxTokens ?? Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
+      this.fitter = new ContextFitter({ contextWindow, reservedTokens });
+    }
     this.maxIterations = clampIterations(options.maxIterations);
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
     this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
@@ -256,7 +266,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private async callModel(request: ChatRequest): Promise<ChatResponse> {
     this.scope.throwIfAborted();
     const onEvent = forwardStreamEvents(this.options.hooks ?? {});
-    const response = await this.scope.race(this.options.provider.chat(request, { signal: this.scope.signal, onEvent }));
+    const fitted = this.fitContext(request);
+    const response = await this.scope.race(this.options.provider.chat(fitted, { signal: this.scope.signal, onEvent }));
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
     this.usage.totalTokens += response.usage.totalTokens;
@@ -268,6 +279,21 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       tools: request.tools?.map((tool) => tool.function.name) ?? [],
     });
     return response;
+  }
+
+  /** The request within the context window; the loop's own history stays whole (see ContextFitter). */
+  private fitContext(request: ChatRequest): ChatRequest {
+    if (this.fitter === undefined) return request;
+    const { messages, trim } = this.fitter.fit(request.messages, request.tools ?? [], this.taskIndex);
+    if (trim === null) return request;
+    const { contextWindow, reservedTokens } = this.fitter.limit;
+    this.options.hooks?.onContextTrimmed?.({
+      iteration: this.usage.modelCalls + 1,
+      contextWindow,
+      reservedTokens,
+      ...trim,
+    });
+    return { ...request, messages };
   }
 
   /** Answers every call of the round in call order; returns the limit the calls themselves hit. */

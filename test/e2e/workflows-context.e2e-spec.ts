@@ -5,6 +5,7 @@ import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stac
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow } from '../support/workflow-fixtures';
 import { readFileSync } from 'node:fs';
+import { countTokens } from '../../src/llm/token-count';
 import { join } from 'node:path';
 
 const CUSTOMERS_CODE =
@@ -101,7 +102,9 @@ describe('LLM node context engineering (e2e)', () => {
         }),
         reply.text('There are 60000 customers.'),
       ]);
-      const run = await api.run(agentWorkflow({ tools: ['list_customers'], max_tool_result_tokens: 250_000 }));
+      const run = await api.run(
+        agentWorkflow({ tools: ['list_customers'], max_tool_result_tokens: 250_000, context_window: 10_000_000 }),
+      );
 
       const [, second, third] = bodies();
       const cut = toolMessages(second)[0].content ?? '';
@@ -116,6 +119,108 @@ describe('LLM node context engineering (e2e)', () => {
         .map((message) => (message.content ?? '').replace(/\n\[characters \d+ to \d+ of \d+; [^\]]+\]$/, ''));
       expect(pages.join('')).toBe(full);
     }, 120_000);
+  });
+
+  describe('conversation length', () => {
+    const WINDOW = 4500;
+    const MAX_TOKENS = 500;
+    const ROUNDS = 10;
+    /** What a request holds, counted like the node counts it (o200k_base), as JSON: a little more than the node. */
+    const requestTokens = (body: Body) =>
+      countTokens(JSON.stringify(body.messages)) + countTokens(JSON.stringify(body.tools ?? []));
+
+    beforeAll(async () => {
+      await api.createTool({
+        name: 'read_chapter',
+        description: 'Reads one chapter of the manual',
+        effect: 'read_only',
+        function_schema: {
+          name: 'read_chapter',
+          description: 'Reads one chapter of the manual',
+          parameters: { type: 'object', properties: { chapter: { type: 'integer' } }, required: ['chapter'] },
+        },
+        implementation_type: 'code',
+        implementation_config: {
+          language: 'javascript',
+          code:
+            'const words = []; for (let i = 0; i < 400; i++) words.push("chapter" + args.chapter + "word" + i); ' +
+            'return words.join(" ");',
+        },
+      });
+    });
+
+    it('should keep every request of a long conversation within a small window, recording each trim', async () => {
+      llm.script([
+        ...Array.from({ length: ROUNDS }, (_, round) =>
+          reply.toolCalls([{ name: 'read_chapter', id: `call_${round}`, arguments: { chapter: round } }]),
+        ),
+        reply.text('The manual has ten chapters.'),
+      ]);
+      const run = await api.run(
+        agentWorkflow({
+          system: 'You read manuals.',
+          tools: ['read_chapter'],
+          max_iterations: ROUNDS + 1,
+          context_window: WINDOW,
+          max_tokens: MAX_TOKENS,
+        }),
+        { question: 'How many chapters does the manual have?' },
+      );
+
+      expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'The manual has ten chapters.' } });
+      const sent = bodies();
+      expect(sent).toHaveLength(ROUNDS + 1);
+      for (const [index, body] of sent.entries()) {
+        expect(requestTokens(body)).toBeLessThanOrEqual(WINDOW - MAX_TOKENS);
+        expect(body.messages[0]).toEqual({ role: 'system', content: 'You read manuals.' });
+        expect(body.messages[1].content).toContain('How many chapters does the manual have?');
+        if (index === 0) continue;
+        // The latest call and its whole result, as the model made and got them.
+        const last = body.messages.at(-1);
+        expect(last?.tool_call_id).toBe(`call_${index - 1}`);
+        expect(last?.content).toMatch(new RegExp(`^"chapter${index - 1}word0 .* chapter${index - 1}word399"$`));
+        // Every result answers a call sent in the same request.
+        const calls = new Set(
+          body.messages.flatMap((message) =>
+            ((message as { tool_calls?: Array<{ id: string }> }).tool_calls ?? []).map((call) => call.id),
+          ),
+        );
+        for (const message of toolMessages(body)) expect(calls.has(message.tool_call_id ?? '')).toBe(true);
+        expect(toolMessages(body)).toHaveLength(calls.size);
+      }
+      // Whole turns were left out of the last request, not only shortened.
+      expect(sent.at(-1)?.messages.length).toBeLessThan(2 + 2 * ROUNDS);
+      expect(sent.some((body) => body.messages.some((message) => message.content?.includes('shortened to fit')))).toBe(
+        true,
+      );
+
+      const { events } = await readRunEvents(app.http, run.id, ADMIN_KEY);
+      const trims = events.filter((event) => event.event === 'llm.context_trimmed').map((event) => event.data);
+      expect(trims.length).toBeGreaterThan(0);
+      for (const trim of trims) {
+        expect(trim).toMatchObject({ node_id: 'llm-1', context_window: WINDOW, reserved_tokens: MAX_TOKENS });
+        expect(Number(trim.tokens_before)).toBeGreaterThan(WINDOW - MAX_TOKENS);
+        expect(Number(trim.tokens_after)).toBeLessThanOrEqual(WINDOW - MAX_TOKENS);
+      }
+      expect(trims.some((trim) => Number(trim.dropped_messages) > 0)).toBe(true);
+      // The stored conversation stays whole: the node's record has every call and its result.
+      const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
+      expect(node?.tool_calls).toHaveLength(ROUNDS);
+    }, 60_000);
+
+    it('should fail the node with a clear error instead of sending a request the window cannot hold', async () => {
+      llm.script([
+        reply.toolCalls([{ name: 'read_chapter', id: 'call_big', arguments: { chapter: 1 } }]),
+        reply.text('Never sent.'),
+      ]);
+      const run = await api.run(agentWorkflow({ tools: ['read_chapter'], context_window: 1024, max_tokens: 200 }), {
+        question: 'Read chapter 1.',
+      });
+
+      expect(run.status).toBe('failed');
+      expect(JSON.stringify(run)).toContain("does not fit the model's context window");
+      expect(bodies()).toHaveLength(1);
+    });
   });
 
   describe('tool selection', () => {

@@ -895,6 +895,36 @@ export type LlmRetryEvent = {
 };
 
 /**
+ * `event: llm.context_trimmed` — A request was trimmed to fit the model’s context window before model call `iteration`: older tool results shortened first, then the oldest turns left out (the stored conversation stays whole)
+ */
+export type LlmContextTrimmedEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    /**
+     * The model call this request is for, numbered from 1
+     */
+    iteration?: number;
+    context_window?: number;
+    /**
+     * Kept free for the answer (max_tokens)
+     */
+    reserved_tokens?: number;
+    tokens_before?: number;
+    tokens_after?: number;
+    /**
+     * Older tool results replaced by their short form
+     */
+    shortened_results?: number;
+    /**
+     * Messages left out, oldest turns first
+     */
+    dropped_messages?: number;
+    at: string;
+};
+
+/**
  * `event: llm.call` — A model call of an LLM node ended; `offered_tools` names the tools it was offered
  */
 export type LlmCallEvent = {
@@ -1023,7 +1053,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1462,7 +1492,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };

@@ -5,6 +5,7 @@ import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
 import type { AgentLoopCheckpoint } from './loop-checkpoint';
 import type { ToolSelection } from '../tool-selection/tool-selection';
+import type { ContextTrim } from './fit-context';
 
 /** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
 export interface ToolCallOutcomeLike {
@@ -39,6 +40,14 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
   onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[] }): void;
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
+  /** A request was trimmed to fit `contextWindow` before model call `iteration` (numbered like onModelCall). */
+  onContextTrimmed?(event: ContextTrimEvent): void;
+}
+
+export interface ContextTrimEvent extends ContextTrim {
+  iteration: number;
+  contextWindow: number;
+  reservedTokens: number;
 }
 
 /** Cuts results longer than `maxTokens` for the model; the full text is kept by `store`, which returns its ref. */
@@ -89,6 +98,11 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
    * `executeTool` must run that tool (see readToolResultTool).
    */
   toolResults?: ToolResultLimit;
+  /**
+   * Tokens (in plus out) the model takes; off when absent. Each request is kept within it minus `maxTokens`
+   * (default: 4096, at most a quarter of the window) by ContextFitter; the loop's own history stays whole.
+   */
+  contextWindow?: number;
   /** Used when there are more tools than its `maxTools`: each call offers a selection plus `search_tools`. */
   toolSelection?: ToolSelection;
   signal?: AbortSignal;

@@ -5,6 +5,8 @@ export interface CutToolResultOptions {
   maxTokens: number;
   /** Where the full text is stored; null when it could not be stored. */
   ref: string | null;
+  /** Writes the note from what was cut, instead of the note naming `ref`. */
+  note?: (what: string) => string;
 }
 
 /** Starts of every note a cut leaves, so the conversation shows which results were cut. */
@@ -27,7 +29,7 @@ export function cutToolResult(text: string, options: CutToolResultOptions): stri
   const { maxTokens } = options;
   if (fitsInTokens(text, maxTokens)) return null;
   const totalTokens = countTokens(text);
-  const noteFor = (what: string): string => cutNote(what, text.length, totalTokens, options);
+  const noteFor = (what: string): string => options.note?.(what) ?? cutNote(what, text.length, totalTokens, options);
   const budget = Math.max(20, maxTokens - countTokens(noteFor('x'.repeat(120))));
   const json = parseJson(text);
   if (json !== undefined) {

@@ -3,6 +3,7 @@ import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
 import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redactor';
+import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
@@ -67,6 +68,14 @@ const LlmNodeData = Type.Object(
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     max_tool_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     max_total_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    context_window: Type.Optional(
+      Type.Integer({
+        minimum: MIN_CONTEXT_WINDOW,
+        maximum: 10_000_000,
+        description:
+          "Tokens (in plus out) the model takes; default the provider's setting for the model, else the model family's",
+      }),
+    ),
     max_tool_result_tokens: Type.Optional(
       Type.Integer({
         minimum: 100,
@@ -223,6 +232,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         maxTotalTokens: data.max_total_tokens,
         toolResults: limit?.limit,
         toolSelection: toolSelectionFor(data.tool_selection, tools),
+        contextWindow: data.context_window ?? deps.providers.contextWindow(providerName, model),
         timeoutMs,
         signal: run.signal,
         hooks: {
@@ -266,6 +276,17 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           },
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
+          onContextTrimmed: (trim) =>
+            emit('llm.context_trimmed', {
+              node_id: node.id,
+              iteration: trim.iteration,
+              context_window: trim.contextWindow,
+              reserved_tokens: trim.reservedTokens,
+              tokens_before: trim.tokensBefore,
+              tokens_after: trim.tokensAfter,
+              shortened_results: trim.shortenedResults,
+              dropped_messages: trim.droppedMessages,
+            }),
         },
       });
       if (result.stopReason === 'timeout') {

@@ -20,6 +20,7 @@ const services = (): NodeServices => ({
   providers: {
     getProvider: () => ({ name: 'local', chat: () => Promise.resolve(chatResponse({ content: 'It is sunny.' })) }),
     resolveModel: () => 'local-model',
+    contextWindow: () => 32_768,
   } as unknown as ProviderRegistry,
   registry: {
     resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
