@@ -183,12 +183,4 @@ function validate(name: string, config: ProviderConfig): void {
   }
   if (config.timeout_ms === 0) throw new InvalidProviderConfigError(name, 'timeout_ms must be positive');
   if (config.call_budget_ms === 0) throw new InvalidProviderConfigError(name, 'call_budget_ms must be positive');
-  const budget = config.call_budget_ms ?? DEFAULT_CALL_BUDGET_MS;
-  if (config.timeout_ms !== undefined && config.timeout_ms > budget) {
-    throw new InvalidProviderConfigError(
-      name,
-      `timeout_ms (${config.timeout_ms}) exceeds the call budget of ${budget} ms; ` +
-        'raise call_budget_ms of this provider or LLM_CALL_BUDGET_MS',
-    );
-  }
 }
