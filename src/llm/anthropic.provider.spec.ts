@@ -1,50 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { FunctionTool } from '../shared/tool-types';
 import { anthropic, AnthropicTestServer } from '../../test/support/anthropic-test-server';
 import { AnthropicProvider } from './anthropic.provider';
 import type { ProviderOptions } from './streaming-provider';
-import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
-
-const weatherTool: FunctionTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
+import { ProviderError, type ChatRequest } from './provider';
+import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(AnthropicProvider.name, () => {
-  let server: AnthropicTestServer;
-  let sleeps: number[];
-  let events: ChatStreamEvent[];
-
-  beforeAll(async () => {
-    server = await AnthropicTestServer.start();
-  });
-
-  beforeEach(() => {
-    server.reset();
-    sleeps = [];
-    events = [];
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const harness = providerSpecHarness(() => AnthropicTestServer.start());
+  const { events, sleeps } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new AnthropicProvider({
       name: 'claude',
-      baseUrl: server.baseUrl,
+      baseUrl: harness.server.baseUrl,
       apiKey: 'sk-ant-test',
-      retry: {
-        random: () => 0.5,
-        sleep: (ms) => {
-          sleeps.push(ms);
-          return Promise.resolve();
-        },
-      },
+      retry: harness.retry,
       ...options,
     });
 
@@ -59,11 +29,11 @@ describe(AnthropicProvider.name, () => {
         tools: [weatherTool],
         ...overrides,
       },
-      { onEvent: (event) => events.push(event) },
+      { onEvent: harness.onEvent },
     );
 
   it('should stream text and take message_delta usage in place of message_start usage', async () => {
-    server.script([
+    harness.server.script([
       anthropic.text('Sunny and mild.', {
         startUsage: { input_tokens: 25, output_tokens: 1 },
         deltaUsage: { output_tokens: 15 },
@@ -82,11 +52,11 @@ describe(AnthropicProvider.name, () => {
   });
 
   it('should send system on top, tools with input_schema, max_tokens always, and the key as the SDK does', async () => {
-    server.script([anthropic.text('ok')]);
+    harness.server.script([anthropic.text('ok')]);
 
     await chat({ toolChoice: 'required', parallelToolCalls: false, temperature: 0.3 });
 
-    const { headers, path, body } = server.requests[0];
+    const { headers, path, body } = harness.server.requests[0];
     expect(path).toBe('/v1/messages');
     expect(headers.authorization).toBe('Bearer sk-ant-test');
     expect(body).toEqual({
@@ -102,7 +72,7 @@ describe(AnthropicProvider.name, () => {
   });
 
   it('should assemble tool_use blocks from input_json_delta, an empty input as {}', async () => {
-    server.script([
+    harness.server.script([
       anthropic.turn([
         { text: 'Checking.' },
         { toolUse: { id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } } },
@@ -124,7 +94,7 @@ describe(AnthropicProvider.name, () => {
   });
 
   it('should stream thinking as reasoning and keep thinking and redacted blocks with their signature', async () => {
-    server.script([
+    harness.server.script([
       anthropic.turn([
         { thinking: 'The user wants weather.', signature: 'sig-abc' },
         { redactedThinking: 'opaque-bytes' },
@@ -139,22 +109,25 @@ describe(AnthropicProvider.name, () => {
       { protocol: 'anthropic', text: 'The user wants weather.', data: { type: 'thinking', signature: 'sig-abc' } },
       { protocol: 'anthropic', text: '', data: { type: 'redacted_thinking', data: 'opaque-bytes' } },
     ]);
-    expect(server.requests[0].body).toMatchObject({
+    expect(harness.server.requests[0].body).toMatchObject({
       thinking: { type: 'enabled', budget_tokens: 1024 },
       max_tokens: 1524,
     });
-    expect(server.requests[0].body).not.toHaveProperty('temperature');
+    expect(harness.server.requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('should map stop reasons: max_tokens to length, refusal to content_filter', async () => {
-    server.script([anthropic.text('Cut', { stopReason: 'max_tokens' }), anthropic.text('', { stopReason: 'refusal' })]);
+    harness.server.script([
+      anthropic.text('Cut', { stopReason: 'max_tokens' }),
+      anthropic.text('', { stopReason: 'refusal' }),
+    ]);
 
     expect((await chat()).finishReason).toBe('length');
     expect((await chat()).finishReason).toBe('content_filter');
   });
 
   it('should retry 429 and 529 overloaded_error, honouring retry-after', async () => {
-    server.script([
+    harness.server.script([
       anthropic.error(429, 'rate_limit_error', 'Number of requests has exceeded your rate limit', {
         'retry-after': '2',
       }),
@@ -165,7 +138,7 @@ describe(AnthropicProvider.name, () => {
     const response = await chat();
 
     expect(response.content).toBe('ok');
-    expect(server.requests).toHaveLength(3);
+    expect(harness.server.requests).toHaveLength(3);
     expect(sleeps[0]).toBe(2000);
     expect(events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
       'provider 429: Number of requests has exceeded your rate limit',
@@ -174,17 +147,20 @@ describe(AnthropicProvider.name, () => {
   });
 
   it('should fail at once with the provider message on a 400', async () => {
-    server.script([anthropic.error(400, 'invalid_request_error', 'max_tokens: Field required'), anthropic.text('no')]);
+    harness.server.script([
+      anthropic.error(400, 'invalid_request_error', 'max_tokens: Field required'),
+      anthropic.text('no'),
+    ]);
 
     await expect(chat()).rejects.toMatchObject({
       message: 'provider 400: max_tokens: Field required',
       retryable: false,
     });
-    expect(server.requests).toHaveLength(1);
+    expect(harness.server.requests).toHaveLength(1);
   });
 
   it('should turn an error event mid-stream into a provider error with its own message', async () => {
-    server.script([
+    harness.server.script([
       anthropic.turn([{ text: 'Partial' }, { text: 'never' }], {
         errorAfterBlocks: { blocks: 1, type: 'overloaded_error', message: 'Overloaded' },
       }),
@@ -197,30 +173,30 @@ describe(AnthropicProvider.name, () => {
   });
 
   it('should retry a stream cut off before message_stop', async () => {
-    server.script([anthropic.text('Sunny', { dropAfterFrames: 4 }), anthropic.text('Sunny.')]);
+    harness.server.script([anthropic.text('Sunny', { dropAfterFrames: 4 }), anthropic.text('Sunny.')]);
 
     expect((await chat()).content).toBe('Sunny.');
-    expect(server.requests).toHaveLength(2);
+    expect(harness.server.requests).toHaveLength(2);
   });
 
   it('should send no credentials header when no key is configured', async () => {
-    server.script([anthropic.text('ok')]);
+    harness.server.script([anthropic.text('ok')]);
 
     await chat({}, createSut({ apiKey: undefined }));
 
-    expect(server.requests[0].headers['x-api-key']).toBeUndefined();
-    expect(server.requests[0].headers.authorization).toBeUndefined();
+    expect(harness.server.requests[0].headers['x-api-key']).toBeUndefined();
+    expect(harness.server.requests[0].headers.authorization).toBeUndefined();
   });
 
   it('should stream what the official SDK assembles into the same message', async () => {
-    server.script([
+    harness.server.script([
       anthropic.turn([
         { thinking: 'Hmm.', signature: 'sig' },
         { text: 'Checking.' },
         { toolUse: { id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } } },
       ]),
     ]);
-    const client = new Anthropic({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
+    const client = new Anthropic({ baseURL: harness.server.baseUrl, apiKey: 'k', maxRetries: 0 });
 
     const message = await client.messages
       .stream({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] })

@@ -1,41 +1,19 @@
 import { Ollama } from 'ollama';
-import type { FunctionTool } from '../shared/tool-types';
 import { ollama, OllamaTestServer } from '../../test/support/ollama-test-server';
 import { OllamaProvider } from './ollama.provider';
-import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
+import { ProviderError, type ChatRequest } from './provider';
 import type { ProviderOptions } from './streaming-provider';
-
-const weatherTool: FunctionTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
+import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OllamaProvider.name, () => {
-  let server: OllamaTestServer;
-  let events: ChatStreamEvent[];
-
-  beforeAll(async () => {
-    server = await OllamaTestServer.start();
-  });
-
-  beforeEach(() => {
-    server.reset();
-    events = [];
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const harness = providerSpecHarness(() => OllamaTestServer.start());
+  const { events } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new OllamaProvider({
       name: 'local',
-      baseUrl: server.baseUrl,
-      retry: { random: () => 0.5, sleep: () => Promise.resolve() },
+      baseUrl: harness.server.baseUrl,
+      retry: harness.retry,
       ...options,
     });
 
@@ -47,11 +25,11 @@ describe(OllamaProvider.name, () => {
         tools: [weatherTool],
         ...overrides,
       },
-      { onEvent: (event) => events.push(event) },
+      { onEvent: harness.onEvent },
     );
 
   it('should stream content and thinking and read usage from the done line', async () => {
-    server.script([ollama.text('Sunny.', { thinking: 'Easy one.', promptEvalCount: 40, evalCount: 9 })]);
+    harness.server.script([ollama.text('Sunny.', { thinking: 'Easy one.', promptEvalCount: 40, evalCount: 9 })]);
 
     const response = await chat();
 
@@ -68,13 +46,13 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should send tools, num_predict, temperature and think, and no tools when tool_choice is none', async () => {
-    server.script([ollama.text('ok'), ollama.text('ok')]);
+    harness.server.script([ollama.text('ok'), ollama.text('ok')]);
 
     await chat({ temperature: 0.1, maxTokens: 200, reasoningEffort: 'medium' });
     await chat({ toolChoice: 'none' });
 
-    expect(server.requests[0].path).toBe('/api/chat');
-    expect(server.requests[0].body).toEqual({
+    expect(harness.server.requests[0].path).toBe('/api/chat');
+    expect(harness.server.requests[0].body).toEqual({
       model: 'qwen3',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
       stream: true,
@@ -82,11 +60,11 @@ describe(OllamaProvider.name, () => {
       think: 'medium',
       options: { temperature: 0.1, num_predict: 200 },
     });
-    expect(server.requests[1].body).not.toHaveProperty('tools');
+    expect(harness.server.requests[1].body).not.toHaveProperty('tools');
   });
 
   it('should give calls without ids stable ids that continue after the calls already in the conversation', async () => {
-    server.script([
+    harness.server.script([
       ollama.turn({
         calls: [
           { name: 'get_weather', arguments: { city: 'Paris' } },
@@ -112,7 +90,7 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should send results as tool messages naming their tool after the calls with object arguments and thinking', async () => {
-    server.script([ollama.text('ok')]);
+    harness.server.script([ollama.text('ok')]);
     const call = {
       id: 'call_0',
       type: 'function' as const,
@@ -128,7 +106,7 @@ describe(OllamaProvider.name, () => {
       ],
     });
 
-    expect(server.requests[0].body.messages).toEqual([
+    expect(harness.server.requests[0].body.messages).toEqual([
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'Hi' },
       {
@@ -142,7 +120,7 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should fail with the exact text of a model that does not support tools', async () => {
-    server.script([ollama.error(400, 'registry.ollama.ai/library/gemma:2b does not support tools')]);
+    harness.server.script([ollama.error(400, 'registry.ollama.ai/library/gemma:2b does not support tools')]);
 
     await expect(chat()).rejects.toMatchObject({
       message: 'provider 400: registry.ollama.ai/library/gemma:2b does not support tools',
@@ -151,10 +129,14 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should retry a 429 and a connection cut before the done line', async () => {
-    server.script([ollama.error(429, 'server busy'), ollama.text('Sunny.', { dropAfterLines: 1 }), ollama.text('ok')]);
+    harness.server.script([
+      ollama.error(429, 'server busy'),
+      ollama.text('Sunny.', { dropAfterLines: 1 }),
+      ollama.text('ok'),
+    ]);
 
     expect((await chat()).content).toBe('ok');
-    expect(server.requests).toHaveLength(3);
+    expect(harness.server.requests).toHaveLength(3);
     expect(events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
       'provider 429: server busy',
       expect.stringMatching(/^provider connection lost/),
@@ -162,7 +144,7 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should fail with the text of an error line in the middle of the stream', async () => {
-    server.script([ollama.turn({ content: 'Partial', errorLine: 'model runner has unexpectedly stopped' })]);
+    harness.server.script([ollama.turn({ content: 'Partial', errorLine: 'model runner has unexpectedly stopped' })]);
 
     const failure = chat({}, createSut({ retry: { maxRetries: 0 } }));
 
@@ -171,18 +153,20 @@ describe(OllamaProvider.name, () => {
   });
 
   it('should send the key as a bearer token only when one is configured', async () => {
-    server.script([ollama.text('ok'), ollama.text('ok')]);
+    harness.server.script([ollama.text('ok'), ollama.text('ok')]);
 
     await chat({}, createSut({ apiKey: 'ollama-key' }));
     await chat();
 
-    expect(server.requests[0].headers.authorization).toBe('Bearer ollama-key');
-    expect(server.requests[1].headers.authorization).toBeUndefined();
+    expect(harness.server.requests[0].headers.authorization).toBe('Bearer ollama-key');
+    expect(harness.server.requests[1].headers.authorization).toBeUndefined();
   });
 
   it('should stream lines the official SDK reads as they are', async () => {
-    server.script([ollama.turn({ thinking: 'Hm.', calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] })]);
-    const client = new Ollama({ host: server.baseUrl });
+    harness.server.script([
+      ollama.turn({ thinking: 'Hm.', calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }),
+    ]);
+    const client = new Ollama({ host: harness.server.baseUrl });
 
     const lines = [];
     for await (const line of await client.chat({ model: 'qwen3', messages: [], stream: true })) lines.push(line);

@@ -1,50 +1,20 @@
 import { getEventListeners } from 'node:events';
-import type { FunctionTool } from '../shared/tool-types';
 import { abortListenersLeftBy } from '../../test/support/abort-listeners';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
 import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
-
-const weatherTool: FunctionTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
+import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OpenAIChatProvider.name, () => {
-  let server: OpenAITestServer;
-  let sleeps: number[];
-  let events: ChatStreamEvent[];
-
-  beforeAll(async () => {
-    server = await OpenAITestServer.start();
-  });
-
-  beforeEach(() => {
-    server.reset();
-    sleeps = [];
-    events = [];
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const harness = providerSpecHarness(() => OpenAITestServer.start());
+  const { events, sleeps } = harness;
 
   const createSut = (options: Partial<OpenAIChatProviderOptions> = {}): OpenAIChatProvider =>
     new OpenAIChatProvider({
       name: 'test',
-      baseUrl: server.baseUrl,
+      baseUrl: harness.server.baseUrl,
       apiKey: 'sk-test',
-      retry: {
-        random: () => 0.5,
-        sleep: (ms) => {
-          sleeps.push(ms);
-          return Promise.resolve();
-        },
-      },
+      retry: harness.retry,
       ...options,
     });
 
@@ -56,7 +26,7 @@ describe(OpenAIChatProvider.name, () => {
   });
 
   const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut(), signal?: AbortSignal) =>
-    sut.chat(request(overrides), { signal, onEvent: (event) => events.push(event) });
+    sut.chat(request(overrides), { signal, onEvent: harness.onEvent });
 
   const waitFor = async (condition: () => boolean): Promise<void> => {
     while (!condition()) await new Promise((resolve) => setImmediate(resolve));
@@ -68,7 +38,7 @@ describe(OpenAIChatProvider.name, () => {
   describe('streaming', () => {
     it('should emit text deltas as they arrive and read usage from the final choices-less chunk', async () => {
       const usage = { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 };
-      server.script([reply.text('Sunny and mild.', { usage })]);
+      harness.server.script([reply.text('Sunny and mild.', { usage })]);
 
       const response = await chat();
 
@@ -91,7 +61,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should keep reasoning deltas apart from the content', async () => {
-      server.script([reply.text('42', { reasoning: 'Let me think hard.' })]);
+      harness.server.script([reply.text('42', { reasoning: 'Let me think hard.' })]);
 
       const response = await chat();
 
@@ -106,13 +76,13 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should read reasoning sent under the name reasoning as well', async () => {
-      server.script([reply.chunks([delta({ reasoning: 'hm' }), delta({ content: 'ok' }, 'stop')])]);
+      harness.server.script([reply.chunks([delta({ reasoning: 'hm' }), delta({ content: 'ok' }, 'stop')])]);
 
       expect(await chat()).toMatchObject({ reasoning: 'hm', content: 'ok' });
     });
 
     it('should report zero usage when the provider sends none', async () => {
-      server.script([reply.text('hi', { usage: null })]);
+      harness.server.script([reply.text('hi', { usage: null })]);
 
       expect((await chat()).usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
     });
@@ -120,13 +90,13 @@ describe(OpenAIChatProvider.name, () => {
 
   describe('request', () => {
     it('should send a streaming request with tools, tool_choice, parallel_tool_calls, temperature and max_tokens', async () => {
-      server.script([reply.text('ok')]);
+      harness.server.script([reply.text('ok')]);
 
       await chat({ toolChoice: { name: 'get_weather' }, parallelToolCalls: false, temperature: 0.2, maxTokens: 300 });
 
-      expect(server.requests).toHaveLength(1);
-      expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
-      expect(server.requests[0].body).toEqual({
+      expect(harness.server.requests).toHaveLength(1);
+      expect(harness.server.requests[0].headers.authorization).toBe('Bearer sk-test');
+      expect(harness.server.requests[0].body).toEqual({
         model: 'test-model',
         messages: [{ role: 'user', content: 'Weather in Paris?' }],
         stream: true,
@@ -140,30 +110,35 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should pass a string tool_choice as is and send no tool fields without tools', async () => {
-      server.script([reply.text('ok'), reply.text('ok')]);
+      harness.server.script([reply.text('ok'), reply.text('ok')]);
 
       await chat({ toolChoice: 'required' });
       await chat({ tools: [], toolChoice: 'auto', parallelToolCalls: true });
 
-      expect(server.requests[0].body.tool_choice).toBe('required');
-      expect(Object.keys(server.requests[1].body).sort()).toEqual(['messages', 'model', 'stream', 'stream_options']);
+      expect(harness.server.requests[0].body.tool_choice).toBe('required');
+      expect(Object.keys(harness.server.requests[1].body).sort()).toEqual([
+        'messages',
+        'model',
+        'stream',
+        'stream_options',
+      ]);
     });
 
     it('should send max_completion_tokens instead of max_tokens to reasoning models, and reasoning_effort', async () => {
-      server.script([reply.text('ok'), reply.text('ok')]);
+      harness.server.script([reply.text('ok'), reply.text('ok')]);
 
       await chat({ model: 'o4-mini', maxTokens: 300, reasoningEffort: 'high' });
       await chat({ model: 'gpt-4o', maxTokens: 300 });
 
-      expect(server.requests[0].body).toMatchObject({ max_completion_tokens: 300, reasoning_effort: 'high' });
-      expect(server.requests[0].body).not.toHaveProperty('max_tokens');
-      expect(server.requests[1].body).toMatchObject({ max_tokens: 300 });
-      expect(server.requests[1].body).not.toHaveProperty('max_completion_tokens');
-      expect(server.requests[1].body).not.toHaveProperty('reasoning_effort');
+      expect(harness.server.requests[0].body).toMatchObject({ max_completion_tokens: 300, reasoning_effort: 'high' });
+      expect(harness.server.requests[0].body).not.toHaveProperty('max_tokens');
+      expect(harness.server.requests[1].body).toMatchObject({ max_tokens: 300 });
+      expect(harness.server.requests[1].body).not.toHaveProperty('max_completion_tokens');
+      expect(harness.server.requests[1].body).not.toHaveProperty('reasoning_effort');
     });
 
     it('should send neither reasoning parts nor error flags, which are not Chat Completions fields', async () => {
-      server.script([reply.text('ok')]);
+      harness.server.script([reply.text('ok')]);
       const parts = [{ protocol: 'anthropic', text: 'hm', data: { signature: 's' } }];
       const call = { id: 'a', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } };
 
@@ -175,7 +150,7 @@ describe(OpenAIChatProvider.name, () => {
         ],
       });
 
-      expect(server.requests[0].body.messages).toEqual([
+      expect(harness.server.requests[0].body.messages).toEqual([
         { role: 'user', content: 'Weather?' },
         { role: 'assistant', content: null, tool_calls: [call], reasoning_content: 'hm' },
         { role: 'tool', tool_call_id: 'a', content: 'failed' },
@@ -183,11 +158,11 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should send no Authorization header when no API key is configured', async () => {
-      server.script([reply.text('ok')]);
+      harness.server.script([reply.text('ok')]);
 
       await chat({}, createSut({ apiKey: undefined }));
 
-      expect(server.requests[0].headers.authorization).toBeUndefined();
+      expect(harness.server.requests[0].headers.authorization).toBeUndefined();
     });
   });
 
@@ -210,7 +185,7 @@ describe(OpenAIChatProvider.name, () => {
     ];
 
     it.each(variations)('should assemble the call from %s', async (_title, options) => {
-      server.script([reply.toolCalls([{ name: 'get_weather', id: 'call_abc', arguments: args }], options)]);
+      harness.server.script([reply.toolCalls([{ name: 'get_weather', id: 'call_abc', arguments: args }], options)]);
 
       const response = await chat();
 
@@ -228,7 +203,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should assemble interleaved parallel calls and a name that arrives late', async () => {
-      server.script([
+      harness.server.script([
         reply.toolCalls([
           { name: 'get_weather', id: 'a', arguments: { city: 'Paris' } },
           { name: 'get_weather', id: 'b', arguments: { city: 'Rome' }, nameLate: true },
@@ -245,7 +220,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should generate call_<n> ids after the calls already in the conversation', async () => {
-      server.script([reply.toolCalls([{ name: 'get_weather', id: null, arguments: { city: 'x' } }])]);
+      harness.server.script([reply.toolCalls([{ name: 'get_weather', id: null, arguments: { city: 'x' } }])]);
 
       const response = await chat({
         messages: [
@@ -263,7 +238,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should report a call that never receives a name as malformed and invent nothing', async () => {
-      server.script([reply.toolCalls([{ name: null, id: 'x', arguments: '{"city":"Paris"}' }])]);
+      harness.server.script([reply.toolCalls([{ name: null, id: 'x', arguments: '{"city":"Paris"}' }])]);
 
       const response = await chat();
 
@@ -275,7 +250,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should repair a call written as <tool_call> markup in the text', async () => {
-      server.script([reply.text('<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>')]);
+      harness.server.script([reply.text('<tool_call>{"name":"get_weather","arguments":{"city":"Oslo"}}</tool_call>')]);
 
       const response = await chat();
 
@@ -285,7 +260,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should repair a name that carries its arguments', async () => {
-      server.script([reply.toolCalls([{ name: 'get_weather" city="北京', id: 'c', arguments: '' }])]);
+      harness.server.script([reply.toolCalls([{ name: 'get_weather" city="北京', id: 'c', arguments: '' }])]);
 
       const response = await chat();
 
@@ -297,7 +272,7 @@ describe(OpenAIChatProvider.name, () => {
   describe('answers that are not an event stream', () => {
     it('should read a plain chat.completion JSON answer to a streaming request as the whole answer', async () => {
       const usage = { prompt_tokens: 21, completion_tokens: 7, total_tokens: 28 };
-      server.script([
+      harness.server.script([
         reply.ignoringStream(
           reply.toolCalls(
             [
@@ -329,7 +304,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should read text, reasoning and finish_reason of a plain JSON answer', async () => {
-      server.script([
+      harness.server.script([
         reply.ignoringStream(reply.text('Sunny.', { reasoning: 'Look outside.', finishReason: 'length' })),
       ]);
 
@@ -354,7 +329,7 @@ describe(OpenAIChatProvider.name, () => {
           },
         ],
       };
-      server.script([reply.body(JSON.stringify(completion), { contentType: 'application/json' })]);
+      harness.server.script([reply.body(JSON.stringify(completion), { contentType: 'application/json' })]);
 
       const response = await chat();
 
@@ -366,7 +341,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should read an SSE body sent with a wrong content type', async () => {
-      server.script([reply.text('ok', { headers: { 'content-type': 'text/plain' } })]);
+      harness.server.script([reply.text('ok', { headers: { 'content-type': 'text/plain' } })]);
 
       expect((await chat()).content).toBe('ok');
     });
@@ -377,7 +352,7 @@ describe(OpenAIChatProvider.name, () => {
       ['JSON that is not a chat completion', 'application/json', '{"status":"ok","models":[]}'],
       ['an empty body', 'text/event-stream', ''],
     ])('should fail at once naming the content type and the first bytes of %s', async (_title, contentType, body) => {
-      server.script([reply.body(body, { contentType }), reply.text('never')]);
+      harness.server.script([reply.body(body, { contentType }), reply.text('never')]);
 
       const failure = chat();
 
@@ -385,28 +360,31 @@ describe(OpenAIChatProvider.name, () => {
       await expect(failure).rejects.toMatchObject({ retryable: false });
       await expect(failure).rejects.toThrow(contentType);
       if (body !== '') await expect(failure).rejects.toThrow(body.slice(0, 20));
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
     });
 
     it('should retry a stream that ends cleanly without finish_reason and without [DONE]', async () => {
-      server.script([reply.text('half an ans', { finishReason: null, done: false }), reply.text('whole answer')]);
+      harness.server.script([
+        reply.text('half an ans', { finishReason: null, done: false }),
+        reply.text('whole answer'),
+      ]);
 
       const response = await chat();
 
       expect(response.content).toBe('whole answer');
-      expect(server.requests).toHaveLength(2);
+      expect(harness.server.requests).toHaveLength(2);
       expect(eventsOf('retry')[0].reason).toMatch(/ended without finish_reason or \[DONE\]/);
     });
 
     it('should accept a stream that ends after a finish_reason without [DONE]', async () => {
-      server.script([reply.text('complete', { done: false })]);
+      harness.server.script([reply.text('complete', { done: false })]);
 
       expect(await chat()).toMatchObject({ content: 'complete', finishReason: 'stop' });
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
     });
 
     it('should pass on an error object sent as a 200 JSON body as a retryable provider error', async () => {
-      server.script([
+      harness.server.script([
         reply.body('{"error":{"message":"model overloaded","type":"server_error"}}', {
           contentType: 'application/json',
         }),
@@ -420,7 +398,7 @@ describe(OpenAIChatProvider.name, () => {
 
   describe('retries', () => {
     it('should honour Retry-After on 429 and then succeed', async () => {
-      server.script([
+      harness.server.script([
         reply.error(429, 'Rate limit reached for requests', { headers: { 'retry-after': '2' } }),
         reply.text('ok'),
       ]);
@@ -428,7 +406,7 @@ describe(OpenAIChatProvider.name, () => {
       const response = await chat();
 
       expect(response.content).toBe('ok');
-      expect(server.requests).toHaveLength(2);
+      expect(harness.server.requests).toHaveLength(2);
       expect(sleeps).toEqual([2_000]);
       expect(eventsOf('retry')).toEqual([
         { type: 'retry', attempt: 1, delayMs: 2_000, reason: 'provider 429: Rate limit reached for requests' },
@@ -436,18 +414,18 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should retry 500 twice with backoff and then succeed', async () => {
-      server.script([reply.error(500, 'boom'), reply.error(503, 'busy'), reply.text('ok')]);
+      harness.server.script([reply.error(500, 'boom'), reply.error(503, 'busy'), reply.text('ok')]);
 
       const response = await chat();
 
       expect(response.content).toBe('ok');
-      expect(server.requests).toHaveLength(3);
+      expect(harness.server.requests).toHaveLength(3);
       expect(sleeps).toEqual([250, 500]);
       expect(eventsOf('retry').map((event) => event.attempt)).toEqual([1, 2]);
     });
 
     it('should fail at once on 401 with the provider message', async () => {
-      server.script([reply.error(401, 'Incorrect API key provided'), reply.text('never')]);
+      harness.server.script([reply.error(401, 'Incorrect API key provided'), reply.text('never')]);
 
       const failure = chat();
 
@@ -457,43 +435,46 @@ describe(OpenAIChatProvider.name, () => {
         status: 401,
         retryable: false,
       });
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
     });
 
     it.each([400, 403, 404, 422])('should not retry a %i', async (status) => {
-      server.script([reply.error(status, 'nope')]);
+      harness.server.script([reply.error(status, 'nope')]);
 
       await expect(chat()).rejects.toMatchObject({ message: `provider ${status}: nope`, status });
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
     });
 
     it('should keep a plain-text error body as the message', async () => {
-      server.script([reply.error(400, '', { body: 'model not found' })]);
+      harness.server.script([reply.error(400, '', { body: 'model not found' })]);
 
       await expect(chat()).rejects.toThrow('provider 400: model not found');
     });
 
     it('should give up after the configured retries with the last error', async () => {
-      server.script([reply.error(502, 'a'), reply.error(502, 'b'), reply.error(502, 'c')]);
+      harness.server.script([reply.error(502, 'a'), reply.error(502, 'b'), reply.error(502, 'c')]);
 
       await expect(
         chat({}, createSut({ retry: { maxRetries: 2, sleep: () => Promise.resolve() } })),
       ).rejects.toMatchObject({ message: 'provider 502: c', status: 502, retryable: true });
-      expect(server.requests).toHaveLength(3);
+      expect(harness.server.requests).toHaveLength(3);
     });
 
     it('should retry a connection dropped before any answer', async () => {
-      server.script([reply.drop(), reply.text('ok')]);
+      harness.server.script([reply.drop(), reply.text('ok')]);
 
       const response = await chat();
 
       expect(response.content).toBe('ok');
-      expect(server.requests).toHaveLength(2);
+      expect(harness.server.requests).toHaveLength(2);
       expect(eventsOf('retry')[0].reason).toMatch(/^provider connection failed/);
     });
 
     it('should retry a stream cut after deltas were emitted and announce it with a retry event', async () => {
-      server.script([reply.text('partial answer that breaks', { dropAfterEvents: 3 }), reply.text('full answer')]);
+      harness.server.script([
+        reply.text('partial answer that breaks', { dropAfterEvents: 3 }),
+        reply.text('full answer'),
+      ]);
 
       const response = await chat();
 
@@ -504,7 +485,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should retry an error object sent inside the stream', async () => {
-      server.script([
+      harness.server.script([
         reply.chunks([delta({ content: 'Hel' }), { raw: 'data: {"error":{"message":"overloaded"}}\n\n' }]),
         reply.text('Hello'),
       ]);
@@ -516,7 +497,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should retry when the provider stays silent longer than timeoutMs', async () => {
-      server.script([reply.text('slow', { delayMs: 2_000 }), reply.text('fast')]);
+      harness.server.script([reply.text('slow', { delayMs: 2_000 }), reply.text('fast')]);
 
       const response = await chat({}, createSut({ timeoutMs: 100, retry: { sleep: () => Promise.resolve() } }));
 
@@ -527,7 +508,7 @@ describe(OpenAIChatProvider.name, () => {
 
   describe('call budget', () => {
     it('should fail, not retry, when the budget runs out while the provider never answers', async () => {
-      server.script([reply.hang(), reply.text('never')]);
+      harness.server.script([reply.hang(), reply.text('never')]);
 
       const failure = chat({}, createSut({ callBudgetMs: 200 }));
 
@@ -536,26 +517,26 @@ describe(OpenAIChatProvider.name, () => {
         message: 'the LLM call budget of 200 ms ran out after 1 attempt',
         retryable: false,
       });
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
       expect(eventsOf('retry')).toEqual([]);
     });
 
     it('should count every attempt against one budget', async () => {
-      server.script([reply.error(503, 'busy'), reply.error(503, 'busy'), reply.hang(), reply.text('never')]);
+      harness.server.script([reply.error(503, 'busy'), reply.error(503, 'busy'), reply.hang(), reply.text('never')]);
 
       await expect(chat({}, createSut({ callBudgetMs: 300 }))).rejects.toThrow(
         'the LLM call budget of 300 ms ran out after 3 attempts',
       );
-      expect(server.requests).toHaveLength(3);
+      expect(harness.server.requests).toHaveLength(3);
     });
 
     it('should keep the caller reason when the caller cancels within the budget', async () => {
-      server.script([reply.hang()]);
+      harness.server.script([reply.hang()]);
       const controller = new AbortController();
       const reason = new Error('run cancelled');
 
       const failure = chat({}, createSut({ callBudgetMs: 60_000 }), controller.signal);
-      await waitFor(() => server.requests.length === 1);
+      await waitFor(() => harness.server.requests.length === 1);
       controller.abort(reason);
 
       await expect(failure).rejects.toBe(reason);
@@ -564,7 +545,7 @@ describe(OpenAIChatProvider.name, () => {
 
   describe('cancellation', () => {
     it('should abort a delayed stream at once with the signal reason and not retry', async () => {
-      server.script([
+      harness.server.script([
         reply.chunks([delta({ content: 'a long' }), delta({ content: ' answer' }, 'stop')], { chunkDelayMs: 5_000 }),
         reply.text('never'),
       ]);
@@ -582,12 +563,12 @@ describe(OpenAIChatProvider.name, () => {
 
       await expect(failure).rejects.toBe(reason);
       expect(eventsOf('text-delta')).toEqual([{ type: 'text-delta', delta: 'a long' }]);
-      expect(server.requests).toHaveLength(1);
+      expect(harness.server.requests).toHaveLength(1);
       expect(eventsOf('retry')).toEqual([]);
     });
 
     it('should abort before the headers arrive with an AbortError', async () => {
-      server.script([reply.text('late', { delayMs: 5_000 })]);
+      harness.server.script([reply.text('late', { delayMs: 5_000 })]);
       const controller = new AbortController();
 
       const failure = chat({}, createSut(), controller.signal);
@@ -598,7 +579,7 @@ describe(OpenAIChatProvider.name, () => {
     });
 
     it('should abort during a backoff sleep', async () => {
-      server.script([reply.error(503, 'busy', { headers: { 'retry-after': '60' } })]);
+      harness.server.script([reply.error(503, 'busy', { headers: { 'retry-after': '60' } })]);
       const controller = new AbortController();
       const sut = createSut({ retry: {} });
 
@@ -615,7 +596,7 @@ describe(OpenAIChatProvider.name, () => {
     it('should leave no abort listener behind on the caller signal or any signal that can still abort', async () => {
       const parent = new AbortController();
       const sut = createSut();
-      server.script([
+      harness.server.script([
         reply.text('one'),
         reply.error(503, 'busy'),
         reply.text('two'),
@@ -628,14 +609,14 @@ describe(OpenAIChatProvider.name, () => {
         await chat({}, sut, parent.signal);
       });
 
-      expect(server.requests).toHaveLength(4);
+      expect(harness.server.requests).toHaveLength(4);
       expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
       expect(left).toBe(0);
     });
 
     it('should leave no abort listener behind when a call fails', async () => {
       const parent = new AbortController();
-      server.script([reply.error(401, 'no'), reply.body('<html></html>', { contentType: 'text/html' })]);
+      harness.server.script([reply.error(401, 'no'), reply.body('<html></html>', { contentType: 'text/html' })]);
 
       const left = await abortListenersLeftBy(async () => {
         await expect(chat({}, createSut(), parent.signal)).rejects.toThrow('401');

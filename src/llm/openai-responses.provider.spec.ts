@@ -1,42 +1,20 @@
 import OpenAI from 'openai';
-import type { FunctionTool } from '../shared/tool-types';
 import { responses, ResponsesTestServer } from '../../test/support/responses-test-server';
 import { OpenAIResponsesProvider } from './openai-responses.provider';
-import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
+import { ProviderError, type ChatRequest } from './provider';
 import type { ProviderOptions } from './streaming-provider';
-
-const weatherTool: FunctionTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-};
+import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OpenAIResponsesProvider.name, () => {
-  let server: ResponsesTestServer;
-  let events: ChatStreamEvent[];
-
-  beforeAll(async () => {
-    server = await ResponsesTestServer.start();
-  });
-
-  beforeEach(() => {
-    server.reset();
-    events = [];
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const harness = providerSpecHarness(() => ResponsesTestServer.start());
+  const { events } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new OpenAIResponsesProvider({
       name: 'responses',
-      baseUrl: server.baseUrl,
+      baseUrl: harness.server.baseUrl,
       apiKey: 'sk-test',
-      retry: { random: () => 0.5, sleep: () => Promise.resolve() },
+      retry: harness.retry,
       ...options,
     });
 
@@ -48,11 +26,13 @@ describe(OpenAIResponsesProvider.name, () => {
         tools: [weatherTool],
         ...overrides,
       },
-      { onEvent: (event) => events.push(event) },
+      { onEvent: harness.onEvent },
     );
 
   it('should stream output text and read usage from response.completed', async () => {
-    server.script([responses.text('Sunny.', { usage: { input_tokens: 33, output_tokens: 7, total_tokens: 40 } })]);
+    harness.server.script([
+      responses.text('Sunny.', { usage: { input_tokens: 33, output_tokens: 7, total_tokens: 40 } }),
+    ]);
 
     const response = await chat();
 
@@ -65,7 +45,7 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should send input items, non-strict function tools, max_output_tokens, reasoning effort and store: false', async () => {
-    server.script([responses.text('ok')]);
+    harness.server.script([responses.text('ok')]);
 
     await chat({
       messages: [
@@ -78,9 +58,9 @@ describe(OpenAIResponsesProvider.name, () => {
       reasoningEffort: 'high',
     });
 
-    expect(server.requests[0].path).toBe('/v1/responses');
-    expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
-    expect(server.requests[0].body).toEqual({
+    expect(harness.server.requests[0].path).toBe('/v1/responses');
+    expect(harness.server.requests[0].headers.authorization).toBe('Bearer sk-test');
+    expect(harness.server.requests[0].body).toEqual({
       model: 'gpt-5',
       input: [
         { role: 'system', content: 'Be brief.' },
@@ -106,15 +86,15 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should ask for no encrypted reasoning from a model that does not reason', async () => {
-    server.script([responses.text('ok')]);
+    harness.server.script([responses.text('ok')]);
 
     await chat({ model: 'gpt-4o' });
 
-    expect(server.requests[0].body).not.toHaveProperty('include');
+    expect(harness.server.requests[0].body).not.toHaveProperty('include');
   });
 
   it('should assemble function calls from argument deltas, an empty input as {}, and keep reasoning items', async () => {
-    server.script([
+    harness.server.script([
       responses.turn([
         { reasoning: 'Need the weather.', id: 'rs_1', encryptedContent: 'gAAAA-enc' },
         { call: { id: 'fc_1', callId: 'call_p', name: 'get_weather', arguments: { city: 'Paris' } } },
@@ -135,7 +115,7 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should send reasoning items, calls and function_call_output items back in order', async () => {
-    server.script([responses.text('ok')]);
+    harness.server.script([responses.text('ok')]);
     const call = {
       id: 'call_p',
       type: 'function' as const,
@@ -158,7 +138,7 @@ describe(OpenAIResponsesProvider.name, () => {
       ],
     });
 
-    expect(server.requests[0].body.input).toEqual([
+    expect(harness.server.requests[0].body.input).toEqual([
       { role: 'user', content: 'Hi' },
       {
         type: 'reasoning',
@@ -173,13 +153,13 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should map response.incomplete for max_output_tokens to length', async () => {
-    server.script([responses.text('Cut', { incomplete: 'max_output_tokens' })]);
+    harness.server.script([responses.text('Cut', { incomplete: 'max_output_tokens' })]);
 
     expect((await chat()).finishReason).toBe('length');
   });
 
   it.each(['response.failed', 'error'] as const)('should fail with the message of a %s event', async (event) => {
-    server.script([
+    harness.server.script([
       responses.turn([{ text: 'Partial' }], {
         failAfterItems: { items: 1, event, message: 'The server had an error' },
       }),
@@ -192,14 +172,14 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should retry a 429 and a stream cut off before response.completed', async () => {
-    server.script([
+    harness.server.script([
       responses.error(429, 'Rate limit reached', { 'retry-after-ms': '0' }),
       responses.text('Sunny', { dropAfterFrames: 5 }),
       responses.text('ok'),
     ]);
 
     expect((await chat()).content).toBe('ok');
-    expect(server.requests).toHaveLength(3);
+    expect(harness.server.requests).toHaveLength(3);
     expect(events.filter((event) => event.type === 'retry')[0]).toMatchObject({
       reason: 'provider 429: Rate limit reached',
       delayMs: 0,
@@ -207,14 +187,14 @@ describe(OpenAIResponsesProvider.name, () => {
   });
 
   it('should stream what the official SDK assembles into the same response', async () => {
-    server.script([
+    harness.server.script([
       responses.turn([
         { reasoning: 'Hm.', id: 'rs_9', encryptedContent: 'enc' },
         { text: 'Checking.' },
         { call: { id: 'fc_9', callId: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } } },
       ]),
     ]);
-    const client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
+    const client = new OpenAI({ baseURL: harness.server.baseUrl, apiKey: 'k', maxRetries: 0 });
 
     const final = await client.responses.stream({ model: 'gpt-5', input: 'Hi' }).finalResponse();
 
