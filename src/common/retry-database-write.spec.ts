@@ -1,3 +1,4 @@
+import { sleepClock } from '../../test/support/sleep-clock';
 import { QueryFailedError } from 'typeorm';
 import { DatabaseUnavailableError } from './errors/database-unavailable';
 import { isDuplicateKey } from './owned-queries';
@@ -7,24 +8,9 @@ const connectionLost = () => Object.assign(new Error('Connection lost'), { code:
 const duplicateKey = () =>
   new QueryFailedError('INSERT', [], Object.assign(new Error('dup'), { code: 'ER_DUP_ENTRY' }));
 
-/** A clock that only moves when the retry sleeps. */
-const fakeClock = () => {
-  let time = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => time,
-    sleep: (ms: number) => {
-      slept.push(ms);
-      time += ms;
-      return Promise.resolve();
-    },
-  };
-};
-
 describe(retryDatabaseWrite.name, () => {
   it('should retry while the database is unavailable and return the result once it answers', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const write = jest
       .fn<Promise<string>, []>()
       .mockRejectedValueOnce(connectionLost())
@@ -37,7 +23,7 @@ describe(retryDatabaseWrite.name, () => {
   });
 
   it('should give up with DatabaseUnavailableError once the budget is spent', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const write = jest.fn<Promise<void>, []>().mockRejectedValue(connectionLost());
 
     const result = retryDatabaseWrite(write, { budgetMs: 10_000, ...clock });
@@ -49,7 +35,7 @@ describe(retryDatabaseWrite.name, () => {
   });
 
   it('should throw any other error at once', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const write = jest.fn<Promise<void>, []>().mockRejectedValue(new Error('syntax error'));
 
     await expect(retryDatabaseWrite(write, { budgetMs: 10_000, ...clock })).rejects.toThrow('syntax error');
@@ -57,7 +43,7 @@ describe(retryDatabaseWrite.name, () => {
   });
 
   it('should take a duplicate key on a retry as the earlier attempt having gone through', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const write = jest
       .fn<Promise<void>, []>()
       .mockRejectedValueOnce(connectionLost())

@@ -1,3 +1,4 @@
+import { sleepClock } from '../../test/support/sleep-clock';
 import { retry, type RetryEvent } from './retry';
 
 const backoff = { baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.999 };
@@ -9,21 +10,6 @@ interface Answer {
   retryAfterMs: number | null;
 }
 
-/** A clock that only moves when the retry sleeps. */
-const fakeClock = () => {
-  let time = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => time,
-    sleep: (ms: number) => {
-      slept.push(ms);
-      time += ms;
-      return Promise.resolve();
-    },
-  };
-};
-
 /** An operation that throws (or returns) the given outcomes in turn, then 'ok'. */
 const scripted = <T>(...outcomes: Array<Error | T>) =>
   jest.fn((attempt: number) => {
@@ -34,7 +20,7 @@ const scripted = <T>(...outcomes: Array<Error | T>) =>
 
 describe(retry.name, () => {
   it('should retry the errors it is told to with exponential jittered backoff, and report each retry', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const events: Array<RetryEvent<string>> = [];
     const first = transient('reset');
     const operation = scripted<string>(first, transient('timeout'));
@@ -55,7 +41,7 @@ describe(retry.name, () => {
   });
 
   it('should throw an error it is not told to retry at once', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const error = new Error('bad request');
     const operation = scripted<string>(error);
 
@@ -64,7 +50,7 @@ describe(retry.name, () => {
   });
 
   it('should throw the last error once the retries are spent', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const errors = [1, 2, 3].map((n) => transient(`e${n}`));
 
     const result = retry(scripted<string>(...errors), { retries: 2, retryError: isTransient, backoff, ...clock });
@@ -74,7 +60,7 @@ describe(retry.name, () => {
   });
 
   it('should retry results that count as failures, wait what the other side asked, and return the last one', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const busy: Answer = { status: 503, retryAfterMs: 2_000 };
     const operation = scripted<Answer>(busy, { status: 503, retryAfterMs: null }, busy);
 
@@ -91,7 +77,7 @@ describe(retry.name, () => {
   });
 
   it('should keep retrying for the budget from the first failure, cutting the last wait to what is left', async () => {
-    const clock = fakeClock();
+    const clock = sleepClock();
     const operation = jest.fn(() => Promise.reject(transient('down')));
 
     const result = retry(operation, { budgetMs: 1_500, retryError: isTransient, backoff, ...clock });
