@@ -1,14 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiResource } from '../common/http/api-resource';
 import type { Page } from '../common/http/pagination';
 import {
   ApiKeyPageResponse,
@@ -19,9 +13,7 @@ import {
 } from './api-key.dto';
 import { ApiKeysService } from './api-keys.service';
 
-@ApiTags('api-keys')
-@ApiBearerAuth()
-@ApiProblemResponses(400, 401, 403)
+@ApiResource('api-keys', 400, 403)
 @AdminOnly()
 @Controller('api-keys')
 export class ApiKeysController {

@@ -1,14 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiResource } from '../common/http/api-resource';
 import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import { type Page, PageQuery } from '../common/http/pagination';
 import {
@@ -20,9 +14,7 @@ import {
 } from './mcp-server.dto';
 import { McpServersService } from './mcp-servers.service';
 
-@ApiTags('mcp-servers')
-@ApiBearerAuth()
-@ApiProblemResponses(401)
+@ApiResource('mcp-servers')
 @Controller('mcp-servers')
 export class McpServersController {
   constructor(private readonly servers: McpServersService) {}

@@ -1,16 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiResource } from '../common/http/api-resource';
 import { type Page, PageQuery } from '../common/http/pagination';
 import { ToolCallLogPageResponse, type ToolCallLogResponse } from './tool-call-log.dto';
 import { ExecuteToolDto, ExecuteToolResponse } from './execute-tool.dto';
 import { RegistryService } from './registry.service';
 
-@ApiTags('tools')
-@ApiBearerAuth()
-@ApiProblemResponses(401, 404)
+@ApiResource('tools', 404)
 @Controller('tools')
 export class ToolExecutionController {
   constructor(private readonly registry: RegistryService) {}

@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   Body,
   Controller,
   Delete,
@@ -12,17 +13,11 @@ import {
   Query,
   UseInterceptors,
 } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiResource } from '../common/http/api-resource';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import type { Page } from '../common/http/pagination';
@@ -41,9 +36,16 @@ import {
 } from './tool.dto';
 import { ToolsService } from './tools.service';
 
-@ApiTags('tools')
-@ApiBearerAuth()
-@ApiProblemResponses(401)
+/** PUT and PATCH: the tool's next version, refused with 412 when If-Match names a stale one. */
+const ApiToolEdit = (operationId: string, summary: string) =>
+  applyDecorators(
+    ApiOperation({ operationId, summary }),
+    ApiOkResponse({ type: ToolWriteResponse }),
+    ApiProblemResponses(400, 403, 404, 409, 413),
+    ApiIfMatch(),
+  );
+
+@ApiResource('tools')
 @UseInterceptors(VersionETagInterceptor)
 @Controller('tools')
 export class ToolsController {
@@ -129,10 +131,7 @@ export class ToolsController {
   }
 
   @Put(':id')
-  @ApiOperation({ operationId: 'replaceTool', summary: 'Replace a tool (every field)' })
-  @ApiOkResponse({ type: ToolWriteResponse })
-  @ApiProblemResponses(400, 403, 404, 409, 413)
-  @ApiIfMatch()
+  @ApiToolEdit('replaceTool', 'Replace a tool (every field)')
   replace(
     @Param('id') id: string,
     @Body() body: CreateToolDto,
@@ -143,10 +142,7 @@ export class ToolsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ operationId: 'updateTool', summary: 'Change some fields of a tool' })
-  @ApiOkResponse({ type: ToolWriteResponse })
-  @ApiProblemResponses(400, 403, 404, 409, 413)
-  @ApiIfMatch()
+  @ApiToolEdit('updateTool', 'Change some fields of a tool')
   update(
     @Param('id') id: string,
     @Body() body: UpdateToolDto,

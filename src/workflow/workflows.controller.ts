@@ -1,13 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
@@ -15,6 +13,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ForceDeleteQuery } from '../common/http/force-delete-query';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
+import { ApiResource } from '../common/http/api-resource';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import type { Page } from '../common/http/pagination';
 import { RunResponse, WaitQuery } from '../runs/run.dto';
@@ -49,9 +48,7 @@ const respond = (result: StartResult, response: Response): RunResponse => {
   return result.run;
 };
 
-@ApiTags('workflows')
-@ApiBearerAuth()
-@ApiProblemResponses(401)
+@ApiResource('workflows')
 @UseInterceptors(VersionETagInterceptor)
 @Controller()
 export class WorkflowsController {

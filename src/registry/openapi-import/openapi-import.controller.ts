@@ -1,13 +1,12 @@
 import { Body, Controller, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '../../common/auth/principal';
 import { ApiProblemResponses } from '../../common/http/api-problem-responses';
+import { ApiResource } from '../../common/http/api-resource';
 import { ImportOpenApiDto, OpenApiImportResponse } from './openapi-import.dto';
 import { OpenApiImportService } from './openapi-import.service';
 
-@ApiTags('tools')
-@ApiBearerAuth()
-@ApiProblemResponses(401)
+@ApiResource('tools')
 @Controller('tools/import')
 export class OpenApiImportController {
   constructor(private readonly importer: OpenApiImportService) {}
