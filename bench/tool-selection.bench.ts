@@ -86,6 +86,10 @@ function timePick(tools: readonly FunctionTool[], questions: readonly Question[]
 export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
   const { tools, questions } = load();
   const asked = new Set(questions.map((question) => question.tool));
+  // Two halves by tool (every other asked-about tool in name order): a change of the ranking is tried on half A
+  // and must hold on half B, whose tools and questions it was not looked at with.
+  const halfOf = new Map([...asked].sort().map((name, position) => [name, position % 2 === 0 ? 'A' : 'B']));
+  const half = (name: 'A' | 'B') => questions.filter((question) => halfOf.get(question.tool) === name);
   const small = [...tools.filter((tool) => asked.has(tool.function.name))];
   for (const tool of tools) if (small.length < SELECTION_POOL && !asked.has(tool.function.name)) small.push(tool);
   const label = (pool: number) => `${pool} tools, ${questions.length} questions`;
@@ -94,6 +98,8 @@ export function benchToolSelection(): Promise<Record<string, Record<string, numb
     [`plain BM25 (${label(tools.length)})`]: evaluate(tools, questions, BASELINE),
     [`BM25F + stems + synonyms (${label(small.length)})`]: evaluate(small, questions, {}),
     [`plain BM25 (${label(small.length)})`]: evaluate(small, questions, BASELINE),
+    [`BM25F, ${small.length} tools, half A (${half('A').length} questions)`]: evaluate(small, half('A'), {}),
+    [`BM25F, ${small.length} tools, half B (${half('B').length} questions)`]: evaluate(small, half('B'), {}),
     [`node selection of 10 per call, median ms`]: {
       [`${tools.length} tools`]: timePick(tools, questions),
       [`${small.length} tools`]: timePick(small, questions),
