@@ -2,7 +2,7 @@ import { encode } from 'gpt-tokenizer';
 import { scriptedProvider } from '../../test/factories/scripted-provider.factory';
 import type { ChatRequest } from '../llm/provider';
 import type { ToolCall } from '../shared/tool-types';
-import type { ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
+import type { ExecuteTool, ToolCallOutcomeLike, ToolResultLimit } from './agent/agent-loop-options';
 import { READ_TOOL_RESULT, readToolResultTool } from './agent/read-tool-result';
 import { runAgentLoop } from './agent-loop';
 
@@ -77,31 +77,28 @@ describe('runAgentLoop tool result limit', () => {
     expect(page).toMatch(/\[characters 100 to \d+ of \d+; next offset \d+\]$/);
   });
 
-  it('should still cut a result it could not store, and say so', async () => {
+  /** A loop in which the model calls dump once, then answers; gives back the requests the model got. */
+  const dumpOnce = async (toolResults?: ToolResultLimit): Promise<ChatRequest[]> => {
     const { provider, requests } = scriptedProvider([{ toolCalls: [call('c1', 'dump')] }, { content: 'Ok.' }]);
-
     await runAgentLoop({
       provider,
       model: 'm',
       messages: [{ role: 'user', content: 'Dump it.' }],
       tools: [schema('dump')],
       executeTool,
-      toolResults: { maxTokens: 500, store: () => Promise.reject(new Error('database down')) },
+      ...(toolResults ? { toolResults } : {}),
     });
+    return requests;
+  };
+
+  it('should still cut a result it could not store, and say so', async () => {
+    const requests = await dumpOnce({ maxTokens: 500, store: () => Promise.reject(new Error('database down')) });
 
     expect(toolContents(requests[1])[0]).toContain('The full result could not be stored.');
   });
 
   it('should pass every result through untouched without a limit', async () => {
-    const { provider, requests } = scriptedProvider([{ toolCalls: [call('c1', 'dump')] }, { content: 'Ok.' }]);
-
-    await runAgentLoop({
-      provider,
-      model: 'm',
-      messages: [{ role: 'user', content: 'Dump it.' }],
-      tools: [schema('dump')],
-      executeTool,
-    });
+    const requests = await dumpOnce();
 
     expect(toolContents(requests[1])).toEqual([big]);
     expect(names(requests[1])).toEqual(['dump']);

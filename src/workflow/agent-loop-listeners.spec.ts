@@ -31,28 +31,33 @@ describe(`${runAgentLoop.name} abort listeners`, () => {
     await server.close();
   });
 
+  const testProvider = () => new OpenAIChatProvider({ name: 'test', baseUrl: server.baseUrl, apiKey: 'sk-test' });
+  const validator = new ArgumentValidator();
+
+  /** A loop of `provider` that runs its echo calls through runTool, as the LLM node does. */
+  const echoLoop = (provider: OpenAIChatProvider, prompt: string, signal: AbortSignal) =>
+    runAgentLoop({
+      provider,
+      model: 'test-model',
+      messages: [{ role: 'user', content: prompt }],
+      tools: [echo],
+      signal,
+      timeoutMs: 60_000,
+      executeTool: (call, messages, callSignal) =>
+        runTool({
+          call,
+          tools: [echo],
+          messages,
+          validator,
+          defaultTimeoutMs: 30_000,
+          context: { runId: null, userId: 'u', isAdmin: false, signal: callSignal, depth: 0 },
+        }),
+    });
+
   it('should leave no abort listener on the run signal or any live signal after loops with tool calls', async () => {
-    const provider = new OpenAIChatProvider({ name: 'test', baseUrl: server.baseUrl, apiKey: 'sk-test' });
-    const validator = new ArgumentValidator();
+    const provider = testProvider();
     const run = new AbortController();
-    const loop = () =>
-      runAgentLoop({
-        provider,
-        model: 'test-model',
-        messages: [{ role: 'user', content: 'Echo twice.' }],
-        tools: [echo],
-        signal: run.signal,
-        timeoutMs: 60_000,
-        executeTool: (call, messages, signal) =>
-          runTool({
-            call,
-            tools: [echo],
-            messages,
-            validator,
-            defaultTimeoutMs: 30_000,
-            context: { runId: null, userId: 'u', isAdmin: false, signal, depth: 0 },
-          }),
-      });
+    const loop = () => echoLoop(provider, 'Echo twice.', run.signal);
     const turns = () => [
       reply.toolCalls([
         { name: 'echo', id: 'call_a', arguments: { text: 'a' } },
@@ -72,8 +77,6 @@ describe(`${runAgentLoop.name} abort listeners`, () => {
   });
 
   it('should stay within the listener limit of every signal when many read-only calls run at once', async () => {
-    const provider = new OpenAIChatProvider({ name: 'test', baseUrl: server.baseUrl, apiKey: 'sk-test' });
-    const validator = new ArgumentValidator();
     const calls = Array.from({ length: 25 }, (_, index) => ({
       name: 'echo',
       id: `call_${index}`,
@@ -82,23 +85,7 @@ describe(`${runAgentLoop.name} abort listeners`, () => {
     server.script([reply.toolCalls(calls), reply.text('Done.')]);
 
     const exceeded = await abortListenerLimitsExceededBy(async () => {
-      const result = await runAgentLoop({
-        provider,
-        model: 'test-model',
-        messages: [{ role: 'user', content: 'Echo 25 times.' }],
-        tools: [echo],
-        signal: new AbortController().signal,
-        timeoutMs: 60_000,
-        executeTool: (call, messages, signal) =>
-          runTool({
-            call,
-            tools: [echo],
-            messages,
-            validator,
-            defaultTimeoutMs: 30_000,
-            context: { runId: null, userId: 'u', isAdmin: false, signal, depth: 0 },
-          }),
-      });
+      const result = await echoLoop(testProvider(), 'Echo 25 times.', new AbortController().signal);
       expect(result.output).toBe('Done.');
     });
 

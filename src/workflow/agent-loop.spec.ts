@@ -1,36 +1,12 @@
 import { chatResponse } from '../../test/factories/chat-response.factory';
+import { scriptedProvider, type ScriptStep } from '../../test/factories/scripted-provider.factory';
 import type { ChatMessage } from '../shared/chat-types';
-import {
-  ProviderError,
-  type ChatCallOptions,
-  type ChatProvider,
-  type ChatRequest,
-  type ChatResponse,
-} from '../llm/provider';
+import { ProviderError, type ChatCallOptions, type ChatRequest, type ChatResponse } from '../llm/provider';
 import type { ToolDefinition } from '../registry/tool-definition';
 import type { ToolCall, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
 import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
 import { type AgentLoopCheckpoint, AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
-
-type ScriptStep = Partial<ChatResponse> | ((request: ChatRequest, options?: ChatCallOptions) => Promise<ChatResponse>);
-
-const response = chatResponse;
-
-/** Answers from a script and keeps a copy of every request it received. */
-class ScriptedChatProvider implements ChatProvider {
-  readonly name = 'scripted';
-  readonly requests: ChatRequest[] = [];
-
-  constructor(private readonly script: ScriptStep[]) {}
-
-  chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse> {
-    this.requests.push(structuredClone(request));
-    const step = this.script.shift();
-    if (step === undefined) return Promise.reject(new Error('script exhausted'));
-    return typeof step === 'function' ? step(request, options) : Promise.resolve(response(step));
-  }
-}
 
 let callCounter = 0;
 const call = (name: string, args: Record<string, unknown> | string = {}): ToolCall => ({
@@ -96,7 +72,7 @@ const setup = (
   tools: ToolDefinition[] = [tool('search', 'read_only')],
   overrides: Partial<AgentLoopOptions> = {},
 ) => {
-  const provider = new ScriptedChatProvider(script);
+  const { provider } = scriptedProvider(script);
   const options: AgentLoopOptions = {
     provider,
     model: 'test-model',
@@ -691,11 +667,11 @@ describe(runAgentLoop.name, () => {
       const streaming = (_request: ChatRequest, options?: ChatCallOptions) => {
         options?.onEvent?.({ type: 'tool-call-start', index: 0, id: first.id, name: 'search' });
         options?.onEvent?.({ type: 'tool-args-delta', index: 0, id: first.id, delta: first.arguments });
-        return Promise.resolve(response({ toolCalls: [first] }));
+        return Promise.resolve(chatResponse({ toolCalls: [first] }));
       };
       const answering = (_request: ChatRequest, options?: ChatCallOptions) => {
         options?.onEvent?.({ type: 'text-delta', delta: 'Done.' });
-        return Promise.resolve(response({ content: 'Done.' }));
+        return Promise.resolve(chatResponse({ content: 'Done.' }));
       };
       const { run } = setup([streaming, answering], undefined, {
         hooks: {
