@@ -75,7 +75,7 @@ describe('console (browser)', () => {
 
   it('should create a code tool with live schema checks and execute it', async () => {
     await page.getByRole('button', { name: 'New tool' }).click();
-    await page.getByLabel('Name').fill('add_numbers');
+    await page.getByLabel('Name', { exact: true }).fill('add_numbers');
     await page.getByLabel('Description').fill('Adds two numbers');
     await page.getByRole('radio', { name: 'code' }).check({ force: true });
 
@@ -215,7 +215,7 @@ describe('console (browser)', () => {
   });
 
   it('should serve deep links and pass the accessibility scan on every page', async () => {
-    for (const path of ['tools', 'workflows', 'runs', 'approvals', 'playground']) {
+    for (const path of ['tools', 'workflows', 'runs', 'mcp-servers', 'approvals', 'playground']) {
       await page.goto(`${url}/console/${path}`);
       await visible(page.getByRole('heading', { level: 1 }));
       expect({ path, violations: await seriousViolations(page) }).toEqual({ path, violations: [] });
@@ -227,7 +227,7 @@ describe('console (browser)', () => {
     const phone = await stack.newPage(390);
     try {
       await signIn(phone.page, `${url}/console/runs`, ADMIN_KEY);
-      for (const path of ['tools', 'workflows', 'runs', 'playground']) {
+      for (const path of ['tools', 'workflows', 'runs', 'mcp-servers', 'playground']) {
         await phone.page.goto(`${url}/console/${path}`);
         await visible(phone.page.getByRole('heading', { level: 1 }));
         const overflow = await phone.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');

@@ -68,6 +68,8 @@ export interface AxeViolation {
 export async function seriousViolations(
   page: Page,
 ): Promise<Array<{ id: string; impact: string | null; help: string; targets: string[] }>> {
+  // Toasts fade in and out (axe reads a half-transparent one as low contrast): scan once they have gone.
+  await page.locator('.n-message').first().waitFor({ state: 'detached' });
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   // A string, evaluated in the page: this project's tsconfig has no DOM types.
   const violations = await page.evaluate<AxeViolation[]>(
