@@ -16,6 +16,7 @@ export const router = createRouter({
     { path: '/runs', component: () => import('./views/RunsView.vue'), meta: { title: 'Runs' } },
     { path: '/runs/:id', component: () => import('./views/RunView.vue'), props: true, meta: { title: 'Run' } },
     { path: '/playground', component: () => import('./views/PlaygroundView.vue'), meta: { title: 'Playground' } },
+    { path: '/mcp-servers', component: () => import('./views/McpServersView.vue'), meta: { title: 'MCP servers' } },
     { path: '/approvals', component: () => import('./views/ApprovalsView.vue'), meta: { title: 'Approvals' } },
     { path: '/:rest(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
   ],

@@ -4,7 +4,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 import type {
   ExecuteToolResponse,
+  CreateMcpServerDto,
   ImplementationTypeResponse,
+  McpServerResponse,
+  McpServerSyncResponse,
+  McpServerWriteResponse,
   Page,
   RunResponse,
   ToolCallLogResponse,
@@ -55,4 +59,12 @@ export const runsApi = {
   list: (query: Query) => api<Page<RunResponse>>('GET', withQuery('/runs', query)),
   get: (id: string) => api<RunResponse>('GET', `/runs/${id}`),
   cancel: (id: string) => api<RunResponse>('POST', `/runs/${id}/cancel`),
+};
+
+export const mcpServersApi = {
+  list: (query: Query) => api<Page<McpServerResponse>>('GET', withQuery('/mcp-servers', query)),
+  create: (body: CreateMcpServerDto) => api<McpServerWriteResponse>('POST', '/mcp-servers', body),
+  sync: (id: string) => api<McpServerSyncResponse>('POST', `/mcp-servers/${id}/sync`),
+  remove: (id: string, force = false) =>
+    api<null>('DELETE', withQuery(`/mcp-servers/${id}`, { force: force || undefined })),
 };

@@ -1,0 +1,148 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import request from 'supertest';
+import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
+import { ADMIN_KEY, bearer } from '../support/test-app';
+
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const SECRET = 'Bearer mcp-secret-4711';
+
+const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
+const textTool = (name: string, text: string): McpTestTool => ({
+  tool: { name, description: `Says ${text}`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+  call: () => ({ content: [{ type: 'text', text }] }),
+});
+
+describe('console forms (browser)', () => {
+  let stack: ConsoleStack;
+  let mcp: McpTestServer;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+
+  const shot = async (name: string) => {
+    if (!SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+  /** Picks `option` in the naive-ui select of the SchemaForm field with this id. */
+  const choose = async (fieldId: string, option: string) => {
+    await page
+      .locator('.field', { has: page.locator(`label[for="${fieldId}"]`) })
+      .locator('.n-base-selection')
+      .click();
+    await page.locator('.n-base-select-option').getByText(option, { exact: true }).click();
+  };
+
+  beforeAll(async () => {
+    stack = await startConsoleStack();
+    mcp = await McpTestServer.start([textTool('lookup', 'found')]);
+    ({ context, page, errors } = await stack.newPage());
+    await signIn(page, `${stack.url}/console/mcp-servers`, ADMIN_KEY);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await stack?.close();
+    await mcp?.close();
+  });
+
+  it('should add an MCP server with masked headers, sync it and delete it', async () => {
+    await page.goto(`${stack.url}/console/mcp-servers`);
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('remote');
+    // No URL for an http server: the API's 400 names the field.
+    await page.getByRole('button', { name: 'Connect and import' }).click();
+    await visible(page.getByRole('alert').getByText(/url/));
+
+    await page.getByLabel('URL').fill(mcp.url);
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Headers name 1').fill('Authorization');
+    await page.getByLabel('Headers value 1').fill(SECRET);
+    expect(await page.getByLabel('Headers value 1').getAttribute('type')).toBe('password');
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Headers name 2').fill('X-Team');
+    await page.getByLabel('Headers value 2').fill('blue');
+    await page.getByRole('button', { name: 'Connect and import' }).click();
+
+    const outcome = page.getByTestId('mcp-outcome');
+    await visible(outcome.getByText('Added remote: 1 tools'));
+    await visible(outcome.getByRole('link', { name: 'remote__lookup' }));
+    const pairs = page.getByTestId('server-pairs');
+    await visible(pairs);
+    expect(await pairs.textContent()).toBe('Authorization: ********\nX-Team: blue');
+    expect(await page.content()).not.toContain('mcp-secret-4711');
+    // The server got the real header.
+    expect(mcp.requests.some((entry) => entry.headers.authorization === SECRET)).toBe(true);
+    await shot('mcp-servers');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    mcp.tools = [textTool('lookup', 'found'), textTool('second', 'two')];
+    await page.getByRole('button', { name: 'Sync remote' }).click();
+    await visible(outcome.getByText('Synced remote: 2 tools'));
+    expect(await outcome.textContent()).toContain('added: remote__second');
+
+    await page.getByRole('button', { name: 'Delete remote' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await pairs.waitFor({ state: 'detached' });
+    await request(stack.app.http).get('/api/v1/tools/remote__lookup').set(bearer(ADMIN_KEY)).expect(404);
+  });
+
+  it("should edit the LLM node's tool selection, result limit and reasoning effort in the form and save them", async () => {
+    await page.goto(`${stack.url}/console/workflows/new`);
+    await page.locator('[data-node="llm-1"]').click();
+    const panel = page.getByRole('region', { name: 'Node llm-1' });
+    await panel.getByRole('tab', { name: 'Model' }).click();
+    await choose('llm-1-Model-reasoning_effort', 'high');
+    await panel.getByRole('tab', { name: 'Limits' }).click();
+    await page.locator('#llm-1-Limits-max_tool_result_tokens').fill('2000');
+    await page.locator('#llm-1-Limits-max_tool_result_tokens').blur();
+    await panel.getByRole('tab', { name: 'Tools' }).click();
+    await page.locator('#llm-1-selection-tool_selection-max_tools').fill('4');
+    await page.locator('#llm-1-selection-tool_selection-max_tools').blur();
+    await page.locator('#llm-1-selection-tool_selection-always').fill('["calculator"]');
+
+    // The form writes into the definition's JSON, which the live check accepts.
+    await page.waitForFunction(
+      "document.querySelector('#workflow-json').value.includes('\"max_tool_result_tokens\": 2000')",
+    );
+    const json = await page.locator('#workflow-json').inputValue();
+    expect(json).toContain('"reasoning_effort": "high"');
+    await shot('workflow-llm-node');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL(/\/console\/workflows\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').at(-1) as string;
+    const stored = await request(stack.app.http).get(`/api/v1/workflows/${id}`).set(bearer(ADMIN_KEY)).expect(200);
+    const llm = (
+      stored.body as { definition: { nodes: Array<{ id: string; data: Record<string, unknown> }> } }
+    ).definition.nodes.find((node) => node.id === 'llm-1');
+    expect(llm?.data).toMatchObject({
+      reasoning_effort: 'high',
+      max_tool_result_tokens: 2000,
+      tool_selection: { max_tools: 4, always: ['calculator'] },
+    });
+  });
+
+  it('should keep list filters in the query string across a reload and clear them from the menu', async () => {
+    await page.goto(`${stack.url}/console/tools`);
+    await page.getByLabel('Search tools').fill('calcul');
+    await page.waitForURL(/\/console\/tools\?q=calcul$/);
+    await page.reload();
+    await visible(page.getByRole('link', { name: 'calculator' }));
+    expect(await page.getByLabel('Search tools').inputValue()).toBe('calcul');
+    expect(await page.getByRole('link', { name: 'current_time' }).count()).toBe(0);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tools' }).click();
+    await visible(page.getByRole('link', { name: 'current_time' }));
+    expect(await page.getByLabel('Search tools').inputValue()).toBe('');
+
+    await page.goto(`${stack.url}/console/runs?status=failed`);
+    await visible(page.getByRole('heading', { name: 'Runs' }));
+    await visible(page.locator('.n-base-selection').getByText('failed'));
+    expect(errors.filter((error) => !/status of 400 /.test(error))).toEqual([]);
+  });
+});
