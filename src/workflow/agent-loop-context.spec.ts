@@ -103,4 +103,69 @@ describe('runAgentLoop tool result limit', () => {
     expect(toolContents(requests[1])).toEqual([big]);
     expect(names(requests[1])).toEqual(['dump']);
   });
+
+  it('should give the model a summary of a long result with the ref of the whole, counting its tokens', async () => {
+    const { provider, requests } = scriptedProvider([
+      { toolCalls: [call('c1', 'dump')] },
+      {
+        content: '3000 lines of data, numbered 0 to 2999.',
+        usage: { promptTokens: 900, completionTokens: 12, totalTokens: 912 },
+      },
+      { content: 'There are 3000 lines.' },
+    ]);
+
+    const result = await runAgentLoop({
+      provider,
+      model: 'big-model',
+      messages: [{ role: 'user', content: 'How many lines are there?' }],
+      tools: [schema('dump')],
+      executeTool,
+      toolResults: {
+        maxTokens: 500,
+        store: () => Promise.resolve('ref-sum'),
+        summarize: { model: 'small-model', inputTokens: 1000 },
+      },
+    });
+
+    expect(result.output).toBe('There are 3000 lines.');
+    const summarising = requests[1];
+    expect(summarising.model).toBe('small-model');
+    expect(summarising.tools).toBeUndefined();
+    expect(summarising.maxTokens).toBe(500);
+    expect(summarising.messages[1].content).toContain('Task: How many lines are there?');
+    expect(encode(String(summarising.messages[1].content)).length).toBeLessThan(1200);
+    const [content] = toolContents(requests[2]);
+    expect(content).toMatch(
+      /^3000 lines of data, numbered 0 to 2999\.\n\[Tool result cut to fit 500 tokens: summarised by small-model/,
+    );
+    expect(content).toContain('ref "ref-sum"');
+    expect(names(requests[2])).toEqual(['dump', READ_TOOL_RESULT]);
+    expect(result.usage).toMatchObject({ promptTokens: 920, completionTokens: 22, modelCalls: 2 });
+  });
+
+  it('should cut the result as usual when the summary fails', async () => {
+    const { provider, requests } = scriptedProvider([{ toolCalls: [call('c1', 'dump')] }, { content: 'Ok.' }]);
+    const failingSummaries = {
+      name: 'failing-summaries',
+      chat: (request: ChatRequest) =>
+        request.model === 'small-model' ? Promise.reject(new Error('overloaded')) : provider.chat(request),
+    };
+
+    const result = await runAgentLoop({
+      provider: failingSummaries,
+      model: 'm',
+      messages: [{ role: 'user', content: 'Dump it.' }],
+      tools: [schema('dump')],
+      executeTool,
+      toolResults: {
+        maxTokens: 500,
+        store: () => Promise.resolve('ref-x'),
+        summarize: { model: 'small-model', inputTokens: 1000 },
+      },
+    });
+
+    expect(result.output).toBe('Ok.');
+    expect(toolContents(requests[1])[0]).toContain('[Tool result cut to fit 500 tokens: kept the first');
+    expect(toolContents(requests[1])[0]).toContain('ref "ref-x"');
+  });
 });

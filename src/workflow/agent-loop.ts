@@ -4,7 +4,7 @@ import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope, LoopAbortedError } from './agent/abort-scope';
 import { AgentLoopError } from './agent/agent-loop-error';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent/agent-loop-options';
+import type { AgentLoopOptions, ToolCallOutcomeLike, ToolResultLimit } from './agent/agent-loop-options';
 import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent/agent-loop-result';
 import { toAssistantMessage } from './agent/assistant-message';
 import { fallbackAnswer, requestFinalAnswer } from './agent/final-answer';
@@ -21,6 +21,7 @@ import { forwardStreamEvents } from './agent/stream-event-forwarder';
 import { runToolBatches } from './agent/tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './agent/tool-offer';
 import { CUT_NOTE_START, cutToolResult } from './agent/cut-tool-result';
+import { summarizeToolResult } from './agent/summarize-tool-result';
 import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result';
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './tool-selection/tool-selection';
 import { fitsInTokens } from '../llm/token-count';
@@ -406,7 +407,42 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     } catch {
       // Not stored: the model still gets the cut result, and the note says the rest cannot be read.
     }
+    if (limit.summarize !== undefined) {
+      const summary = await this.summarize(call, response, limit.maxTokens, limit.summarize, ref);
+      if (summary !== null) return summary;
+    }
     return cutToolResult(response, { maxTokens: limit.maxTokens, ref }) ?? response;
+  }
+
+  /** The summary of a long result, its tokens counted in the loop's usage; null: cut it instead. */
+  private async summarize(
+    call: ToolCall,
+    response: string,
+    maxTokens: number,
+    { model, inputTokens }: NonNullable<ToolResultLimit['summarize']>,
+    ref: string | null,
+  ): Promise<string | null> {
+    const task = this.options.messages[this.taskIndex]?.content;
+    try {
+      const summary = await summarizeToolResult({
+        provider: this.options.provider,
+        model,
+        call,
+        text: response,
+        maxTokens,
+        inputTokens,
+        task: task ?? '',
+        ref,
+        signal: this.scope.signal,
+      });
+      if (summary === null) return null;
+      this.usage.promptTokens += summary.usage.promptTokens;
+      this.usage.completionTokens += summary.usage.completionTokens;
+      this.usage.totalTokens += summary.usage.totalTokens;
+      return summary.content;
+    } catch {
+      return null;
+    }
   }
 
   private settle({ call, status, response, durationMs }: AnsweredCall, verdict: RepetitionVerdict): void {

@@ -40,6 +40,23 @@ describe('LLM node context engineering (e2e)', () => {
     stack = await startWorkflowStack(() => ({ CODE_MAX_OUTPUT_BYTES: '8mb', CODE_TIMEOUT_MS: '10000' }));
     ({ app, llm } = stack);
     api = new WorkflowApi(app.http, ADMIN_KEY);
+    await api.createTool({
+      name: 'read_chapter',
+      description: 'Reads one chapter of the manual',
+      effect: 'read_only',
+      function_schema: {
+        name: 'read_chapter',
+        description: 'Reads one chapter of the manual',
+        parameters: { type: 'object', properties: { chapter: { type: 'integer' } }, required: ['chapter'] },
+      },
+      implementation_type: 'code',
+      implementation_config: {
+        language: 'javascript',
+        code:
+          'const words = []; for (let i = 0; i < 400; i++) words.push("chapter" + args.chapter + "word" + i); ' +
+          'return words.join(" ");',
+      },
+    });
   });
 
   afterEach(() => llm.reset());
@@ -121,6 +138,50 @@ describe('LLM node context engineering (e2e)', () => {
     }, 120_000);
   });
 
+  describe('summarised results', () => {
+    it('should give the model a summary by the named model instead of a cut, the whole readable by ref', async () => {
+      const chapter = Array.from({ length: 400 }, (_, index) => `chapter3word${index}`).join(' ');
+      llm.script([
+        reply.toolCalls([{ name: 'read_chapter', id: 'call_read', arguments: { chapter: 3 } }]),
+        reply.text('Chapter 3 lists the words chapter3word0 to chapter3word399.'),
+        reply.from((request) => {
+          const summary = toolMessages(request.body as unknown as Body)[0].content ?? '';
+          const ref = /ref "([^"]+)"/.exec(summary)?.[1] ?? 'missing';
+          return reply.toolCalls([{ name: 'read_tool_result', id: 'call_page', arguments: { ref } }]);
+        }),
+        reply.text('Chapter 3 has 400 words.'),
+      ]);
+      const run = await api.run(
+        agentWorkflow({
+          tools: ['read_chapter'],
+          max_tool_result_tokens: 200,
+          summarize_results: true,
+          summarize_model: 'cheap-model',
+        }),
+        { question: 'How many words does chapter 3 have?' },
+      );
+
+      expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 'Chapter 3 has 400 words.' } });
+      const [, summarising, afterSummary, afterPage] = llm.requests.map((recorded) => recorded.body);
+      expect(summarising.model).toBe('cheap-model');
+      expect(summarising.tools).toBeUndefined();
+      const asked = JSON.stringify(summarising.messages);
+      expect(asked).toContain('How many words does chapter 3 have?');
+      expect(asked).toContain('chapter3word399');
+      const summary = toolMessages(afterSummary as unknown as Body)[0].content ?? '';
+      expect(summary).toMatch(
+        /^Chapter 3 lists the words chapter3word0 to chapter3word399\.\n\[Tool result cut to fit 200 tokens: summarised by cheap-model\. The full result/,
+      );
+      expect((afterSummary as unknown as Body).tools?.map((tool) => tool.function.name)).toEqual([
+        'read_chapter',
+        'read_tool_result',
+      ]);
+      expect(toolMessages(afterPage as unknown as Body)[1].content).toContain(chapter.slice(0, 300));
+      const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
+      expect(node?.output).toMatchObject({ usage: { model_calls: 3 } });
+    });
+  });
+
   describe('conversation length', () => {
     const WINDOW = 4500;
     const MAX_TOKENS = 500;
@@ -128,26 +189,6 @@ describe('LLM node context engineering (e2e)', () => {
     /** What a request holds, counted like the node counts it (o200k_base), as JSON: a little more than the node. */
     const requestTokens = (body: Body) =>
       countTokens(JSON.stringify(body.messages)) + countTokens(JSON.stringify(body.tools ?? []));
-
-    beforeAll(async () => {
-      await api.createTool({
-        name: 'read_chapter',
-        description: 'Reads one chapter of the manual',
-        effect: 'read_only',
-        function_schema: {
-          name: 'read_chapter',
-          description: 'Reads one chapter of the manual',
-          parameters: { type: 'object', properties: { chapter: { type: 'integer' } }, required: ['chapter'] },
-        },
-        implementation_type: 'code',
-        implementation_config: {
-          language: 'javascript',
-          code:
-            'const words = []; for (let i = 0; i < 400; i++) words.push("chapter" + args.chapter + "word" + i); ' +
-            'return words.join(" ");',
-        },
-      });
-    });
 
     it('should keep every request of a long conversation within a small window, recording each trim', async () => {
       llm.script([

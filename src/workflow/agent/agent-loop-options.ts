@@ -54,6 +54,11 @@ export interface ContextTrimEvent extends ContextTrim {
 export interface ToolResultLimit {
   maxTokens: number;
   store(call: ToolCall, text: string): Promise<string>;
+  /**
+   * Summarise a longer result with `model` (of the loop's provider) instead of cutting it; the model reads at
+   * most `inputTokens` of it. A failed or empty summary falls back to the cut.
+   */
+  summarize?: { model: string; inputTokens: number };
 }
 
 /** Durability of a loop: where it resumes, and where its state goes. Both are optional; the loop itself stores nothing. */

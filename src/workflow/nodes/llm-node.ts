@@ -76,6 +76,14 @@ const LlmNodeData = Type.Object(
           "Tokens (in plus out) the model takes; default the provider's setting for the model, else the model family's",
       }),
     ),
+    summarize_results: Type.Optional(
+      Type.Boolean({
+        description: 'Summarise a result longer than max_tool_result_tokens with a model instead of cutting it',
+      }),
+    ),
+    summarize_model: Type.Optional(
+      Type.String({ description: "Model of the node's provider that writes the summaries; default the node's model" }),
+    ),
     max_tool_result_tokens: Type.Optional(
       Type.Integer({
         minimum: 100,
@@ -136,6 +144,7 @@ function resultLimit(
   deps: NodeServices,
   runId: string,
   nodeId: string,
+  summarize: ToolResultLimit['summarize'],
 ): { limit: ToolResultLimit; reader: ToolDefinition } | undefined {
   if (deps.toolResults === undefined) return undefined;
   const { store } = deps.toolResults;
@@ -155,6 +164,7 @@ function resultLimit(
   const limit: ToolResultLimit = {
     maxTokens,
     store: (call, content) => store.store({ runId, nodeId, callId: call.id, toolName: call.name, content }),
+    ...(summarize ? { summarize } : {}),
   };
   return { limit, reader };
 }
@@ -194,7 +204,20 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       isAdmin: isAdmin(run.principal),
       depth: run.depth,
     };
-    const limit = resultLimit(data, deps, run.runId, node.id);
+    const contextWindow = data.context_window ?? deps.providers.contextWindow(providerName, model);
+    const summaryModel = data.summarize_model ?? model;
+    // The summarising model reads at most half its window of the result; the rest is its answer and headroom.
+    const summarize = data.summarize_results
+      ? {
+          model: summaryModel,
+          inputTokens: Math.floor(
+            (data.summarize_model === undefined
+              ? contextWindow
+              : deps.providers.contextWindow(providerName, summaryModel)) / 2,
+          ),
+        }
+      : undefined;
+    const limit = resultLimit(data, deps, run.runId, node.id, summarize);
     const callable = limit === undefined ? tools : [...tools, limit.reader];
     try {
       const result = await runAgentLoop<ToolRunOutcome>({
@@ -232,7 +255,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         maxTotalTokens: data.max_total_tokens,
         toolResults: limit?.limit,
         toolSelection: toolSelectionFor(data.tool_selection, tools),
-        contextWindow: data.context_window ?? deps.providers.contextWindow(providerName, model),
+        contextWindow,
         timeoutMs,
         signal: run.signal,
         hooks: {
