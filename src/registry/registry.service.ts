@@ -38,6 +38,27 @@ export interface RunCallOptions {
   hooks?: ToolRunHooks;
 }
 
+type CallOf = Pick<RunCallOptions, 'call' | 'tools' | 'nodeId' | 'context'>;
+
+/** The log row of a call: who called which tool with what, and how it was `answered`. */
+const toCallRecord = (
+  { call, tools, nodeId, context }: CallOf,
+  answered: Pick<ToolCallRecord, 'output' | 'status' | 'errorMessage' | 'durationMs' | 'startedAt'>,
+): ToolCallRecord => {
+  const tool = tools.find((candidate) => toolName(candidate) === call.name);
+  return {
+    toolId: tool?.id ?? null,
+    toolName: call.name.slice(0, 64),
+    toolVersion: tool?.version ?? null,
+    runId: context.runId,
+    nodeId: nodeId ?? null,
+    callId: call.id.slice(0, 128),
+    userId: context.userId,
+    input: call.arguments,
+    ...answered,
+  };
+};
+
 const pinKey = (pin: { id: string; version: number }) => `${pin.id}@${pin.version}`;
 
 const pinOf = (pins: ToolPins, name: string): Array<[string, ToolPin]> =>
@@ -188,23 +209,15 @@ export class RegistryService implements OnApplicationShutdown {
       defaultTimeoutMs: this.config.tools.defaultTimeoutMs,
       logger: { warn: (message, error) => this.logger.warn({ err: error }, message) },
     });
-    const tool = options.tools.find((candidate) => toolName(candidate) === options.call.name);
-    const record: ToolCallRecord = {
-      toolId: tool?.id ?? null,
-      toolName: options.call.name.slice(0, 64),
-      toolVersion: tool?.version ?? null,
-      runId: options.context.runId,
-      nodeId: options.nodeId ?? null,
-      callId: options.call.id.slice(0, 128),
-      userId: options.context.userId,
-      input: options.call.arguments,
-      output: outcome.status === 'success' ? outcome.response : null,
-      status: outcome.status,
-      errorMessage: outcome.status === 'success' ? null : outcome.response,
-      durationMs: outcome.metadata.duration_ms,
-      startedAt: outcome.startedAt,
-    };
-    await this.store(record);
+    await this.store(
+      toCallRecord(options, {
+        output: outcome.status === 'success' ? outcome.response : null,
+        status: outcome.status,
+        errorMessage: outcome.status === 'success' ? null : outcome.response,
+        durationMs: outcome.metadata.duration_ms,
+        startedAt: outcome.startedAt,
+      }),
+    );
     return outcome;
   }
 
@@ -229,27 +242,20 @@ export class RegistryService implements OnApplicationShutdown {
 
   /** Logs a call that was answered without running (e.g. `unknown_outcome` after a crash), like an executed one. */
   async recordUnrunCall(
-    options: Pick<RunCallOptions, 'call' | 'tools' | 'nodeId' | 'context'> & {
+    options: CallOf & {
       status: ToolCallStatus;
       response: string;
     },
   ): Promise<void> {
-    const tool = options.tools.find((candidate) => toolName(candidate) === options.call.name);
-    await this.store({
-      toolId: tool?.id ?? null,
-      toolName: options.call.name.slice(0, 64),
-      toolVersion: tool?.version ?? null,
-      runId: options.context.runId,
-      nodeId: options.nodeId ?? null,
-      callId: options.call.id.slice(0, 128),
-      userId: options.context.userId,
-      input: options.call.arguments,
-      output: null,
-      status: options.status,
-      errorMessage: options.response,
-      durationMs: 0,
-      startedAt: new Date(),
-    });
+    await this.store(
+      toCallRecord(options, {
+        output: null,
+        status: options.status,
+        errorMessage: options.response,
+        durationMs: 0,
+        startedAt: new Date(),
+      }),
+    );
   }
 
   /** The debug endpoint: one call outside any workflow. */
