@@ -169,3 +169,64 @@ describe('runAgentLoop tool result limit', () => {
     expect(toolContents(requests[1])[0]).toContain('ref "ref-x"');
   });
 });
+
+describe('runAgentLoop context window', () => {
+  const chapter = (round: number) => Array.from({ length: 300 }, (_, index) => `c${round}w${index}`).join(' ');
+  const executeTool: ExecuteTool = (toolCall) =>
+    Promise.resolve({
+      call: toolCall,
+      toolName: toolCall.name,
+      status: 'success',
+      response: chapter(Number((JSON.parse(toolCall.arguments) as { round: number }).round)),
+    });
+  const read = {
+    schema: { type: 'function' as const, function: { name: 'read', parameters: { type: 'object' } } },
+    effect: 'read_only' as const,
+  };
+
+  it('should trim the requests but keep the whole conversation in its result and checkpoints', async () => {
+    const rounds = 8;
+    const { provider, requests } = scriptedProvider([
+      ...Array.from({ length: rounds }, (_, round) => ({ toolCalls: [call(`c${round}`, 'read', { round })] })),
+      { content: 'Read them all.' },
+    ]);
+    const trims: Array<{ iteration: number; droppedMessages: number }> = [];
+    const checkpoints: number[] = [];
+
+    const result = await runAgentLoop({
+      provider,
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'You read.' },
+        { role: 'user', content: 'Read every chapter.' },
+      ],
+      tools: [read],
+      executeTool,
+      maxIterations: rounds + 1,
+      maxTokens: 300,
+      contextWindow: 3000,
+      onCheckpoint: (state) => {
+        checkpoints.push(state.messages.length);
+        return Promise.resolve();
+      },
+      hooks: { onContextTrimmed: (trim) => trims.push(trim) },
+    });
+
+    expect(result.output).toBe('Read them all.');
+    expect(result.messages).toHaveLength(2 + 2 * rounds + 1);
+    // The last checkpoint holds the last calls; their results joined the history after it.
+    expect(Math.max(...checkpoints)).toBe(2 + 2 * rounds - 1);
+    expect(trims.length).toBeGreaterThan(0);
+    expect(trims.at(-1)).toMatchObject({ iteration: rounds + 1 });
+    expect(trims.at(-1)?.droppedMessages).toBeGreaterThan(0);
+    expect(requests.at(-1)?.messages.length).toBeLessThan(2 + 2 * rounds);
+    const last = requests.at(-1);
+    expect(last?.messages.slice(0, 1)).toEqual([{ role: 'system', content: 'You read.' }]);
+    expect(last?.messages[1].content).toContain('Read every chapter.');
+    expect(last?.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: `c${rounds - 1}`,
+      content: chapter(rounds - 1),
+    });
+  });
+});
