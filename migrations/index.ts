@@ -9,6 +9,7 @@ import { ToolResults1796132041586 } from './1796132041586-tool-results';
 import { RunCheckpoints1796133054783 } from './1796133054783-run-checkpoints';
 import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 import { ToolVersions1796136125259 } from './1796136125259-tool-versions';
+import { ToolRequiresApproval1796141780697 } from './1796141780697-tool-requires-approval';
 import { RunToolPins1796141861172 } from './1796141861172-run-tool-pins';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
@@ -24,5 +25,6 @@ export const migrations = [
   RunCheckpoints1796133054783,
   NamesPerOwner1796133231276,
   ToolVersions1796136125259,
+  ToolRequiresApproval1796141780697,
   RunToolPins1796141861172,
 ];

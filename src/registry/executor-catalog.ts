@@ -134,7 +134,8 @@ export class ExecutorCatalog implements ToolImplementations {
     return IMPLEMENTATION_TYPES.flatMap((type) => this.executors[type].shippedTools?.() ?? []);
   }
 
-  toDefinition(tool: StoredTool): ToolDefinition | Promise<ToolDefinition> {
-    return this.get(tool.implementationType).toDefinition(tool);
+  async toDefinition(tool: StoredTool): Promise<ToolDefinition> {
+    const definition = await this.get(tool.implementationType).toDefinition(tool);
+    return tool.requiresApproval ? { ...definition, requiresApproval: true } : definition;
   }
 }

@@ -46,6 +46,8 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   version?: number;
   schema: FunctionTool;
   effect: ToolEffect;
+  /** Inside a run, a call waits for a person's decision before it executes (the tool's `requires_approval`). */
+  requiresApproval?: boolean;
   /** Per-call time limit; runTool aborts the signal and reports a timeout past it. */
   timeoutMs?: number;
   /** Extra parsing after JSON Schema validation (coercions, cross-field rules). */

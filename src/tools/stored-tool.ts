@@ -10,6 +10,7 @@ export interface StoredTool {
   readonly isPublic: boolean;
   readonly enabled: boolean;
   readonly effect: ToolEffect;
+  readonly requiresApproval: boolean;
   readonly functionSchema: FunctionTool;
   readonly implementationType: ImplementationType;
   readonly implementationConfig: Record<string, unknown>;
@@ -23,6 +24,7 @@ export const toStoredTool = (entity: ToolEntity): StoredTool => ({
   isPublic: entity.isPublic,
   enabled: entity.enabled,
   effect: entity.effect,
+  requiresApproval: entity.requiresApproval,
   functionSchema: entity.functionSchema,
   implementationType: entity.implementationType,
   implementationConfig: entity.implementationConfig,

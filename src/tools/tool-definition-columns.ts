@@ -26,4 +26,8 @@ export abstract class ToolDefinitionColumns {
 
   @Column({ type: 'varchar', length: 16 })
   effect!: ToolEffect;
+
+  /** A call of the tool inside a run waits for a person's decision before it executes. */
+  @Column({ name: 'requires_approval', type: 'boolean' })
+  requiresApproval!: boolean;
 }

@@ -76,6 +76,15 @@ export class CreateToolDto {
   @IsIn(TOOL_EFFECTS)
   effect?: ToolEffect;
 
+  @ApiPropertyOptional({
+    description:
+      'A call inside a run waits (run status `waiting`) until a person approves or rejects it; default true when `effect` is `dangerous`',
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  requires_approval?: boolean;
+
   @ApiPropertyOptional({ default: false, description: 'Visible to every user (admins only)' })
   @IsOptional()
   @IsBoolean()
@@ -147,6 +156,7 @@ export class ToolResponse {
   @ApiProperty({ description: 'Secrets are masked as ********', example: { url: 'https://api.example.com/weather' } })
   implementation_config!: Record<string, unknown>;
   @ApiProperty({ enum: TOOL_EFFECTS }) effect!: ToolEffect;
+  @ApiProperty({ description: 'Calls inside a run wait for a person’s approval' }) requires_approval!: boolean;
   @ApiProperty() is_public!: boolean;
   @ApiProperty() enabled!: boolean;
   @ApiProperty({ nullable: true, type: String, example: 'team-billing' }) user_id!: string | null;
@@ -179,6 +189,7 @@ export class ToolPageResponse {
 
 export class BuiltinToolResponse extends OmitType(ToolResponse, [
   'id',
+  'requires_approval',
   'implementation_config',
   'is_public',
   'enabled',
@@ -219,6 +230,7 @@ export class ToolVersionSummary {
   @ApiProperty({ example: 'Current weather for a city' }) description!: string;
   @ApiProperty({ enum: IMPLEMENTATION_TYPES }) implementation_type!: ImplementationType;
   @ApiProperty({ enum: TOOL_EFFECTS }) effect!: ToolEffect;
+  @ApiProperty() requires_approval!: boolean;
   @ApiProperty({ example: '2026-11-30T08:00:00.000Z' }) created_at!: string;
 }
 

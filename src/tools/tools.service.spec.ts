@@ -39,6 +39,41 @@ describe(ToolsService.name, () => {
 
   afterEach(() => moduleRef.close());
 
+  describe('requires_approval', () => {
+    it('should default to true for a dangerous tool and to false for the other effects', async () => {
+      const dangerous = await sut.create(newTool({ name: 'wipe', effect: 'dangerous' }), owner);
+      const mutating = await sut.create(newTool({ name: 'write', effect: 'mutating' }), owner);
+
+      expect(dangerous.requires_approval).toBe(true);
+      expect(mutating.requires_approval).toBe(false);
+    });
+
+    it('should keep an explicit choice and store it on the version too', async () => {
+      const created = await sut.create(
+        newTool({ name: 'wipe', effect: 'dangerous', requires_approval: false }),
+        owner,
+      );
+      await sut.update(created.id, { requires_approval: true }, owner);
+
+      expect(created.requires_approval).toBe(false);
+      expect((await sut.getVersion(created.id, 1, owner)).requires_approval).toBe(false);
+      expect((await sut.getVersion(created.id, 2, owner)).requires_approval).toBe(true);
+      expect((await sut.findVisible(created.id, owner)).requiresApproval).toBe(true);
+    });
+
+    it('should keep the stored value on a PATCH of other fields and take the new effect default when only the effect changes', async () => {
+      const created = await sut.create(newTool({ name: 'send', effect: 'mutating', requires_approval: true }), owner);
+
+      const renamed = await sut.update(created.id, { description: 'Sends' }, owner);
+      const safer = await sut.update(created.id, { effect: 'read_only' }, owner);
+      const dangerous = await sut.update(created.id, { effect: 'dangerous' }, owner);
+
+      expect(renamed.requires_approval).toBe(true);
+      expect(safer.requires_approval).toBe(false);
+      expect(dangerous.requires_approval).toBe(true);
+    });
+  });
+
   describe('create', () => {
     it('should store a tool at version 1, owned by the caller, private and enabled by default', async () => {
       const created = await sut.create(newTool({ name: 'adder' }), owner);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { In, IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
-import type { ImplementationType } from '../shared/tool-types';
+import type { ImplementationType, ToolEffect } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import {
@@ -52,7 +52,14 @@ const toConfigFields = (problems: readonly ConfigProblem[]): FieldProblem[] =>
 
 type Snapshot = Pick<
   ToolEntity,
-  'name' | 'description' | 'category' | 'functionSchema' | 'implementationType' | 'implementationConfig' | 'effect'
+  | 'name'
+  | 'description'
+  | 'category'
+  | 'functionSchema'
+  | 'implementationType'
+  | 'implementationConfig'
+  | 'effect'
+  | 'requiresApproval'
 >;
 
 const snapshotRow = (toolId: string, version: number, tool: Snapshot, at: Date) =>
@@ -67,8 +74,12 @@ const snapshotRow = (toolId: string, version: number, tool: Snapshot, at: Date) 
     implementationType: tool.implementationType,
     implementationConfig: tool.implementationConfig,
     effect: tool.effect,
+    requiresApproval: tool.requiresApproval,
     createdAt: at,
   }) as QueryDeepPartialEntity<ToolVersionEntity>;
+
+/** `requires_approval` when a tool does not say: dangerous tools wait for a person. */
+export const requiresApprovalByDefault = (effect: ToolEffect): boolean => effect === 'dangerous';
 
 /** Names are unique per owner and, for public tools, among public tools; other users' private names never clash. */
 const nameTaken = (name: string, isPublic: boolean): DomainError =>
@@ -113,6 +124,7 @@ export class ToolsService implements OnApplicationBootstrap {
               publicName: shipped.name,
               enabled: true,
               effect: shipped.effect,
+              requiresApproval: requiresApprovalByDefault(shipped.effect),
               userId: null,
               useCount: 0,
               version: 1,
@@ -121,7 +133,17 @@ export class ToolsService implements OnApplicationBootstrap {
             }),
           );
           await this.versions.insert(
-            snapshotRow(id, 1, { ...shipped, category: shipped.category, implementationConfig: {} }, now),
+            snapshotRow(
+              id,
+              1,
+              {
+                ...shipped,
+                category: shipped.category,
+                implementationConfig: {},
+                requiresApproval: requiresApprovalByDefault(shipped.effect),
+              },
+              now,
+            ),
           );
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
@@ -262,6 +284,7 @@ export class ToolsService implements OnApplicationBootstrap {
       implementation_type: fields.implementationType,
       implementation_config: this.implementations.mask(fields.implementationType, fields.implementationConfig),
       effect: fields.effect,
+      requires_approval: fields.requiresApproval,
       is_public: fields.isPublic,
       enabled: fields.enabled,
       user_id: principal.userId,
@@ -292,6 +315,10 @@ export class ToolsService implements OnApplicationBootstrap {
           ? {}
           : existing.implementationConfig),
       effect: input.effect ?? existing.effect,
+      // A new effect without an explicit choice takes that effect's default.
+      requires_approval:
+        input.requires_approval ??
+        (input.effect !== undefined && input.effect !== existing.effect ? undefined : existing.requiresApproval),
       is_public: input.is_public ?? existing.isPublic,
       enabled: input.enabled ?? existing.enabled,
     }));
@@ -352,6 +379,7 @@ export class ToolsService implements OnApplicationBootstrap {
       description: row.description,
       implementation_type: row.implementationType,
       effect: row.effect,
+      requires_approval: row.requiresApproval,
       created_at: row.createdAt.toISOString(),
     }));
   }
@@ -369,6 +397,7 @@ export class ToolsService implements OnApplicationBootstrap {
       implementation_type: row.implementationType,
       implementation_config: this.implementations.mask(row.implementationType, row.implementationConfig),
       effect: row.effect,
+      requires_approval: row.requiresApproval,
       created_at: row.createdAt.toISOString(),
     };
   }
@@ -385,6 +414,7 @@ export class ToolsService implements OnApplicationBootstrap {
         implementation_type: row.implementationType,
         implementation_config: row.implementationConfig,
         effect: row.effect,
+        requires_approval: row.requiresApproval,
         is_public: existing.isPublic,
         enabled: existing.enabled,
       };
@@ -416,6 +446,7 @@ export class ToolsService implements OnApplicationBootstrap {
         isPublic: tool.isPublic,
         enabled: tool.enabled,
         effect: row.effect,
+        requiresApproval: row.requiresApproval,
         functionSchema: row.functionSchema,
         implementationType: row.implementationType,
         implementationConfig: row.implementationConfig,
@@ -520,6 +551,7 @@ export class ToolsService implements OnApplicationBootstrap {
     }
     if (problems.length > 0 || !normalized.ok) throw DomainError.validation(problems);
     const defaults = this.implementations.defaults(input.implementation_type, input.name, config);
+    const effect = input.effect ?? defaults.effect ?? 'mutating';
     return {
       warnings: normalized.warnings,
       fields: {
@@ -529,7 +561,8 @@ export class ToolsService implements OnApplicationBootstrap {
         functionSchema: normalized.schema,
         implementationType: input.implementation_type,
         implementationConfig: config,
-        effect: input.effect ?? defaults.effect ?? 'mutating',
+        effect,
+        requiresApproval: input.requires_approval ?? requiresApprovalByDefault(effect),
         isPublic: input.is_public ?? false,
         publicName: input.is_public ? input.name : null,
         enabled: input.enabled ?? true,
@@ -547,6 +580,7 @@ export class ToolsService implements OnApplicationBootstrap {
       implementation_type: entity.implementationType,
       implementation_config: this.implementations.mask(entity.implementationType, entity.implementationConfig),
       effect: entity.effect,
+      requires_approval: entity.requiresApproval,
       is_public: entity.isPublic,
       enabled: entity.enabled,
       user_id: entity.userId,

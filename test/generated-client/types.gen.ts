@@ -201,6 +201,10 @@ export type ImportedToolDto = {
         [key: string]: unknown;
     };
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * Calls inside a run wait for a person’s approval
+     */
+    requires_approval: boolean;
     is_public: boolean;
     enabled: boolean;
     user_id: string | null;
@@ -419,6 +423,10 @@ export type ToolResponse = {
         [key: string]: unknown;
     };
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * Calls inside a run wait for a person’s approval
+     */
+    requires_approval: boolean;
     is_public: boolean;
     enabled: boolean;
     user_id: string | null;
@@ -532,6 +540,7 @@ export type ToolVersionSummary = {
     description: string;
     implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    requires_approval: boolean;
     created_at: string;
 };
 
@@ -541,6 +550,7 @@ export type ToolVersionResponse = {
     description: string;
     implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    requires_approval: boolean;
     created_at: string;
     tool_id: string;
     category: string;
@@ -578,6 +588,10 @@ export type ToolWriteResponse = {
         [key: string]: unknown;
     };
     effect: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * Calls inside a run wait for a person’s approval
+     */
+    requires_approval: boolean;
     is_public: boolean;
     enabled: boolean;
     user_id: string | null;
@@ -619,6 +633,10 @@ export type UpdateToolDto = {
      */
     implementation_config?: BuiltinToolConfig | HttpToolConfig | WorkflowToolConfig | CodeToolConfig | McpToolConfig;
     effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * A call inside a run waits (run status `waiting`) until a person approves or rejects it; default true when `effect` is `dangerous`
+     */
+    requires_approval?: boolean;
     /**
      * Visible to every user (admins only)
      */
@@ -748,6 +766,10 @@ export type CreateToolDtoFields = {
         [key: string]: unknown;
     };
     effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * A call inside a run waits (run status `waiting`) until a person approves or rejects it; default true when `effect` is `dangerous`
+     */
+    requires_approval?: boolean;
     /**
      * Visible to every user (admins only)
      */

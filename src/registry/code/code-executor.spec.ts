@@ -22,6 +22,7 @@ const limits: CodeToolLimits = {
 const storedTool = (config: Partial<CodeToolConfig> = {}): StoredTool & { implementationConfig: CodeToolConfig } => ({
   id: 'tool-1',
   name: 'add',
+  requiresApproval: false,
   version: 3,
   userId: 'user-1',
   effect: 'read_only',

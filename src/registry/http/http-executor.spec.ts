@@ -26,6 +26,7 @@ const storedTool = (
 ): StoredTool & { implementationConfig: HttpToolConfig } => ({
   id: 'tool-1',
   name: 'call_api',
+  requiresApproval: false,
   version: 1,
   userId: null,
   effect,
