@@ -49,10 +49,7 @@ describe(ToolsService.name, () => {
     });
 
     it('should keep an explicit choice and store it on the version too', async () => {
-      const created = await sut.create(
-        newTool({ name: 'wipe', effect: 'dangerous', requires_approval: false }),
-        owner,
-      );
+      const created = await sut.create(newTool({ name: 'wipe', effect: 'dangerous', requires_approval: false }), owner);
       await sut.update(created.id, { requires_approval: true }, owner);
 
       expect(created.requires_approval).toBe(false);
