@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -37,6 +38,17 @@ const IsStringRecord = (options?: ValidationOptions): PropertyDecorator =>
     options,
   );
 
+/** An optional object of string values (env variables, headers), taken as sent. */
+const OptionalStringRecord = (example: Record<string, string>, description: string) =>
+  // In the order a stack of these decorators applies them (bottom first), so validation reports the same.
+  applyDecorators(
+    RawJson(),
+    IsStringRecord(),
+    IsObject(),
+    IsOptional(),
+    ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example, description }),
+  );
+
 export class CreateMcpServerDto {
   @ApiProperty({
     example: 'files',
@@ -68,16 +80,10 @@ export class CreateMcpServerDto {
   @MaxLength(8192, { each: true })
   args?: string[];
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { GITHUB_TOKEN: 'ghp_…' },
-    description: 'stdio: the only environment the server gets, besides PATH; credential-named values are masked',
-  })
-  @IsOptional()
-  @IsObject()
-  @IsStringRecord()
-  @RawJson()
+  @OptionalStringRecord(
+    { GITHUB_TOKEN: 'ghp_…' },
+    'stdio: the only environment the server gets, besides PATH; credential-named values are masked',
+  )
   env?: Record<string, string>;
 
   @ApiPropertyOptional({ example: 'https://mcp.example.com/mcp', description: 'http: the Streamable HTTP endpoint' })
@@ -86,16 +92,10 @@ export class CreateMcpServerDto {
   @MaxLength(2048)
   url?: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { Authorization: 'Bearer …' },
-    description: 'http: headers sent with every request; credential-named values are masked',
-  })
-  @IsOptional()
-  @IsObject()
-  @IsStringRecord()
-  @RawJson()
+  @OptionalStringRecord(
+    { Authorization: 'Bearer …' },
+    'http: headers sent with every request; credential-named values are masked',
+  )
   headers?: Record<string, string>;
 }
 
