@@ -63,6 +63,8 @@ export const UNKNOWN_OUTCOME_RESPONSE =
  * with an unanswered call may have been executing; later ones never started and simply run. A call that
  * may have been executing runs again when its effect is repeatable (`read_only`, `idempotent`); otherwise
  * (`mutating`, `dangerous`, or a tool no longer known) it is not repeated and its outcome is unknown.
+ * A stored checkpoint keeps the model's arguments as written only for the calls this says `run` (see
+ * toStoredCheckpoint): a call that must execute after a resume needs to be one of them.
  */
 export function resumeActions(
   round: LoopRound,
