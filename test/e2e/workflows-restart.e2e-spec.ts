@@ -5,6 +5,9 @@ import { ADMIN_KEY, startTestApp, throwawayDatabase, type TestApp } from '../sup
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
 
+// Two application starts in one test: on a loaded machine each can take well over ten seconds.
+jest.setTimeout(120_000);
+
 describe('Runs across a restart (e2e)', () => {
   let llm: OpenAITestServer;
   let database: { url: string; drop: () => Promise<void> };
