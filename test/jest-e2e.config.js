@@ -6,5 +6,6 @@ module.exports = {
   testRegex: '\\.e2e-spec\\.ts$',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleFileExtensions: ['ts', 'js', 'json', 'node'],
-  testTimeout: 30000,
+  // Tests and hooks start the real app (migrations included), which takes well over 10 s on a loaded machine.
+  testTimeout: 60000,
 };
