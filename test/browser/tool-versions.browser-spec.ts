@@ -69,10 +69,13 @@ describe('console tool versions (browser)', () => {
     );
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await visible(page.getByTestId('tool-version').getByText('v2'));
-    // Edit 2: the description only.
+    // Edit 2: the description, and calls now wait for a person's approval.
     await page.getByLabel('Description').fill('Weather for a city, in metric or imperial units');
+    await page.getByRole('switch', { name: 'Requires approval' }).click();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await visible(page.getByTestId('tool-version').getByText('v3'));
+    const saved = await request(stack.app.http).get(`/api/v1/tools/${id}`).set(bearer(ADMIN_KEY)).expect(200);
+    expect((saved.body as { requires_approval: boolean }).requires_approval).toBe(true);
 
     await page.getByRole('tab', { name: 'Versions' }).click();
     const list = page.getByTestId('version-list');
@@ -80,10 +83,15 @@ describe('console tool versions (browser)', () => {
     expect(await list.locator('tbody tr').count()).toBe(3);
     expect(await list.locator('tbody tr').first().textContent()).toContain('v3');
 
-    // By default the newest two: only the description changed.
+    // By default the newest two: the description (also in the function schema) and the approval switch.
     const changed = page.getByTestId('changed-fields');
     await visible(changed.getByText('Changed from v2 to v3'));
-    expect(await changed.locator('code').allTextContents()).toEqual(['description', 'function_schema']);
+    expect(await changed.locator('code').allTextContents()).toEqual([
+      'description',
+      'requires_approval',
+      'function_schema',
+    ]);
+    expect(await list.locator('tbody tr').first().textContent()).toContain('required');
 
     await page.getByRole('button', { name: 'Compare v1' }).click();
     await visible(changed.getByText('Changed from v1 to v3'));
@@ -111,11 +119,13 @@ describe('console tool versions (browser)', () => {
     const tool = await request(stack.app.http).get(`/api/v1/tools/${id}`).set(bearer(ADMIN_KEY)).expect(200);
     const body = tool.body as {
       version: number;
+      requires_approval: boolean;
       description: string;
       function_schema: { function: { parameters: { properties: Record<string, unknown> } } };
     };
     expect(body.version).toBe(4);
     expect(body.description).toBe('Weather for a city');
+    expect(body.requires_approval).toBe(false);
     expect(Object.keys(body.function_schema.function.parameters.properties)).toEqual(['city']);
     expect(errors).toEqual([]);
   });
