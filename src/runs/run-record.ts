@@ -1,4 +1,5 @@
 import type { Role } from '../shared/role';
+import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import type { RunEntity, RunStatus, UsageTotals } from './run.entity';
@@ -16,6 +17,8 @@ export interface RunRecord {
   readonly outputs: Record<string, unknown> | null;
   readonly error: string | null;
   readonly usage: UsageTotals;
+  readonly budgets: RunBudgets | null;
+  readonly stopReason: RunStopReason | null;
   readonly userId: string;
   readonly userRole: Role;
   readonly createdAt: Date;
@@ -37,6 +40,8 @@ export const toRunRecord = (entity: RunEntity): RunRecord => ({
   outputs: entity.outputs,
   error: entity.error,
   usage: entity.usage,
+  budgets: entity.budgets ?? null,
+  stopReason: entity.stopReason ?? null,
   userId: entity.userId,
   userRole: entity.userRole,
   createdAt: entity.createdAt,

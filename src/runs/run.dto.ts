@@ -4,6 +4,7 @@ import { IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
 import { ANY_JSON } from '../common/http/any-json';
 import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
+import { RUN_BUDGET_PROPERTIES, RUN_STOP_REASONS } from './run-budgets';
 
 export const RUN_SORT_FIELDS = {
   created_at: 'createdAt',
@@ -59,6 +60,31 @@ export class UsageDto {
   @ApiProperty({ example: 2 }) model_calls!: number;
 }
 
+const { max_total_tokens, max_tool_calls, timeout_ms } = RUN_BUDGET_PROPERTIES;
+
+export class RunBudgetsDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: max_total_tokens.minimum,
+    description: max_total_tokens.description,
+  })
+  max_total_tokens?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: max_tool_calls.minimum,
+    maximum: max_tool_calls.maximum,
+    description: max_tool_calls.description,
+  })
+  max_tool_calls?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: timeout_ms.minimum,
+    maximum: timeout_ms.maximum,
+    description: timeout_ms.description,
+  })
+  timeout_ms?: number;
+}
+
 export class NodeRunToolCallDto {
   @ApiProperty({ nullable: true, type: String }) call_id!: string | null;
   @ApiProperty() tool_name!: string;
@@ -103,6 +129,19 @@ export class RunResponse {
   outputs!: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, type: String, example: null }) error!: string | null;
   @ApiProperty({ type: UsageDto }) usage!: UsageDto;
+  @ApiProperty({
+    enum: RUN_STOP_REASONS,
+    nullable: true,
+    description:
+      'Why the run ended (null until it has): completed, error (a node failed), cancelled, interrupted, or the run budget that ended it',
+  })
+  stop_reason!: string | null;
+  @ApiProperty({
+    type: RunBudgetsDto,
+    nullable: true,
+    description: 'The run budgets in force (request body over definition); null when none',
+  })
+  budgets!: RunBudgetsDto | null;
   @ApiProperty() user_id!: string;
   @ApiProperty() created_at!: string;
   @ApiProperty({ nullable: true, type: String }) started_at!: string | null;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Role } from '../shared/role';
+import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
 
@@ -52,6 +53,14 @@ export class RunEntity {
 
   @Column({ type: 'json' })
   usage!: UsageTotals;
+
+  /** The run's own limits (request over definition); null when it has none. */
+  @Column({ type: 'json', nullable: true })
+  budgets!: RunBudgets | null;
+
+  /** Why the run ended; null until it has (and on runs older than the column). */
+  @Column({ name: 'stop_reason', type: 'varchar', length: 32, nullable: true })
+  stopReason!: RunStopReason | null;
 
   @Column({ name: 'user_id', type: 'varchar', length: 64 })
   userId!: string;

@@ -13,6 +13,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity } from './node-run.entity';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
+import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition, RunNodeRef } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
@@ -35,7 +36,17 @@ export interface NewRun {
   depth?: number;
   /** The tool versions the run is to use (see RunEntity.toolPins). */
   toolPins?: ToolPins;
+  /** The run's own limits, already merged (request over definition). */
+  budgets?: RunBudgets | null;
 }
+
+/** What a run's end is called when its execution did not say (a cancel, another process's bookkeeping). */
+const stopReasonOf = (status: RunStatus): RunStopReason | null => {
+  if (status === 'succeeded') return 'completed';
+  if (status === 'failed') return 'error';
+  if (status === 'cancelled') return 'cancelled';
+  return null;
+};
 
 const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
 const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
@@ -86,7 +97,8 @@ export class RunsService {
     const ids = unfinished.map((run) => run.id);
     const finishedAt = new Date();
     if (ids.length > 0) {
-      await this.runs.update({ id: In(ids) }, { status: 'failed', error: reason, finishedAt });
+      const stopReason: RunStopReason = 'interrupted';
+      await this.runs.update({ id: In(ids) }, { status: 'failed', error: reason, stopReason, finishedAt });
       await this.nodeRuns.update(
         { runId: In(ids), status: 'running' },
         { status: 'failed', error: reason, finishedAt },
@@ -124,6 +136,8 @@ export class RunsService {
       outputs: null,
       error: null,
       usage: EMPTY_USAGE,
+      budgets: input.budgets ?? null,
+      stopReason: null,
       userId: input.userId,
       userRole: input.userRole,
       createdAt: new Date(),
@@ -145,7 +159,7 @@ export class RunsService {
   async cancelUnfinished(runId: string, reason: string): Promise<boolean> {
     const result = await this.runs.update(
       { id: runId, status: Not(In(FINISHED_STATUSES)) },
-      { status: 'cancelled', error: reason, finishedAt: new Date() },
+      { status: 'cancelled', error: reason, stopReason: 'cancelled', finishedAt: new Date() },
     );
     return result.affected === 1;
   }
@@ -157,12 +171,19 @@ export class RunsService {
 
   async finish(
     runId: string,
-    result: { status: RunStatus; outputs?: Record<string, unknown> | null; error?: string | null; usage?: UsageTotals },
+    result: {
+      status: RunStatus;
+      outputs?: Record<string, unknown> | null;
+      error?: string | null;
+      usage?: UsageTotals;
+      stopReason?: RunStopReason;
+    },
   ): Promise<void> {
     const changes = asRow<RunEntity>({
       status: result.status,
       outputs: result.outputs ?? null,
       error: result.error ?? null,
+      stopReason: result.stopReason ?? stopReasonOf(result.status),
       usage: result.usage ?? EMPTY_USAGE,
       finishedAt: new Date(),
     });
@@ -184,6 +205,12 @@ export class RunsService {
     });
     await this.retry(() => this.nodeRuns.insert(row));
     return id;
+  }
+
+  /** Ends the node runs an earlier execution of the run left running, when the run ends before it reaches them. */
+  async closeRunningNodes(runId: string, result: { status: 'failed' | 'cancelled'; error: string }): Promise<void> {
+    const changes = asRow<NodeRunEntity>({ status: result.status, error: result.error, finishedAt: new Date() });
+    await this.retry(() => this.nodeRuns.update({ runId, status: 'running' }, changes));
   }
 
   /** The node run a previous execution of this run left running for this node (a resumed run goes on with it). */
@@ -304,6 +331,8 @@ export class RunsService {
       outputs: run.outputs,
       error: run.error,
       usage: run.usage,
+      stop_reason: run.stopReason ?? (FINISHED_STATUSES.includes(run.status) ? stopReasonOf(run.status) : null),
+      budgets: run.budgets,
       user_id: run.userId,
       created_at: run.createdAt.toISOString(),
       started_at: iso(run.startedAt),

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { enumOf, freeObject } from '../json-schema/schema-helpers';
+import { RUN_BUDGET_PROPERTIES } from '../runs/run-budgets';
 import type { JsonSchema } from '../shared/tool-types';
 import { NODE_HANDLERS, NODE_TYPES, type NodeHandlers, type NodeType } from './nodes/node-handlers';
 
@@ -67,6 +68,7 @@ export const WORKFLOW_DEFINITION_SCHEMA = Type.Object(
     ),
     nodes: Type.Array(WorkflowNodeSchema, { minItems: 2, maxItems: 500 }),
     edges: Type.Array(WorkflowEdgeSchema, { maxItems: 2000 }),
+    ...RUN_BUDGET_PROPERTIES,
   },
   {
     $schema: 'http://json-schema.org/draft-07/schema#',

@@ -113,19 +113,7 @@ describe(WorkflowEngine.name, () => {
     expect(recorded.map((run) => run.node)).toEqual(['start', 'decide', 'no', 'end']);
   });
 
-  it('should pass the run inputs to the start node and add up the usage nodes report', async () => {
-    const usageHandlers = {
-      ...fakeHandlers,
-      value: handler(({ data }) =>
-        Promise.resolve({ output: (data as Data).value, usage: { prompt_tokens: 3, total_tokens: 5, model_calls: 1 } }),
-      ),
-    } as unknown as NodeHandlers;
-    const recorder: NodeRecorder = {
-      nodeStarted: () => Promise.resolve('id'),
-      runningNodeRun: () => Promise.resolve(null),
-      nodeFinished: () => Promise.resolve(),
-    };
-    sut = new WorkflowEngine(usageHandlers, {} as NodeServices, recorder);
+  it('should pass the run inputs to the start node and each output to the nodes after it', async () => {
     const graph = definition(
       [
         node('start', 'start'),
@@ -138,10 +126,7 @@ describe(WorkflowEngine.name, () => {
 
     const result = await sut.run(graph, ['start', 'a', 'b', 'end'], { question: 'Hi?' }, context());
 
-    expect(result).toEqual({
-      outputs: { start: { question: 'Hi?' }, a: 1, b: 2 },
-      usage: { prompt_tokens: 6, completion_tokens: 0, total_tokens: 10, model_calls: 2 },
-    });
+    expect(result).toEqual({ outputs: { start: { question: 'Hi?' }, a: 1, b: 2 } });
   });
 
   it('should fail the run naming the node that failed, record it failed and run nothing after it', async () => {

@@ -1,6 +1,4 @@
 import { inSpan } from '../common/tracing';
-import type { UsageTotals } from '../runs/run.entity';
-import { addUsage, emptyUsage } from '../runs/usage-totals';
 import { RunHandedBackError } from '../runs/run-supervisor';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import type { NodeHandler, NodeServices } from './nodes/node-handler';
@@ -22,13 +20,10 @@ export interface NodeRecorder {
 
 export interface EngineResult {
   outputs: Record<string, unknown>;
-  usage: UsageTotals;
 }
 
 const branchOf = (edge: WorkflowEdge): boolean | undefined =>
   edge.condition === undefined ? undefined : edge.condition === true || edge.condition === 'true';
-
-const usageOf = (output: Record<string, unknown>) => output.usage as Partial<UsageTotals> | undefined;
 
 /**
  * Walks a validated definition from its start node in topological order. A node runs when at least
@@ -46,11 +41,15 @@ export class WorkflowEngine {
     this.handlers = handlers;
   }
 
-  async run(definition: WorkflowDefinition, order: string[], inputs: Record<string, unknown>, run: RunContext) {
+  async run(
+    definition: WorkflowDefinition,
+    order: string[],
+    inputs: Record<string, unknown>,
+    run: RunContext,
+  ): Promise<EngineResult> {
     const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
     const scope: Scope = { inputs };
     const activeEdges = new Set<WorkflowEdge>();
-    const usage = run.usage ?? emptyUsage();
 
     for (const id of order) {
       const node = nodes.get(id) as WorkflowNode;
@@ -67,11 +66,10 @@ export class WorkflowEngine {
       const output =
         stored ??
         (await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
-          this.runNode(handler, node, scope, run, definition, usage),
+          this.runNode(handler, node, scope, run, definition),
         ));
       scope[id] = output;
-      addUsage(usage, usageOf(output));
-      if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown>, usage };
+      if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown> };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
         if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
@@ -86,7 +84,6 @@ export class WorkflowEngine {
     scope: Scope,
     run: RunContext,
     definition: WorkflowDefinition,
-    usage: UsageTotals,
   ): Promise<Record<string, unknown>> {
     const checkpoint = run.checkpoint;
     const resumedNodeRunId = checkpoint?.resumed ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
@@ -118,23 +115,21 @@ export class WorkflowEngine {
     } catch (error) {
       // Handed back: the node run stays open; the execution that resumes the run goes on with it.
       if (run.signal.reason instanceof RunHandedBackError) throw run.signal.reason;
-      const cancelled = run.signal.aborted;
-      const message = errorMessage(error);
-      // What the node did before it stopped stays: its usage counts for the run, its partial output is stored.
+      // A budget of the run that ran out fails the node with the budget's reason; any other stop cancels it.
+      const limit = run.meter?.stopped ?? null;
+      const cancelled = run.signal.aborted && limit === null;
+      const message = limit?.message ?? errorMessage(error);
+      // What the node did before it stopped stays: its partial output (usage, calls) is stored.
       const partial = error instanceof NodeFailure ? error.partialOutput : undefined;
-      if (partial) addUsage(usage, usageOf(partial));
-      await this.recorder.nodeFinished(nodeRunId, {
-        status: cancelled ? 'cancelled' : 'failed',
-        output: partial,
-        error: message,
-      });
+      const status = cancelled ? 'cancelled' : 'failed';
+      await this.recorder.nodeFinished(nodeRunId, { status, output: partial, error: message });
       run.emit('node.finished', {
         node_id: node.id,
-        status: cancelled ? 'cancelled' : 'failed',
+        status,
         duration_ms: Date.now() - startedAt,
         error: message,
       });
-      if (cancelled) throw run.signal.reason ?? error;
+      if (run.signal.aborted) throw run.signal.reason ?? error;
       throw new WorkflowRunError(`node "${node.id}" (${node.type}) failed: ${message}`, node.id);
     }
   }

@@ -58,6 +58,35 @@ describe(RunCheckpointer.name, () => {
     expect(sut.stepOf('end').state).toBeUndefined();
   });
 
+  it("should store the run's totals with every state and read them back", async () => {
+    const writer = new SlowWriter();
+    const totals = {
+      usage: { prompt_tokens: 8, completion_tokens: 2, total_tokens: 10, model_calls: 1 },
+      tool_calls: 3,
+    };
+    const sut = new RunCheckpointer('run-1', writer, toRunState(null), false);
+    sut.countWith(() => totals);
+
+    const saved = sut.stepOf('llm-1').save({ round: 1 });
+    await Promise.resolve();
+    writer.endOne();
+    await saved;
+
+    const stored = JSON.parse(writer.saved[0]) as Record<string, unknown>;
+    expect(stored.meter).toEqual(totals);
+    expect(new RunCheckpointer('run-1', writer, toRunState(stored), true).totals).toEqual(totals);
+  });
+
+  it('should count the usage of finished nodes when a checkpoint has no totals', () => {
+    const usage = { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5, model_calls: 1 };
+    const state = toRunState({ nodes: { a: { output: { usage } }, b: { output: { usage } }, c: { step: {} } } });
+
+    expect(new RunCheckpointer('run-1', new SlowWriter(), state, true).totals).toEqual({
+      usage: { prompt_tokens: 8, completion_tokens: 2, total_tokens: 10, model_calls: 2 },
+      tool_calls: 0,
+    });
+  });
+
   it('should read an unreadable checkpoint as none', () => {
     expect(toRunState({ nodes: 'broken' })).toEqual({ nodes: {} });
     expect(toRunState(null)).toEqual({ nodes: {} });

@@ -1,8 +1,13 @@
 import type { CheckpointStepWrites } from '../runs/run-checkpoint-store';
+import type { UsageTotals } from '../runs/run.entity';
+import { addUsage, emptyUsage } from '../runs/usage-totals';
+import type { MeterTotals } from './run-meter';
 
 /** The checkpoint of a run, as stored: per node, its output once it finished, or the state of its step until then. */
 export interface RunState {
   nodes: Record<string, NodeState>;
+  /** The run's usage and tool calls when the state was stored (absent in checkpoints older than run budgets). */
+  meter?: MeterTotals;
 }
 
 export interface NodeState {
@@ -25,7 +30,11 @@ export interface CheckpointWriter {
 /** Reads a stored checkpoint; anything unreadable counts as none (the run starts over). */
 export const toRunState = (stored: Record<string, unknown> | null): RunState => {
   const nodes = stored?.nodes;
-  return { nodes: nodes !== null && typeof nodes === 'object' ? (nodes as Record<string, NodeState>) : {} };
+  const meter = stored?.meter as MeterTotals | undefined;
+  return {
+    nodes: nodes !== null && typeof nodes === 'object' ? (nodes as Record<string, NodeState>) : {},
+    ...(meter !== null && typeof meter === 'object' ? { meter } : {}),
+  };
 };
 
 /**
@@ -35,6 +44,7 @@ export const toRunState = (stored: Record<string, unknown> | null): RunState => 
  */
 export class RunCheckpointer {
   private queue: Promise<void> = Promise.resolve();
+  private count: (() => MeterTotals) | undefined;
 
   constructor(
     private readonly runId: string,
@@ -43,6 +53,21 @@ export class RunCheckpointer {
     /** The run executed before (a restart, a hand-back, an approval): its unfinished node runs go on. */
     readonly resumed: boolean,
   ) {}
+
+  /** What the run had used when the state was stored; older checkpoints: the usage of the nodes that had finished. */
+  get totals(): MeterTotals {
+    if (this.state.meter) return this.state.meter;
+    const usage = emptyUsage();
+    for (const node of Object.values(this.state.nodes)) {
+      addUsage(usage, node.output?.usage as Partial<UsageTotals> | undefined);
+    }
+    return { usage, tool_calls: 0 };
+  }
+
+  /** From now on every stored state carries the run's totals as `count` gives them. */
+  countWith(count: () => MeterTotals): void {
+    this.count = count;
+  }
 
   finishedOutput(nodeId: string): Record<string, unknown> | undefined {
     return this.state.nodes[nodeId]?.output;
@@ -64,7 +89,9 @@ export class RunCheckpointer {
   }
 
   private write(step?: CheckpointStepWrites): Promise<void> {
-    const written = this.queue.then(() => this.writer.save(this.runId, { ...this.state }, step));
+    const written = this.queue.then(() =>
+      this.writer.save(this.runId, { ...this.state, ...(this.count ? { meter: this.count() } : {}) }, step),
+    );
     this.queue = written.catch(() => undefined);
     return written;
   }

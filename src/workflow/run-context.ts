@@ -1,9 +1,9 @@
 import type { Principal } from '../common/auth/principal';
 import type { RunEventType } from '../runs/run-event-types';
-import type { UsageTotals } from '../runs/run.entity';
 import type { ToolDefinition } from '../registry/tool-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import type { RunCheckpointer } from './run-checkpointer';
+import type { RunMeter } from './run-meter';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
 export interface RunContext {
@@ -16,10 +16,10 @@ export interface RunContext {
   /** Where the run's progress is stored and read back on resume; absent for child runs (their parent's call is the unit). */
   checkpoint?: RunCheckpointer;
   /**
-   * The run's usage so far, added to in place: the engine adds each node's as it ends (a failed or
-   * cancelled node's partial usage too), the runner the usage of child workflow-tool runs.
+   * The run's usage and tool calls, counted as they happen (model calls of every node, also of nodes that
+   * fail or are cancelled, and of child workflow-tool runs), against the run's budgets.
    */
-  usage?: UsageTotals;
+  meter?: RunMeter;
   /** Each node's tools as the run's start resolved them, so the node does not look them up again. */
   resolvedTools?: ReadonlyMap<string, readonly ToolDefinition[]>;
   /** The tool versions the run pinned at its start: what a node uses when `resolvedTools` has not got its tools. */
@@ -48,3 +48,7 @@ export class WorkflowRunError extends Error {
     this.name = 'WorkflowRunError';
   }
 }
+
+/** Why the run stops (a budget used up, a cancel), as the error a node fails with. */
+export const stopError = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');

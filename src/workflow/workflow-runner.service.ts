@@ -10,7 +10,7 @@ import { ToolExecutionError } from '../shared/tool-errors';
 import type { WorkflowToolRunner } from '../registry/workflow/workflow-tool-runner';
 import type { RunResponse } from '../runs/run.dto';
 import type { UsageTotals } from '../runs/run.entity';
-import { addUsage, emptyUsage } from '../runs/usage-totals';
+import type { RunBudgets, RunStopReason } from '../runs/run-budgets';
 import type { RunRecord } from '../runs/run-record';
 import { RunEventsService } from '../runs/run-events.service';
 import { isFinished } from '../runs/run.entity';
@@ -27,6 +27,8 @@ import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
 import { RunCheckpointer, toRunState } from './run-checkpointer';
 import { resolveRunTools } from './run-tools';
+import { RunMeter } from './run-meter';
+import { effectiveBudgets } from './run-request';
 import { WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
 import { type CheckedDefinition, WorkflowsService } from './workflows.service';
@@ -37,6 +39,8 @@ export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
 export interface StartOptions {
   principal: Principal;
   inputs: unknown;
+  /** The run budgets of the request; each one set overrides the definition's. */
+  budgets?: RunBudgets;
   wait: boolean;
 }
 
@@ -51,6 +55,7 @@ type RunResult =
       outputs?: Record<string, unknown>;
       error?: string;
       usage?: UsageTotals;
+      stopReason?: RunStopReason;
     }
   | { status: 'handed_back'; error?: undefined; usage?: UsageTotals };
 
@@ -73,8 +78,8 @@ const toolPrincipal = (caller: { userId: string; isAdmin: boolean }): Principal 
 @Injectable()
 export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
-  /** The usage totals of the runs executing here, so a child workflow-tool run can add its own to its parent's. */
-  private readonly liveUsage = new Map<string, UsageTotals>();
+  /** The meters of the runs executing here, so a child workflow-tool run counts against its parent's budgets too. */
+  private readonly liveMeters = new Map<string, RunMeter>();
   /** The tools a run's start resolved, for its execution in this process (embedded mode), by run id. */
   private readonly preparedTools = new Map<string, ReadonlyMap<string, readonly ToolDefinition[]>>();
 
@@ -113,6 +118,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         workflowId: workflow.id,
         workflowVersion: workflow.version,
         toolPins: tools.pins,
+        budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -132,6 +138,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         userId: options.principal.userId,
         userRole: options.principal.role,
         toolPins: tools.pins,
+        budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -177,14 +184,14 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         parentRunId: context.runId,
         depth: context.depth,
         toolPins: tools.pins,
+        budgets: effectiveBudgets(checked.definition, {}),
       });
     } catch (error) {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
     }
-    const result = await this.runTraced(run, checked, principal, context.signal, context.depth);
-    // A child run's tokens are its parent's too, whether or not it succeeded.
-    const parentUsage = context.runId === null ? undefined : this.liveUsage.get(context.runId);
-    if (parentUsage) addUsage(parentUsage, result.usage);
+    // A child run's tokens and tool calls are its parent's too (counted as they happen), whether or not it succeeds.
+    const parent = context.runId === null ? undefined : this.liveMeters.get(context.runId);
+    const result = await this.runTraced(run, checked, principal, context.signal, context.depth, undefined, parent);
     if (result.status !== 'succeeded') {
       throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
     }
@@ -208,8 +215,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     }
     // A run that started before (a restart, a hand-back) goes on from its checkpoint.
     const resumed = run.startedAt !== null;
-    const stored = resumed ? await this.checkpoints.load(run.id) : null;
-    const checkpoint = new RunCheckpointer(run.id, this.checkpoints, toRunState(stored), resumed);
+    const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
+    const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
     const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, checkpoint);
     if (result.status === 'handed_back') return 'handed_back';
     return stopOf(result.status);
@@ -246,6 +253,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     signal: AbortSignal,
     depth: number,
     checkpoint?: RunCheckpointer,
+    parent?: RunMeter,
   ): Promise<RunResult> {
     const attributes = {
       'toolflow.run.id': run.id,
@@ -254,7 +262,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       ...(run.workflowVersion ? { 'toolflow.workflow.version': run.workflowVersion } : {}),
     };
     return inSpan('workflow.run', { attributes }, async (span) => {
-      const result = await this.executeRun(run, checked, principal, signal, depth, checkpoint);
+      const result = await this.executeRun(run, checked, principal, signal, depth, checkpoint, parent);
       span.setAttribute('toolflow.run.status', result.status);
       if (result.status !== 'succeeded') markSpanFailed(span, result.error ?? result.status);
       return result;
@@ -268,12 +276,23 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     signal: AbortSignal,
     depth: number,
     checkpoint: RunCheckpointer | undefined,
+    parent: RunMeter | undefined,
   ): Promise<RunResult> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
-    // Added to as nodes (and child runs) end, so a failed or cancelled run keeps what it used.
-    const usage = emptyUsage();
-    this.liveUsage.set(run.id, usage);
+    // Counts as model and tool calls happen, so a failed or cancelled run keeps what it used; a resumed run
+    // counts on from its checkpoint, and its time limit from its first start.
+    const meter = new RunMeter({
+      runId: run.id,
+      budgets: run.budgets,
+      startedAt: run.startedAt?.getTime() ?? Date.now(),
+      signal,
+      totals: checkpoint?.resumed ? checkpoint.totals : undefined,
+      parent,
+    });
+    checkpoint?.countWith(() => meter.snapshot());
+    const usage = meter.usage;
+    this.liveMeters.set(run.id, meter);
     let result: RunResult;
     try {
       if (signal.aborted) throw signal.reason;
@@ -286,26 +305,36 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         runId: run.id,
         principal,
         depth,
-        signal,
+        signal: meter.signal,
         emit,
-        usage,
+        meter,
         checkpoint,
         resolvedTools: checked.tools,
         toolPins: run.toolPins ?? undefined,
       });
-      result = { status: 'succeeded', outputs: engineResult.outputs };
+      result = { status: 'succeeded', outputs: engineResult.outputs, stopReason: 'completed' };
     } catch (error) {
-      if (signal.aborted && signal.reason instanceof RunHandedBackError) {
+      const limit = meter.stopped;
+      if (limit) {
+        result = { status: 'failed', error: limit.message, stopReason: limit.stopReason };
+      } else if (signal.aborted && signal.reason instanceof RunHandedBackError) {
         // A top-level run continues elsewhere (or after a restart); a child run is its parent's tool call, which the parent's resume decides about.
-        result = run.parentRunId === null ? { status: 'handed_back' } : { status: 'failed', error: INTERRUPTED };
-      } else if (signal.aborted) {
-        result = { status: 'cancelled', error: errorMessage(signal.reason ?? error) };
+        result =
+          run.parentRunId === null
+            ? { status: 'handed_back' }
+            : { status: 'failed', error: INTERRUPTED, stopReason: 'interrupted' };
+      } else if (meter.signal.aborted) {
+        result = { status: 'cancelled', error: errorMessage(meter.signal.reason ?? error), stopReason: 'cancelled' };
       } else {
         if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');
-        result = { status: 'failed', error: errorMessage(error) };
+        result = { status: 'failed', error: errorMessage(error), stopReason: 'error' };
       }
     }
-    this.liveUsage.delete(run.id);
+    this.liveMeters.delete(run.id);
+    meter.dispose();
+    if (result.status !== 'succeeded' && result.status !== 'handed_back' && checkpoint?.resumed) {
+      await this.runs.closeRunningNodes(run.id, { status: result.status, error: result.error ?? result.status });
+    }
     if (result.status === 'handed_back') {
       await this.storeCallLogs(run.id);
       await this.events.close(run.id);

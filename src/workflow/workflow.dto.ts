@@ -3,6 +3,7 @@ import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { WEATHER_EXAMPLE } from './workflow-example';
+import { RUN_BUDGET_PROPERTIES } from '../runs/run-budgets';
 
 export const WORKFLOW_SORT_FIELDS = { name: 'name', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 export const WORKFLOW_DEFAULT_SORT = 'name';
@@ -48,8 +49,17 @@ export const WORKFLOW_BODY_SCHEMA = {
   example: WEATHER_EXAMPLE,
 };
 
+/** The run budgets as the body takes them (TypeBox's `Optional` marker is not JSON Schema). */
+const RUN_BUDGET_BODY_PROPERTIES = JSON.parse(JSON.stringify(RUN_BUDGET_PROPERTIES)) as Record<string, object>;
+
 export const RUN_BODY_SCHEMA = {
-  schema: { type: 'object', properties: { inputs: { type: 'object', example: { question: 'Weather in Berlin?' } } } },
+  schema: {
+    type: 'object',
+    properties: {
+      inputs: { type: 'object', example: { question: 'Weather in Berlin?' } },
+      ...RUN_BUDGET_BODY_PROPERTIES,
+    },
+  },
 };
 
 export const INLINE_RUN_BODY_SCHEMA = {
@@ -59,6 +69,7 @@ export const INLINE_RUN_BODY_SCHEMA = {
     properties: {
       definition: { type: 'object', example: WEATHER_EXAMPLE },
       inputs: { type: 'object', example: { question: 'Weather in Berlin?' } },
+      ...RUN_BUDGET_BODY_PROPERTIES,
     },
   },
 };

@@ -27,20 +27,9 @@ import {
   WorkflowResponse,
 } from './workflow.dto';
 import { type WorkflowBody, WorkflowBodyPipe } from './workflow-body';
+import { runRequestOf } from './run-request';
 import { type StartResult, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsService } from './workflows.service';
-
-const inputsOf = (body: unknown): unknown => {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw DomainError.validation([{ field: 'body', message: 'must be an object like {"inputs": {…}}' }]);
-  }
-  const unknownKeys = Object.keys(body).filter((key) => key !== 'inputs' && key !== 'definition');
-  if (unknownKeys.length > 0) {
-    throw DomainError.validation(unknownKeys.map((field) => ({ field, message: 'property should not exist' })));
-  }
-  return (body as { inputs?: unknown }).inputs;
-};
 
 const respond = (result: StartResult, response: Response): RunResponse => {
   response.status(result.finished ? 200 : 202);
@@ -143,7 +132,8 @@ export class WorkflowsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RunResponse> {
-    const result = await this.runner.startStored(id, { principal, inputs: inputsOf(body), wait: query.wait === true });
+    const { inputs, budgets } = runRequestOf(body);
+    const result = await this.runner.startStored(id, { principal, inputs, budgets, wait: query.wait === true });
     return respond(result, response);
   }
 
@@ -160,10 +150,9 @@ export class WorkflowsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RunResponse> {
-    const inputs = inputsOf(body);
-    const definition = (body as { definition?: unknown } | null)?.definition;
+    const { inputs, budgets, definition } = runRequestOf(body);
     if (definition === undefined) throw DomainError.validation([{ field: 'definition', message: 'is required' }]);
-    const result = await this.runner.startInline(definition, { principal, inputs, wait: query.wait === true });
+    const result = await this.runner.startInline(definition, { principal, inputs, budgets, wait: query.wait === true });
     return respond(result, response);
   }
 }

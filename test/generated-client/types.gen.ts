@@ -257,6 +257,21 @@ export type UsageDto = {
     model_calls: number;
 };
 
+export type RunBudgetsDto = {
+    /**
+     * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+     */
+    max_total_tokens?: number;
+    /**
+     * Tool calls the run may start; the one after the last ends the run instead of starting
+     */
+    max_tool_calls?: number;
+    /**
+     * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+     */
+    timeout_ms?: number;
+};
+
 export type NodeRunToolCallDto = {
     call_id: string | null;
     tool_name: string;
@@ -303,6 +318,11 @@ export type RunResponse = {
     } | null;
     error: string | null;
     usage: UsageDto;
+    /**
+     * Why the run ended (null until it has): completed, error (a node failed), cancelled, interrupted, or the run budget that ended it
+     */
+    stop_reason: 'completed' | 'error' | 'cancelled' | 'interrupted' | 'run_token_budget' | 'run_tool_call_budget' | 'run_timeout' | null;
+    budgets: RunBudgetsDto | null;
     user_id: string;
     created_at: string;
     started_at: string | null;
@@ -842,6 +862,18 @@ export type WorkflowDefinition = {
         condition?: 'true' | 'false' | true | false;
         [key: string]: unknown;
     }>;
+    /**
+     * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+     */
+    max_total_tokens?: number;
+    /**
+     * Tool calls the run may start; the one after the last ends the run instead of starting
+     */
+    max_tool_calls?: number;
+    /**
+     * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+     */
+    timeout_ms?: number;
 };
 
 /**
@@ -1801,6 +1833,18 @@ export type RunWorkflowData = {
         inputs?: {
             [key: string]: unknown;
         };
+        /**
+         * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+         */
+        max_total_tokens?: number;
+        /**
+         * Tool calls the run may start; the one after the last ends the run instead of starting
+         */
+        max_tool_calls?: number;
+        /**
+         * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+         */
+        timeout_ms?: number;
     };
     headers?: {
         /**
@@ -1876,6 +1920,18 @@ export type RunInlineWorkflowData = {
         inputs?: {
             [key: string]: unknown;
         };
+        /**
+         * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+         */
+        max_total_tokens?: number;
+        /**
+         * Tool calls the run may start; the one after the last ends the run instead of starting
+         */
+        max_tool_calls?: number;
+        /**
+         * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+         */
+        timeout_ms?: number;
     };
     headers?: {
         /**

@@ -18,6 +18,8 @@ export interface RunBody {
   outputs: Record<string, unknown> | null;
   error: string | null;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; model_calls: number };
+  stop_reason?: string | null;
+  budgets?: Record<string, number> | null;
   started_at?: string | null;
   finished_at?: string | null;
   nodes?: NodeRunBody[];

@@ -16,7 +16,7 @@ import {
 } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
 import { renderText, resolveReferences } from '../references';
-import { NodeFailure } from '../run-context';
+import { NodeFailure, stopError } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
@@ -226,13 +226,16 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         messages,
         tools,
         executeTool: (call, history, signal) =>
-          deps.registry.runCall({
-            call,
-            tools: callable,
-            nodeId: node.id,
-            messages: history,
-            context: { ...toolContext, signal },
-          }),
+          // A call over the run's tool call budget does not start: the run ends (its signal aborts the loop).
+          run.meter && !run.meter.startToolCall()
+            ? Promise.reject(stopError(run.signal))
+            : deps.registry.runCall({
+                call,
+                tools: callable,
+                nodeId: node.id,
+                messages: history,
+                context: { ...toolContext, signal },
+              }),
         resume: step?.state as AgentLoopCheckpoint | undefined,
         onCheckpoint: step && ((state) => step.save(state)),
         onUnrunCall: (call, status, response) =>
@@ -296,6 +299,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               prompt_tokens: usage.promptTokens,
               completion_tokens: usage.completionTokens,
             });
+            // Last: reaching the run's token budget aborts the run, after this call's events are out.
+            run.meter?.addModelCall(usage);
           },
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),

@@ -3,6 +3,7 @@ import { isAdmin } from '../../common/auth/principal';
 import { freeObject } from '../../json-schema/schema-helpers';
 import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
+import { stopError } from '../run-context';
 import type { NodeHandler } from './node-handler';
 import { toolsOfNode } from './node-tools';
 
@@ -47,6 +48,7 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
       }
       await step.save(STARTED);
     }
+    if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
     run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
     const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
     run.emit('tool.result', {

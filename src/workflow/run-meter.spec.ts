@@ -1,0 +1,114 @@
+import { RunLimitReached, RunMeter, type RunMeterOptions } from './run-meter';
+
+const call = (totalTokens: number) => ({ promptTokens: totalTokens - 1, completionTokens: 1, totalTokens });
+
+describe(RunMeter.name, () => {
+  const meters: RunMeter[] = [];
+  const meter = (options: Partial<RunMeterOptions> = {}): RunMeter => {
+    const sut = new RunMeter({
+      runId: 'run-1',
+      budgets: null,
+      startedAt: Date.now(),
+      signal: new AbortController().signal,
+      ...options,
+    });
+    meters.push(sut);
+    return sut;
+  };
+
+  afterEach(() => {
+    meters.splice(0).forEach((sut) => sut.dispose());
+    jest.useRealTimers();
+  });
+
+  it('should count usage and tool calls without ending a run that has no budgets', () => {
+    const sut = meter();
+
+    sut.addModelCall(call(10));
+    sut.addModelCall(call(5));
+    expect(sut.startToolCall()).toBe(true);
+
+    expect(sut.snapshot()).toEqual({
+      usage: { prompt_tokens: 13, completion_tokens: 2, total_tokens: 15, model_calls: 2 },
+      tool_calls: 1,
+    });
+    expect(sut.signal.aborted).toBe(false);
+  });
+
+  it('should end the run with run_token_budget once its tokens reach max_total_tokens', () => {
+    const sut = meter({ budgets: { max_total_tokens: 20 } });
+
+    sut.addModelCall(call(10));
+    expect(sut.signal.aborted).toBe(false);
+    sut.addModelCall(call(10));
+
+    expect(sut.signal.aborted).toBe(true);
+    expect(sut.stopped).toMatchObject({
+      stopReason: 'run_token_budget',
+      message: 'the run used 20 tokens, reaching its budget of 20 (max_total_tokens)',
+    });
+  });
+
+  it('should refuse the tool call after the last one max_tool_calls allows, and end the run', () => {
+    const sut = meter({ budgets: { max_tool_calls: 2 } });
+
+    expect([sut.startToolCall(), sut.startToolCall()]).toEqual([true, true]);
+    expect(sut.signal.aborted).toBe(false);
+    expect(sut.startToolCall()).toBe(false);
+
+    expect(sut.stopped?.stopReason).toBe('run_tool_call_budget');
+    expect(sut.snapshot().tool_calls).toBe(2);
+  });
+
+  it('should count on from stored totals: a resumed run over its budget stops at once', () => {
+    const totals = {
+      usage: { prompt_tokens: 90, completion_tokens: 10, total_tokens: 100, model_calls: 3 },
+      tool_calls: 4,
+    };
+
+    expect(meter({ budgets: { max_tool_calls: 4 }, totals }).startToolCall()).toBe(false);
+    expect(meter({ budgets: { max_total_tokens: 100 }, totals }).stopped?.stopReason).toBe('run_token_budget');
+    expect(meter({ budgets: { max_total_tokens: 101 }, totals }).signal.aborted).toBe(false);
+  });
+
+  it("should count the time limit from the run's first start, not from the meter's creation", () => {
+    jest.useFakeTimers();
+    const sut = meter({ budgets: { timeout_ms: 1000 }, startedAt: Date.now() - 900 });
+
+    jest.advanceTimersByTime(99);
+    expect(sut.signal.aborted).toBe(false);
+    jest.advanceTimersByTime(1);
+
+    expect(sut.stopped).toMatchObject({
+      stopReason: 'run_timeout',
+      message: 'the run reached its time limit of 1000 ms (timeout_ms)',
+    });
+  });
+
+  it("should add a child run's usage and calls to its parent, and stop the child when the parent's budget runs out", () => {
+    const parentController = new AbortController();
+    const parent = meter({ runId: 'parent', budgets: { max_total_tokens: 50, max_tool_calls: 1 } });
+    parent.signal.addEventListener('abort', () => parentController.abort(parent.signal.reason));
+    const child = meter({ runId: 'child', signal: parentController.signal, parent });
+
+    expect(child.startToolCall()).toBe(true);
+    expect(child.startToolCall()).toBe(false);
+    expect(parent.snapshot().tool_calls).toBe(1);
+    expect(parent.stopped?.stopReason).toBe('run_tool_call_budget');
+    // The child stopped because of its parent's budget, not one of its own.
+    expect(child.signal.aborted).toBe(true);
+    expect(child.signal.reason).toBeInstanceOf(RunLimitReached);
+    expect(child.stopped).toBeNull();
+  });
+
+  it("should add a child's tokens to its parent's usage", () => {
+    const parent = meter({ runId: 'parent' });
+    const child = meter({ runId: 'child', parent });
+
+    child.addModelCall(call(30));
+    parent.addModelCall(call(5));
+
+    expect(child.usage.total_tokens).toBe(30);
+    expect(parent.usage).toEqual({ prompt_tokens: 33, completion_tokens: 2, total_tokens: 35, model_calls: 2 });
+  });
+});

@@ -1,0 +1,88 @@
+import { queryDatabase } from '../support/child-app';
+import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { ADMIN_KEY, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
+import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { WorkflowApi } from '../support/workflow-api';
+import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
+describe('Run budgets across a restart (e2e)', () => {
+  let llm: OpenAITestServer;
+  let backend: ToolBackend;
+  let database: { url: string; drop: () => Promise<void> };
+  let second: TestApp | undefined;
+
+  beforeAll(async () => {
+    llm = await OpenAITestServer.start();
+    backend = await startToolBackend();
+    database = await throwawayDatabase();
+  });
+
+  afterAll(async () => {
+    await second?.app.close();
+    await llm?.close();
+    await backend?.close();
+    await database?.drop();
+  });
+
+  it("should count a resumed run's tool calls and tokens on from its checkpoint, and its time from its first start", async () => {
+    const timeoutMs = 5000;
+    llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'before' } }], { usage: USAGE }),
+      reply.text('Never delivered.', { delayMs: 60_000 }),
+      reply.text('Never delivered either.', { delayMs: 60_000 }),
+    ]);
+    const first = await startTestApp(llmEnv(llm, { SHUTDOWN_GRACE_MS: '100' }), { databaseUrl: database.url });
+    const before = new WorkflowApi(first.http, ADMIN_KEY);
+    await before.createTool(httpToolBody('ping', `${backend.origin}/ping?id={id}`));
+    const counted = await before
+      .post('/workflow-runs', {
+        definition: agentWorkflow({ tools: ['ping'] }),
+        inputs: { question: 'Go' },
+        max_tool_calls: 1,
+      })
+      .expect(202);
+    const countedId = (counted.body as { id: string }).id;
+    await before.waitForRun(countedId, () => llm.requests.length === 2);
+    const timed = await before
+      .post('/workflow-runs', { definition: agentWorkflow({}), inputs: { question: 'Slow' }, timeout_ms: timeoutMs })
+      .expect(202);
+    const timedId = (timed.body as { id: string }).id;
+    const timedStarted = Date.parse(
+      (await before.waitForRun(timedId, () => llm.requests.length === 3)).started_at ?? '',
+    );
+
+    await first.app.close();
+    const stored = await queryDatabase<{ id: string; status: string }>(
+      database.url,
+      'SELECT id, status FROM runs WHERE id IN (?, ?) ORDER BY created_at',
+      [countedId, timedId],
+    );
+    expect(stored.map((row) => row.status)).toEqual(['running', 'running']);
+    // The second process starts after the timed run's limit has passed since its first start.
+    await pause(Math.max(0, timedStarted + timeoutMs - Date.now()));
+    llm.script([reply.toolCalls([{ name: 'ping', id: 'call_2', arguments: { id: 'after' } }], { usage: USAGE })]);
+    second = await startTestApp(llmEnv(llm), { databaseUrl: database.url });
+    const after = new WorkflowApi(second.http, ADMIN_KEY);
+
+    const countedRun = await after.waitForRun(countedId);
+    const timedRun = await after.waitForRun(timedId);
+
+    // One call before the restart counts: the resumed run may start none more.
+    expect(countedRun).toMatchObject({
+      status: 'failed',
+      stop_reason: 'run_tool_call_budget',
+      usage: { total_tokens: 30, model_calls: 2 },
+    });
+    expect(backend.hits.map((hit) => hit.params.id)).toEqual(['before']);
+    // The timed run's model call was never answered: resumed past its limit, it asks for nothing more.
+    expect(timedRun).toMatchObject({ status: 'failed', stop_reason: 'run_timeout', usage: { model_calls: 0 } });
+    expect(timedRun.nodes?.map((node) => [node.node_id, node.status])).toEqual([
+      ['start', 'succeeded'],
+      ['llm-1', 'failed'],
+    ]);
+    expect(llm.requests).toHaveLength(4);
+  });
+});
