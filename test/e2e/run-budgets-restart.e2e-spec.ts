@@ -84,5 +84,6 @@ describe('Run budgets across a restart (e2e)', () => {
       ['llm-1', 'failed'],
     ]);
     expect(llm.requests).toHaveLength(4);
-  });
+    // Two app starts on a loaded machine, and the timed run's limit to wait out.
+  }, 120_000);
 });
