@@ -439,6 +439,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       this.usage.promptTokens += summary.usage.promptTokens;
       this.usage.completionTokens += summary.usage.completionTokens;
       this.usage.totalTokens += summary.usage.totalTokens;
+      this.options.hooks?.onSummaryUsage?.(summary.usage);
       return summary.content;
     } catch {
       return null;

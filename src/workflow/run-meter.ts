@@ -77,13 +77,13 @@ export class RunMeter {
     return { usage: { ...this.usage }, tool_calls: this.toolCalls };
   }
 
-  /** One model call's usage; ends the run once its tokens reach `max_total_tokens`. */
-  addModelCall(usage: TokenUsage): void {
+  /** One model call's usage (a summary's counts no call); ends the run once its tokens reach `max_total_tokens`. */
+  addModelCall(usage: TokenUsage, modelCalls = 1): void {
     this.add({
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
       total_tokens: usage.totalTokens,
-      model_calls: 1,
+      model_calls: modelCalls,
     });
   }
 

@@ -179,6 +179,10 @@ describe('LLM node context engineering (e2e)', () => {
       expect(toolMessages(afterPage as unknown as Body)[1].content).toContain(chapter.slice(0, 300));
       const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
       expect(node?.output).toMatchObject({ usage: { model_calls: 3 } });
+      // The summary's tokens count for the run as for the node: four requests of 15 tokens, three of them calls.
+      const usage = { prompt_tokens: 40, completion_tokens: 20, total_tokens: 60, model_calls: 3 };
+      expect(node?.output?.usage).toEqual(usage);
+      expect(run.usage).toEqual(usage);
     });
   });
 

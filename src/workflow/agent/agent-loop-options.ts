@@ -39,6 +39,8 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   onAfterToolCall?(outcome: O): void;
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
   onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[] }): void;
+  /** The tokens of a tool result's summary, which count in the loop's usage without being a model call of it. */
+  onSummaryUsage?(usage: TokenUsage): void;
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
   /** A request was trimmed to fit `contextWindow` before model call `iteration` (numbered like onModelCall). */
   onContextTrimmed?(event: ContextTrimEvent): void;

@@ -302,6 +302,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
             // Last: reaching the run's token budget aborts the run, after this call's events are out.
             run.meter?.addModelCall(usage);
           },
+          onSummaryUsage: (usage) => run.meter?.addModelCall(usage, 0),
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
           onContextTrimmed: (trim) =>
