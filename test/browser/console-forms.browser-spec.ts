@@ -90,7 +90,7 @@ describe('console forms (browser)', () => {
     await request(stack.app.http).get('/api/v1/tools/remote__lookup').set(bearer(ADMIN_KEY)).expect(404);
   });
 
-  it("should edit the LLM node's tool selection, result limit and reasoning effort in the form and save them", async () => {
+  it("should edit the LLM node's tool selection, result limit and summary, and reasoning effort in the form and save them", async () => {
     await page.goto(`${stack.url}/console/workflows/new`);
     await page.locator('[data-node="llm-1"]').click();
     const panel = page.getByRole('region', { name: 'Node llm-1' });
@@ -99,6 +99,7 @@ describe('console forms (browser)', () => {
     await panel.getByRole('tab', { name: 'Limits' }).click();
     await page.locator('#llm-1-Limits-max_tool_result_tokens').fill('2000');
     await page.locator('#llm-1-Limits-max_tool_result_tokens').blur();
+    await panel.getByRole('switch', { name: 'summarize_results' }).click();
     await panel.getByRole('tab', { name: 'Tools' }).click();
     await page.locator('#llm-1-selection-tool_selection-max_tools').fill('4');
     await page.locator('#llm-1-selection-tool_selection-max_tools').blur();
@@ -123,6 +124,7 @@ describe('console forms (browser)', () => {
     expect(llm?.data).toMatchObject({
       reasoning_effort: 'high',
       max_tool_result_tokens: 2000,
+      summarize_results: true,
       tool_selection: { max_tools: 4, always: ['calculator'] },
     });
   });
