@@ -22,6 +22,7 @@ const MODULE_ARROWS = {
   health: BASE,
   telemetry: [...BASE, 'runs', 'registry', 'llm'],
   mcp: [...BASE, 'registry', 'tools', 'outbound', 'json-schema'],
+  bundles: [...BASE, 'workflow', 'registry', 'tools'],
   openapi: [...BASE, 'workflow', 'runs', 'registry', 'tools', 'outbound', 'json-schema', 'llm', 'api-keys', 'health'],
   root: [
     'shared',
@@ -39,6 +40,7 @@ const MODULE_ARROWS = {
     'telemetry',
     'openapi',
     'mcp',
+    'bundles',
     'migrations',
   ],
 };

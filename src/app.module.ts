@@ -15,6 +15,7 @@ import { McpModule } from './mcp/mcp.module';
 import { RunsModule } from './runs/runs.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WorkflowModule } from './workflow/workflow.module';
+import { BundlesModule } from './bundles/bundles.module';
 import { maskSecrets, redactUrl } from './shared/secrets';
 
 /** Request log lines never carry credentials: credential-named headers and query values are masked. */
@@ -54,6 +55,7 @@ export class AppModule {
         LlmModule,
         RunsModule,
         WorkflowModule,
+        BundlesModule,
         McpModule,
         TelemetryModule.forRoot(config),
       ],

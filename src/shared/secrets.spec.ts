@@ -1,5 +1,6 @@
 import {
   SECRET_MASK,
+  dropMaskedValues,
   isSecretName,
   literalSecretsInUrl,
   maskSecrets,
@@ -128,5 +129,24 @@ describe(redactSecretValues.name, () => {
 
   it('should leave values shorter than four characters alone', () => {
     expect(redactSecretValues({ text: 'a pw here' }, ['pw'])).toEqual({ text: 'a pw here' });
+  });
+});
+
+describe(dropMaskedValues.name, () => {
+  it('should drop every value that is exactly the mask, at any depth, and name where each was', () => {
+    const sut = dropMaskedValues({
+      url: 'https://api.example.com/{id}',
+      auth: { type: 'bearer', token: SECRET_MASK },
+      headers: { Authorization: SECRET_MASK, Accept: 'application/json' },
+      list: [{ key: SECRET_MASK, keep: 'x' }],
+    });
+
+    expect(sut.value).toEqual({
+      url: 'https://api.example.com/{id}',
+      auth: { type: 'bearer' },
+      headers: { Accept: 'application/json' },
+      list: [{ keep: 'x' }],
+    });
+    expect(sut.dropped).toEqual(['auth.token', 'headers.Authorization', 'list[0].key']);
   });
 });

@@ -127,6 +127,29 @@ const restoreValue = (key: string | null, next: Json, previous: Json): Json => {
   return next;
 };
 
+/**
+ * A copy of a JSON object without the values that are exactly SECRET_MASK (a secret a bundle or a GET left
+ * masked: the mask itself must never be stored as the secret), and the paths of what was dropped
+ * (`auth.token`, `headers.Authorization`, `items[0].key`).
+ */
+export const dropMaskedValues = (
+  value: Record<string, unknown>,
+): { value: Record<string, unknown>; dropped: string[] } => {
+  const dropped: string[] = [];
+  const drop = (item: Json, path: string): Json => {
+    if (Array.isArray(item)) return item.map((entry, index) => drop(entry, `${path}[${index}]`));
+    if (item === null || typeof item !== 'object') return item;
+    const copy: Record<string, Json> = {};
+    for (const [name, entry] of Object.entries(item)) {
+      const at = path === '' ? name : `${path}.${name}`;
+      if (entry === SECRET_MASK) dropped.push(at);
+      else setOwn(copy, name, drop(entry, at));
+    }
+    return copy;
+  };
+  return { value: drop(value, '') as Record<string, unknown>, dropped };
+};
+
 /** `next` with every masked value a client sent back unchanged replaced by the stored one from `previous`. */
 export const restoreMaskedSecrets = <T>(next: T, previous: unknown): T => restoreValue(null, next, previous) as T;
 

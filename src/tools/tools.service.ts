@@ -3,9 +3,10 @@ import { ModuleRef } from '@nestjs/core';
 import { RESERVED_TOOL_NAMES } from '../shared/reserved-tool-names';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { In, IsNull, Repository } from 'typeorm';
+import { Brackets, type EntityManager, In, IsNull, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import { dropMaskedValues } from '../shared/secrets';
 import type { ImplementationType, ToolEffect } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
@@ -80,6 +81,39 @@ const snapshotRow = (toolId: string, version: number, tool: Snapshot, at: Date) 
 
 /** `requires_approval` when a tool does not say: dangerous tools wait for a person. */
 export const requiresApprovalByDefault = (effect: ToolEffect): boolean => effect === 'dangerous';
+
+type ToolFields = Pick<
+  ToolEntity,
+  | 'name'
+  | 'description'
+  | 'category'
+  | 'functionSchema'
+  | 'implementationType'
+  | 'implementationConfig'
+  | 'effect'
+  | 'requiresApproval'
+  | 'isPublic'
+  | 'publicName'
+  | 'enabled'
+>;
+
+/** A tool an import has checked and stores in its transaction: a new one, or a new version of the caller's own. */
+export interface PlannedTool {
+  readonly id: string;
+  readonly name: string;
+  readonly userId: string;
+  /** The caller's tool this one becomes the next version of; null: a new tool. */
+  readonly replaces: { readonly version: number } | null;
+  /** Config paths of secrets that came masked and are left unset (they need a PUT or PATCH). */
+  readonly unsetSecrets: string[];
+  readonly fields: ToolFields;
+}
+
+/** Names an import may clash with: the caller's own tools and the public ones, each name to its tool id. */
+export interface TakenNames {
+  readonly own: ReadonlyMap<string, string>;
+  readonly public: ReadonlyMap<string, string>;
+}
 
 /** Names are unique per owner and, for public tools, among public tools; other users' private names never clash. */
 const nameTaken = (name: string, isPublic: boolean): DomainError =>
@@ -358,6 +392,110 @@ export class ToolsService implements OnApplicationBootstrap {
   async disable(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.tools.update({ id: In([...ids]) }, asRow({ enabled: false, updatedAt: new Date() }));
+  }
+
+  /** Tools to export: the named ones (ids or names; 404 for one the caller cannot see), or every visible one but the shipped builtins. */
+  async exportable(idsOrNames: readonly string[] | null, principal: Principal): Promise<ToolResponse[]> {
+    if (idsOrNames !== null) {
+      const entities = [];
+      for (const idOrName of idsOrNames) entities.push(await this.findVisibleEntity(idOrName, principal));
+      return [...new Map(entities.map((entity) => [entity.id, this.toResponse(entity)])).values()];
+    }
+    const builder = this.tools.createQueryBuilder('tool');
+    whereVisibleTo(builder, principal);
+    builder.andWhere(
+      new Brackets((own) =>
+        own.where('tool.userId IS NOT NULL').orWhere('tool.implementationType != :builtin', { builtin: 'builtin' }),
+      ),
+    );
+    const entities = await builder.orderBy('tool.name', 'ASC').addOrderBy('tool.id', 'ASC').getMany();
+    return entities.map((entity) => this.toResponse(entity));
+  }
+
+  async namesTaken(principal: Principal): Promise<TakenNames> {
+    const rows = await this.tools.find({
+      select: { id: true, name: true, userId: true, isPublic: true },
+      where: [{ userId: principal.userId }, { isPublic: true }],
+    });
+    return {
+      own: new Map(rows.filter((row) => row.userId === principal.userId).map((row) => [row.name, row.id])),
+      public: new Map(rows.filter((row) => row.isPublic).map((row) => [row.name, row.id])),
+    };
+  }
+
+  /**
+   * Checks a tool as POST (`replacing` null) or as a PUT of the caller's tool `replacing` would, without storing it.
+   * A masked secret is never stored as the mask: a replace of the same type keeps the stored value, otherwise the
+   * secret is left unset (with the object that holds it when the config is invalid without it) and named.
+   */
+  async plan(input: CreateToolDto, principal: Principal, replacing: string | null): Promise<PlannedTool> {
+    const existing = replacing === null ? null : await this.tools.findOneByOrFail({ id: replacing });
+    let config = input.implementation_config ?? {};
+    if (existing?.implementationType === input.implementation_type) {
+      config = this.implementations.restoreSecrets(input.implementation_type, config, existing.implementationConfig);
+    }
+    const { value, dropped } = dropMaskedValues(config);
+    const plan = async (
+      implementationConfig: Record<string, unknown>,
+      unsetSecrets: string[],
+    ): Promise<PlannedTool> => {
+      const { fields } = await this.buildFields(
+        { ...input, implementation_config: implementationConfig },
+        principal,
+        existing,
+      );
+      return {
+        id: existing?.id ?? randomUUID(),
+        name: fields.name,
+        userId: existing?.userId ?? principal.userId,
+        replaces: existing && { version: existing.version },
+        unsetSecrets,
+        fields,
+      };
+    };
+    try {
+      return await plan(value, dropped);
+    } catch (error) {
+      const holders = [...new Set(dropped.filter((path) => /[.[]/.test(path)).map((path) => path.split(/[.[]/)[0]))];
+      if (!(error instanceof DomainError) || holders.length === 0) throw error;
+      return plan(Object.fromEntries(Object.entries(value).filter(([key]) => !holders.includes(key))), holders);
+    }
+  }
+
+  /** Stores checked tools inside the caller's transaction: all of them or, when one fails, none. */
+  async storePlanned(manager: EntityManager, planned: readonly PlannedTool[]): Promise<void> {
+    for (const tool of planned) {
+      const now = new Date();
+      try {
+        if (tool.replaces) {
+          const version = tool.replaces.version + 1;
+          const changed = await manager.update(
+            ToolEntity,
+            { id: tool.id, version: tool.replaces.version },
+            asRow({ ...tool.fields, version, updatedAt: now }),
+          );
+          if (changed.affected === 0) {
+            throw DomainError.conflict(`Tool "${tool.name}" was changed by another request; import again`);
+          }
+          await manager.insert(ToolVersionEntity, snapshotRow(tool.id, version, tool.fields, now));
+        } else {
+          const row = {
+            ...tool.fields,
+            id: tool.id,
+            userId: tool.userId,
+            useCount: 0,
+            version: 1,
+            createdAt: now,
+            updatedAt: now,
+          };
+          await manager.insert(ToolEntity, asRow(row));
+          await manager.insert(ToolVersionEntity, snapshotRow(tool.id, 1, tool.fields, now));
+        }
+      } catch (error) {
+        if (isDuplicateKey(error)) throw nameTaken(tool.name, tool.fields.isPublic);
+        throw error;
+      }
+    }
   }
 
   /** The workflow module's answer to "who uses this tool"; absent where no workflow module is wired (unit tests). */

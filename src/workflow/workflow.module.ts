@@ -22,6 +22,7 @@ import { WorkflowsService } from './workflows.service';
 @Module({
   imports: [TypeOrmModule.forFeature([WorkflowEntity]), RegistryModule, RunsModule],
   controllers: [WorkflowsController],
+  exports: [WorkflowsService],
   providers: [
     WorkflowsService,
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },

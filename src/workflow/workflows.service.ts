@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { ValidateFunction } from 'ajv';
 import type AjvCore from 'ajv/dist/core';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { dependantsConflict, type Dependant } from '../common/dependants';
@@ -30,6 +30,7 @@ import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
+import type { TakenNames } from '../tools/tools.service';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import type { NodeHandler, ToolUse } from './nodes/node-handler';
@@ -54,6 +55,17 @@ export interface CheckedDefinition {
   tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
   /** The tools each node names and the selectors it has, by node id. */
   toolUses: ReadonlyMap<string, ToolUse>;
+}
+
+/** A workflow an import has checked and stores in its transaction: a new one, or the next version of the caller's. */
+export interface PlannedWorkflow {
+  readonly id: string;
+  readonly name: string;
+  readonly userId: string;
+  /** The caller's workflow this one replaces; null: a new workflow. */
+  readonly replaces: { readonly version: number } | null;
+  readonly definition: WorkflowDefinition;
+  readonly isPublic: boolean;
 }
 
 const VALIDATOR_CACHE_SIZE = 500;
@@ -90,6 +102,8 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     principal: Principal,
     field = 'definition',
     version?: string,
+    /** Tool names that count as existing and enabled: those an import stores in the same transaction. */
+    providedTools: ReadonlySet<string> = new Set(),
   ): Promise<CheckedDefinition> {
     const analysis = this.analyze(input, version);
     const problems: FieldProblem[] = analysis.problems.map((problem) => ({
@@ -107,10 +121,10 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       const resolved = await this.registry.resolve(tools.names, principal);
       resolvedTools.set(node.id, resolved.definitions);
       const toolsField = `${field}.nodes[${index}](${node.id}).data.${tools.field}`;
-      for (const name of resolved.missing) {
+      for (const name of resolved.missing.filter((missing) => !providedTools.has(missing))) {
         problems.push({ field: toolsField, message: `tool "${name}" does not exist or this API key may not use it` });
       }
-      for (const name of resolved.disabled) {
+      for (const name of resolved.disabled.filter((disabled) => !providedTools.has(disabled))) {
         problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
       }
     }
@@ -262,6 +276,90 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       throw error;
     }
     return toWorkflowResponse(this.workflows.merge(existing, changes));
+  }
+
+  /** Workflows to export: the named ones (ids or names; 404 for one the caller cannot see), or every visible one. */
+  async exportable(idsOrNames: readonly string[] | null, principal: Principal): Promise<WorkflowResponse[]> {
+    if (idsOrNames !== null) {
+      const entities = [];
+      for (const idOrName of idsOrNames) entities.push(await this.findVisible(idOrName, principal));
+      return [...new Map(entities.map((entity) => [entity.id, toWorkflowResponse(entity)])).values()];
+    }
+    const builder = this.workflows.createQueryBuilder('workflow');
+    whereVisibleTo(builder, principal);
+    const entities = await builder.orderBy('workflow.name', 'ASC').addOrderBy('workflow.id', 'ASC').getMany();
+    return entities.map(toWorkflowResponse);
+  }
+
+  /** Names an import may clash with: the caller's own workflows and the public ones, each name to its id. */
+  async namesTaken(principal: Principal): Promise<TakenNames> {
+    const rows = await this.workflows.find({
+      select: { id: true, name: true, userId: true, isPublic: true },
+      where: [{ userId: principal.userId }, { isPublic: true }],
+    });
+    return {
+      own: new Map(rows.filter((row) => row.userId === principal.userId).map((row) => [row.name, row.id])),
+      public: new Map(rows.filter((row) => row.isPublic).map((row) => [row.name, row.id])),
+    };
+  }
+
+  /**
+   * Checks a workflow as POST (`replacing` null: a new one with id `newId`) or as a PUT of the caller's workflow
+   * `replacing` would, without storing it; `providedTools` are tools the same import stores.
+   */
+  async plan(
+    body: WorkflowBody,
+    principal: Principal,
+    target: { replacing: string | null; newId: string; providedTools: ReadonlySet<string> },
+  ): Promise<PlannedWorkflow> {
+    const { replacing, newId, providedTools } = target;
+    const existing = replacing === null ? null : await this.workflows.findOneByOrFail({ id: replacing });
+    const isPublic = body.isPublic ?? existing?.isPublic ?? false;
+    if (isPublic && !existing?.isPublic && !isAdmin(principal)) {
+      throw DomainError.validation([{ field: 'is_public', message: 'only admins make workflows public' }]);
+    }
+    const { definition } = await this.check(body.definition, principal, body.field, undefined, providedTools);
+    return {
+      id: existing?.id ?? newId,
+      name: definition.name,
+      userId: existing?.userId ?? principal.userId,
+      replaces: existing && { version: existing.version },
+      definition,
+      isPublic,
+    };
+  }
+
+  /** Stores checked workflows inside the caller's transaction: all of them or, when one fails, none. */
+  async storePlanned(manager: EntityManager, planned: readonly PlannedWorkflow[]): Promise<void> {
+    for (const workflow of planned) {
+      const now = new Date();
+      const fields = {
+        name: workflow.name,
+        description: workflow.definition.description ?? '',
+        definition: workflow.definition,
+        isPublic: workflow.isPublic,
+        publicName: workflow.isPublic ? workflow.name : null,
+        updatedAt: now,
+      };
+      try {
+        if (workflow.replaces) {
+          const changed = await manager.update(
+            WorkflowEntity,
+            { id: workflow.id, version: workflow.replaces.version },
+            { ...fields, version: workflow.replaces.version + 1 } as QueryDeepPartialEntity<WorkflowEntity>,
+          );
+          if (changed.affected === 0) {
+            throw DomainError.conflict(`Workflow "${workflow.name}" was changed by another request; import again`);
+          }
+        } else {
+          const row = { ...fields, id: workflow.id, userId: workflow.userId, version: 1, createdAt: now };
+          await manager.insert(WorkflowEntity, row as QueryDeepPartialEntity<WorkflowEntity>);
+        }
+      } catch (error) {
+        if (isDuplicateKey(error)) throw workflowNameTaken(workflow.name, workflow.isPublic);
+        throw error;
+      }
+    }
   }
 
   /** Refuses (409) while workflow tools run this workflow, unless `force`: then those tools are disabled. */

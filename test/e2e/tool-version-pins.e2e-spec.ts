@@ -6,6 +6,9 @@ import { WorkflowApi, type RunBody } from '../support/workflow-api';
 import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 
+// One test starts the application twice: on a loaded machine each start can take well over ten seconds.
+jest.setTimeout(120_000);
+
 type PinnedRun = RunBody & { tool_versions: Record<string, number> | null };
 
 interface LogPage {

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -203,6 +203,28 @@ export const runWorkflow = <ThrowOnError extends boolean = false>(options: Optio
 export const runInlineWorkflow = <ThrowOnError extends boolean = false>(options: Options<RunInlineWorkflowData, ThrowOnError>) => (options.client ?? client).post<RunInlineWorkflowResponses, RunInlineWorkflowErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workflow-runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Tools and workflows as one JSON bundle (secrets masked), for POST /import here or elsewhere
+ */
+export const exportBundle = <ThrowOnError extends boolean = false>(options?: Options<ExportBundleData, ThrowOnError>) => (options?.client ?? client).get<ExportBundleResponses, ExportBundleErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/export',
+    ...options
+});
+
+/**
+ * Load a bundle: every item checked like its create endpoint, name conflicts by on_conflict, all stored or nothing (400 lists the items that fail)
+ */
+export const importBundle = <ThrowOnError extends boolean = false>(options: Options<ImportBundleData, ThrowOnError>) => (options.client ?? client).post<ImportBundleResponses, ImportBundleErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/import',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -366,6 +366,102 @@ export type WorkflowPageResponse = {
     total: number;
 };
 
+export type BundleTool = {
+    name: string;
+    description: string;
+    category?: string;
+    /**
+     * OpenAI function tool: the full `{"type":"function","function":{…}}` object or the bare `{name, description, parameters}`; stored in the full form
+     */
+    function_schema: {
+        [key: string]: unknown;
+    };
+    implementation_type: 'builtin' | 'http' | 'workflow' | 'code' | 'mcp';
+    /**
+     * Per implementation type; see GET /api/v1/tools/implementation-types for each config schema
+     */
+    implementation_config?: {
+        [key: string]: unknown;
+    };
+    effect?: 'read_only' | 'idempotent' | 'mutating' | 'dangerous';
+    /**
+     * A call inside a run waits (run status `waiting`) until a person approves or rejects it; default true when `effect` is `dangerous`
+     */
+    requires_approval?: boolean;
+    /**
+     * Visible to every user (admins only)
+     */
+    is_public?: boolean;
+    enabled?: boolean;
+    /**
+     * The id it had where it was exported (workflow tools are rewired by it)
+     */
+    id: string;
+};
+
+export type BundleWorkflow = {
+    /**
+     * The id it had where it was exported
+     */
+    id: string;
+    /**
+     * The workflow definition, as GET /workflows/{id} shows it
+     */
+    definition: {
+        [key: string]: unknown;
+    };
+    is_public: boolean;
+};
+
+export type Bundle = {
+    format: 'toolflow-bundle';
+    format_version: number;
+    exported_at: string;
+    /**
+     * Secrets masked as GET /tools shows them
+     */
+    tools: Array<BundleTool>;
+    workflows: Array<BundleWorkflow>;
+};
+
+export type ImportProblem = {
+    field: string;
+    message: string;
+};
+
+export type ImportItemResult = {
+    /**
+     * Position in the bundle list
+     */
+    index: number;
+    /**
+     * The name it has (or would have) here
+     */
+    name: string | null;
+    status: 'created' | 'skipped' | 'renamed' | 'replaced' | 'failed';
+    /**
+     * Its id here: new, replaced, or the existing one it was skipped for; null when failed or in a dry run of a new one
+     */
+    id: string | null;
+    /**
+     * renamed: the name it had in the bundle
+     */
+    original_name?: string;
+    /**
+     * skipped, replaced, renamed and failed: why
+     */
+    reason?: string;
+    errors?: Array<ImportProblem>;
+    warnings?: Array<string>;
+};
+
+export type ImportResult = {
+    dry_run: boolean;
+    on_conflict: 'skip' | 'rename' | 'replace';
+    tools: Array<ImportItemResult>;
+    workflows: Array<ImportItemResult>;
+};
+
 export type CreateMcpServerDto = {
     /**
      * Unique among the servers of one owner; its tools are named `<name>__<tool>`
@@ -1991,6 +2087,96 @@ export type RunInlineWorkflowResponses = {
 };
 
 export type RunInlineWorkflowResponse = RunInlineWorkflowResponses[keyof RunInlineWorkflowResponses];
+
+export type ExportBundleData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Tools to export, ids or names, comma-separated. Without tools and workflows: everything you may see
+         */
+        tools?: string;
+        /**
+         * Workflows to export, ids or names, comma-separated
+         */
+        workflows?: string;
+    };
+    url: '/api/v1/export';
+};
+
+export type ExportBundleErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ExportBundleError = ExportBundleErrors[keyof ExportBundleErrors];
+
+export type ExportBundleResponses = {
+    200: Bundle;
+};
+
+export type ExportBundleResponse = ExportBundleResponses[keyof ExportBundleResponses];
+
+export type ImportBundleData = {
+    body: Bundle;
+    path?: never;
+    query?: {
+        /**
+         * Check and report; store nothing
+         */
+        dry_run?: boolean;
+        /**
+         * When you already have a tool or workflow of that name (or a public one has it, for a public item): keep yours (skip), import under a free name (rename: name_2, …), or store the bundle item as its next version (replace)
+         */
+        on_conflict?: 'skip' | 'rename' | 'replace';
+    };
+    url: '/api/v1/import';
+};
+
+export type ImportBundleErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Request body too large
+     */
+    413: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ImportBundleError = ImportBundleErrors[keyof ImportBundleErrors];
+
+export type ImportBundleResponses = {
+    200: ImportResult;
+};
+
+export type ImportBundleResponse = ImportBundleResponses[keyof ImportBundleResponses];
 
 export type ListMcpServersData = {
     body?: never;

@@ -175,6 +175,16 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
   outputs: ['output', 'reasoning', 'tool_calls', 'usage', 'stop_reason', 'iterations_used', 'offered_tools'],
   answers: true,
   toolsUsed,
+  renameTools: (data, rename) => ({
+    ...data,
+    ...(data.tools && {
+      tools: data.tools.map((entry) => (typeof entry === 'string' && entry !== '*' ? rename(entry) : entry)),
+    }),
+    ...(data.tool_selection?.always && {
+      tool_selection: { ...data.tool_selection, always: data.tool_selection.always.map(rename) },
+    }),
+    ...(typeof data.tool_choice === 'object' && { tool_choice: { name: rename(data.tool_choice.name) } }),
+  }),
   check,
   async run({ node, data, scope, run, services: deps, step }) {
     const providerName = data.provider ?? deps.defaultProvider;

@@ -73,6 +73,8 @@ export interface NodeHandler<S extends TSchema = TSchema> {
   /** Its `output` is an answer: the run's output when nothing else names one. */
   readonly answers?: boolean;
   toolsUsed?(data: Static<S>): ToolUse | null;
+  /** The data with every tool name it holds passed through `rename` (an import that renamed tools rewires them). */
+  renameTools?(data: Static<S>, rename: (name: string) => string): Static<S>;
   check?(data: Static<S>, context: NodeCheckContext): DataProblem[];
   run(input: NodeRunInput<Static<S>>): Promise<Record<string, unknown>>;
 }

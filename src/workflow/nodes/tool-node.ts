@@ -24,6 +24,7 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
   data: ToolNodeData,
   outputs: ['output', 'data', 'status', 'error'],
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
+  renameTools: (data, rename) => ({ ...data, tool: rename(data.tool) }),
   async run({ node, data, scope, run, services: { registry }, step }) {
     const name = data.tool;
     const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
