@@ -28,6 +28,9 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     bufferLogs: true,
+    // A failed start throws to the caller (main.ts prints it and exits 1) instead of Nest calling process.exit,
+    // which in a test process ended the whole run when one app start failed.
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   if (config.role === 'worker') app.use(onlyHealth);
