@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../shared/chat-types';
-import { AnthropicStreamReader, toAnthropicBody, toAnthropicMessages } from './anthropic-messages';
+import { AnthropicStreamReader, anthropicMaxTokens, toAnthropicBody, toAnthropicMessages } from './anthropic-messages';
 
 describe(toAnthropicMessages.name, () => {
   const call = (id: string, args: string) => ({
@@ -83,5 +83,15 @@ describe(AnthropicStreamReader.name, () => {
     expect(start.usage).toEqual({ promptTokens: 120, completionTokens: 1, totalTokens: 121 });
     expect(delta.usage).toEqual({ promptTokens: 120, completionTokens: 42, totalTokens: 162 });
     expect(delta.finishReason).toBe('stop');
+  });
+});
+
+describe(anthropicMaxTokens.name, () => {
+  it('should give the max_tokens the body is sent with, thinking budget included', () => {
+    const request = { model: 'claude-sonnet-4-5', messages: [], maxTokens: 1000, reasoningEffort: 'high' as const };
+
+    expect(anthropicMaxTokens(request)).toBe(toAnthropicBody(request).max_tokens);
+    expect(anthropicMaxTokens(request)).toBe(1000 + 16384);
+    expect(anthropicMaxTokens({})).toBe(4096);
   });
 });

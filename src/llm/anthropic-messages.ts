@@ -21,6 +21,12 @@ export const ANTHROPIC_THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number
   high: 16384,
 };
 
+/** The `max_tokens` a request is sent with: the node's (or the default) plus the thinking budget. */
+export function anthropicMaxTokens({ maxTokens, reasoningEffort }: Pick<ChatRequest, 'maxTokens' | 'reasoningEffort'>) {
+  const budget = reasoningEffort === undefined ? 0 : ANTHROPIC_THINKING_BUDGETS[reasoningEffort];
+  return (maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS) + budget;
+}
+
 /** Node finish reasons (Chat Completions' words) for Anthropic's stop reasons. */
 const FINISH_REASONS: Readonly<Record<string, string>> = {
   end_turn: 'stop',
@@ -39,10 +45,9 @@ export function toAnthropicBody(request: ChatRequest): MessageCreateParamsStream
     .join('\n\n');
   const hasTools = request.tools !== undefined && request.tools.length > 0;
   const budget = request.reasoningEffort === undefined ? null : ANTHROPIC_THINKING_BUDGETS[request.reasoningEffort];
-  const maxTokens = request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
   return {
     model: request.model,
-    max_tokens: budget === null ? maxTokens : maxTokens + budget,
+    max_tokens: anthropicMaxTokens(request),
     stream: true,
     ...(system === '' ? {} : { system }),
     messages: toAnthropicMessages(request.messages),

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { AnthropicStreamReader, toAnthropicBody } from './anthropic-messages';
+import { AnthropicStreamReader, anthropicMaxTokens, toAnthropicBody } from './anthropic-messages';
 import { sdkErrorToProviderError } from './openai-error';
 import type { ChatRequest, ProviderError } from './provider';
 import { RetryableProviderError } from './retry';
@@ -33,6 +33,10 @@ export class AnthropicProvider extends StreamingProvider<MessageCreateParamsStre
 
   protected toBody(request: ChatRequest): MessageCreateParamsStreaming {
     return toAnthropicBody(request);
+  }
+
+  outputTokens(request: Pick<ChatRequest, 'maxTokens' | 'reasoningEffort'>): number {
+    return anthropicMaxTokens(request);
   }
 
   protected toProviderError(error: unknown): ProviderError {

@@ -30,6 +30,10 @@ export class ObservedProvider implements ChatProvider {
     return this.inner.name;
   }
 
+  outputTokens(request: Pick<ChatRequest, 'maxTokens' | 'reasoningEffort'>): number | undefined {
+    return this.inner.outputTokens?.(request);
+  }
+
   chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse> {
     const attributes = {
       'gen_ai.operation.name': 'chat',

@@ -56,6 +56,11 @@ export interface ChatCallOptions {
 export interface ChatProvider {
   readonly name: string;
   chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
+  /**
+   * The output tokens a request asks for as the protocol sends it, when that is more than its `maxTokens`
+   * (Anthropic adds the thinking budget); absent or undefined: `maxTokens`.
+   */
+  outputTokens?(request: Pick<ChatRequest, 'maxTokens' | 'reasoningEffort'>): number | undefined;
 }
 
 /** A provider failure that ends the node (after retries, or at once for 400/401/403/404). */

@@ -229,4 +229,27 @@ describe('runAgentLoop context window', () => {
       content: chapter(rounds - 1),
     });
   });
+
+  it('should keep free the output tokens the provider really asks for, not only max_tokens', async () => {
+    const { provider, requests } = scriptedProvider([
+      { toolCalls: [call('c0', 'read', { round: 0 })] },
+      { toolCalls: [call('c1', 'read', { round: 1 })] },
+      { content: 'Done.' },
+    ]);
+    const trims: Array<{ reservedTokens: number; droppedMessages: number; shortenedResults: number }> = [];
+
+    await runAgentLoop({
+      provider: { ...provider, name: provider.name, outputTokens: ({ maxTokens = 0 }) => maxTokens + 2000 },
+      model: 'm',
+      messages: [{ role: 'user', content: 'Read two chapters.' }],
+      tools: [read],
+      executeTool,
+      maxTokens: 500,
+      contextWindow: 4500,
+      hooks: { onContextTrimmed: (trim) => trims.push(trim) },
+    });
+
+    expect(trims).toEqual([expect.objectContaining({ reservedTokens: 2500, shortenedResults: 1, droppedMessages: 0 })]);
+    expect(requests[2].messages[2].content).toContain('[Older tool result shortened to fit the context window');
+  });
 });

@@ -133,9 +133,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     if (this.selection) this.effects.set(SEARCH_TOOLS, 'read_only');
     this.scope = new AbortScope(options.signal, options.timeoutMs);
     this.taskIndex = options.messages.findLastIndex((message) => message.role === 'user');
-    const { contextWindow, maxTokens } = options;
+    const { contextWindow, maxTokens, reasoningEffort } = options;
     if (contextWindow !== undefined) {
-      const reservedTokens = maxTokens ?? Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
+      const reservedTokens =
+        options.provider.outputTokens?.({ maxTokens, reasoningEffort }) ??
+        maxTokens ??
+        Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
       this.fitter = new ContextFitter({ contextWindow, reservedTokens });
     }
     this.maxIterations = clampIterations(options.maxIterations);

@@ -106,8 +106,9 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
    */
   toolResults?: ToolResultLimit;
   /**
-   * Tokens (in plus out) the model takes; off when absent. Each request is kept within it minus `maxTokens`
-   * (default: 4096, at most a quarter of the window) by ContextFitter; the loop's own history stays whole.
+   * Tokens (in plus out) the model takes; off when absent. Each request is kept within it minus the output tokens
+   * it asks for (the provider's `outputTokens`, else `maxTokens`, else 4096 and at most a quarter of the window)
+   * by ContextFitter; the loop's own history stays whole.
    */
   contextWindow?: number;
   /** Used when there are more tools than its `maxTools`: each call offers a selection plus `search_tools`. */
