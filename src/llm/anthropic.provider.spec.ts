@@ -7,7 +7,6 @@ import { providerSpecHarness, weatherTool } from '../../test/support/provider-sp
 
 describe(AnthropicProvider.name, () => {
   const harness = providerSpecHarness(() => AnthropicTestServer.start());
-  const { events, sleeps } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new AnthropicProvider({
@@ -48,7 +47,7 @@ describe(AnthropicProvider.name, () => {
       finishReason: 'stop',
       usage: { promptTokens: 25, completionTokens: 15, totalTokens: 40 },
     });
-    expect(events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(2);
+    expect(harness.events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(2);
   });
 
   it('should send system on top, tools with input_schema, max_tokens always, and the key as the SDK does', async () => {
@@ -87,7 +86,7 @@ describe(AnthropicProvider.name, () => {
       { id: 'toolu_2', name: 'get_weather', arguments: '{}' },
     ]);
     expect(response).toMatchObject({ content: 'Checking.', finishReason: 'tool_calls' });
-    expect(events.filter((event) => event.type === 'tool-call-start')).toEqual([
+    expect(harness.events.filter((event) => event.type === 'tool-call-start')).toEqual([
       { type: 'tool-call-start', index: 0, id: 'toolu_1', name: 'get_weather' },
       { type: 'tool-call-start', index: 1, id: 'toolu_2', name: 'get_weather' },
     ]);
@@ -139,8 +138,8 @@ describe(AnthropicProvider.name, () => {
 
     expect(response.content).toBe('ok');
     expect(harness.server.requests).toHaveLength(3);
-    expect(sleeps[0]).toBe(2000);
-    expect(events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
+    expect(harness.sleeps[0]).toBe(2000);
+    expect(harness.events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
       'provider 429: Number of requests has exceeded your rate limit',
       'provider 529: Overloaded',
     ]);

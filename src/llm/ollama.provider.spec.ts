@@ -7,7 +7,6 @@ import { providerSpecHarness, weatherTool } from '../../test/support/provider-sp
 
 describe(OllamaProvider.name, () => {
   const harness = providerSpecHarness(() => OllamaTestServer.start());
-  const { events } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new OllamaProvider({
@@ -39,7 +38,7 @@ describe(OllamaProvider.name, () => {
       finishReason: 'stop',
       usage: { promptTokens: 40, completionTokens: 9, totalTokens: 49 },
     });
-    expect(events.filter((event) => event.type === 'reasoning-delta').map((event) => event.delta)).toEqual([
+    expect(harness.events.filter((event) => event.type === 'reasoning-delta').map((event) => event.delta)).toEqual([
       'Easy ',
       'one.',
     ]);
@@ -137,7 +136,7 @@ describe(OllamaProvider.name, () => {
 
     expect((await chat()).content).toBe('ok');
     expect(harness.server.requests).toHaveLength(3);
-    expect(events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
+    expect(harness.events.filter((event) => event.type === 'retry').map((event) => event.reason)).toEqual([
       'provider 429: server busy',
       expect.stringMatching(/^provider connection lost/),
     ]);

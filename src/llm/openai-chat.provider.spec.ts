@@ -7,7 +7,6 @@ import { providerSpecHarness, weatherTool } from '../../test/support/provider-sp
 
 describe(OpenAIChatProvider.name, () => {
   const harness = providerSpecHarness(() => OpenAITestServer.start());
-  const { events, sleeps } = harness;
 
   const createSut = (options: Partial<OpenAIChatProviderOptions> = {}): OpenAIChatProvider =>
     new OpenAIChatProvider({
@@ -33,7 +32,7 @@ describe(OpenAIChatProvider.name, () => {
   };
 
   const eventsOf = <T extends ChatStreamEvent['type']>(type: T) =>
-    events.filter((event): event is Extract<ChatStreamEvent, { type: T }> => event.type === type);
+    harness.events.filter((event): event is Extract<ChatStreamEvent, { type: T }> => event.type === type);
 
   describe('streaming', () => {
     it('should emit text deltas as they arrive and read usage from the final choices-less chunk', async () => {
@@ -407,7 +406,7 @@ describe(OpenAIChatProvider.name, () => {
 
       expect(response.content).toBe('ok');
       expect(harness.server.requests).toHaveLength(2);
-      expect(sleeps).toEqual([2_000]);
+      expect(harness.sleeps).toEqual([2_000]);
       expect(eventsOf('retry')).toEqual([
         { type: 'retry', attempt: 1, delayMs: 2_000, reason: 'provider 429: Rate limit reached for requests' },
       ]);
@@ -420,7 +419,7 @@ describe(OpenAIChatProvider.name, () => {
 
       expect(response.content).toBe('ok');
       expect(harness.server.requests).toHaveLength(3);
-      expect(sleeps).toEqual([250, 500]);
+      expect(harness.sleeps).toEqual([250, 500]);
       expect(eventsOf('retry').map((event) => event.attempt)).toEqual([1, 2]);
     });
 
@@ -479,7 +478,7 @@ describe(OpenAIChatProvider.name, () => {
       const response = await chat();
 
       expect(response.content).toBe('full answer');
-      const types = events.map((event) => event.type);
+      const types = harness.events.map((event) => event.type);
       expect(types.indexOf('text-delta')).toBeLessThan(types.indexOf('retry'));
       expect(eventsOf('retry')[0].reason).toMatch(/^provider connection lost/);
     });
@@ -556,7 +555,7 @@ describe(OpenAIChatProvider.name, () => {
       const failure = sut.chat(request(), {
         signal: controller.signal,
         onEvent: (event) => {
-          events.push(event);
+          harness.events.push(event);
           controller.abort(reason);
         },
       });

@@ -7,7 +7,6 @@ import { providerSpecHarness, weatherTool } from '../../test/support/provider-sp
 
 describe(OpenAIResponsesProvider.name, () => {
   const harness = providerSpecHarness(() => ResponsesTestServer.start());
-  const { events } = harness;
 
   const createSut = (options: Partial<ProviderOptions> = {}) =>
     new OpenAIResponsesProvider({
@@ -41,7 +40,10 @@ describe(OpenAIResponsesProvider.name, () => {
       finishReason: 'stop',
       usage: { promptTokens: 33, completionTokens: 7, totalTokens: 40 },
     });
-    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['Sunn', 'y.']);
+    expect(harness.events.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual([
+      'Sunn',
+      'y.',
+    ]);
   });
 
   it('should send input items, non-strict function tools, max_output_tokens, reasoning effort and store: false', async () => {
@@ -180,7 +182,7 @@ describe(OpenAIResponsesProvider.name, () => {
 
     expect((await chat()).content).toBe('ok');
     expect(harness.server.requests).toHaveLength(3);
-    expect(events.filter((event) => event.type === 'retry')[0]).toMatchObject({
+    expect(harness.events.filter((event) => event.type === 'retry')[0]).toMatchObject({
       reason: 'provider 429: Rate limit reached',
       delayMs: 0,
     });

@@ -28,11 +28,15 @@ export interface ProviderSpecHarness<S extends TestServer> {
   readonly onEvent: (event: ChatStreamEvent) => void;
 }
 
-/** What every provider spec arranges alike; call it at the top of the spec's `describe`. */
+/**
+ * What every provider spec arranges alike; call it at the top of the spec's `describe`. Each test gets lists
+ * of its own: `onEvent` and `retry`, taken during a test, record into that test's lists even when a stream of
+ * it goes on after it ended.
+ */
 export function providerSpecHarness<S extends TestServer>(start: () => Promise<S>): ProviderSpecHarness<S> {
   let server: S | undefined;
-  const events: ChatStreamEvent[] = [];
-  const sleeps: number[] = [];
+  let events: ChatStreamEvent[] = [];
+  let sleeps: number[] = [];
 
   beforeAll(async () => {
     server = await start();
@@ -40,8 +44,8 @@ export function providerSpecHarness<S extends TestServer>(start: () => Promise<S
 
   beforeEach(() => {
     server?.reset();
-    events.length = 0;
-    sleeps.length = 0;
+    events = [];
+    sleeps = [];
   });
 
   afterAll(async () => {
@@ -53,15 +57,25 @@ export function providerSpecHarness<S extends TestServer>(start: () => Promise<S
       if (server === undefined) throw new Error('the test server starts in beforeAll');
       return server;
     },
-    events,
-    sleeps,
-    retry: {
-      random: () => 0.5,
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return Promise.resolve();
-      },
+    get events() {
+      return events;
     },
-    onEvent: (event) => events.push(event),
+    get sleeps() {
+      return sleeps;
+    },
+    get retry(): RetryOptions {
+      const waits = sleeps;
+      return {
+        random: () => 0.5,
+        sleep: (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+      };
+    },
+    get onEvent() {
+      const received = events;
+      return (event: ChatStreamEvent) => void received.push(event);
+    },
   };
 }
