@@ -11,6 +11,7 @@ import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 import { ToolVersions1796136125259 } from './1796136125259-tool-versions';
 import { ToolRequiresApproval1796141780697 } from './1796141780697-tool-requires-approval';
 import { RunToolPins1796141861172 } from './1796141861172-run-tool-pins';
+import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
 import { RunBudgets1796143182536 } from './1796143182536-run-budgets';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
@@ -29,4 +30,5 @@ export const migrations = [
   ToolRequiresApproval1796141780697,
   RunToolPins1796141861172,
   RunBudgets1796143182536,
+  McpVanishedTools1796146178195,
 ];

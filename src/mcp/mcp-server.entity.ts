@@ -41,4 +41,11 @@ export class McpServerEntity {
 
   @Column({ name: 'synced_at', type: 'datetime', precision: 3, nullable: true })
   syncedAt!: Date | null;
+
+  /**
+   * Names (on the server) of the tools a sync disabled because the server stopped offering them: only those are
+   * enabled again when they come back, so a tool someone disabled by hand stays disabled.
+   */
+  @Column({ name: 'vanished_tools', type: 'json', nullable: true })
+  vanishedTools!: string[] | null;
 }

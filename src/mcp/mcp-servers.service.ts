@@ -80,6 +80,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       createdAt: now,
       updatedAt: now,
       syncedAt: now,
+      vanishedTools: null,
     });
     const remote = await this.listRemoteTools(entity);
     try {
@@ -115,10 +116,13 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     // A fresh connection: the server may have been upgraded or restarted with other tools.
     await this.connections.close(entity.id);
     const remote = await this.listRemoteTools(entity);
-    const result = await this.applyTools(entity, remote, principal);
+    const { vanished, ...result } = await this.applyTools(entity, remote, principal);
     entity.syncedAt = new Date();
     entity.updatedAt = entity.syncedAt;
-    await this.servers.update({ id: entity.id }, { syncedAt: entity.syncedAt, updatedAt: entity.updatedAt });
+    await this.servers.update(
+      { id: entity.id },
+      { syncedAt: entity.syncedAt, updatedAt: entity.updatedAt, vanishedTools: vanished },
+    );
     return { server: this.toResponse(entity), ...result };
   }
 
@@ -221,6 +225,8 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     const added: string[] = [];
     const updated: string[] = [];
     const disabled: string[] = [];
+    const vanishedBefore = new Set(entity.vanishedTools ?? []);
+    const vanished: string[] = [];
     for (const planned of remote.map((tool) => this.plan(entity, tool))) {
       if (!planned.ok) {
         skipped.push({ tool: planned.remote.name, reason: planned.reason });
@@ -232,9 +238,11 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
         if (!current) {
           tools.push(await this.tools.create(this.toolInput(entity, planned), owner));
           added.push(planned.name);
-        } else if (this.differs(current, planned)) {
+        } else if (this.differs(current, planned) || (!current.enabled && vanishedBefore.has(planned.remote.name))) {
+          // Back on the server: enabled again only when a sync disabled it; one disabled by hand stays so.
+          const back = !current.enabled && vanishedBefore.has(planned.remote.name);
           const changes = this.toolInput(entity, { ...planned, name: current.name });
-          tools.push(await this.tools.update(current.id, { ...changes, enabled: true }, owner));
+          tools.push(await this.tools.update(current.id, back ? { ...changes, enabled: true } : changes, owner));
           updated.push(current.name);
         } else {
           tools.push(await this.tools.get(current.id, owner));
@@ -245,12 +253,16 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
         skipped.push({ tool: planned.remote.name, reason: details || error.message });
       }
     }
-    for (const vanished of existing.values()) {
-      if (!vanished.enabled) continue;
-      await this.tools.update(vanished.id, { enabled: false }, owner);
-      disabled.push(vanished.name);
+    for (const [remoteName, tool] of existing) {
+      if (!tool.enabled) {
+        if (vanishedBefore.has(remoteName)) vanished.push(remoteName);
+        continue;
+      }
+      await this.tools.update(tool.id, { enabled: false }, owner);
+      disabled.push(tool.name);
+      vanished.push(remoteName);
     }
-    return { tools, skipped, added, updated, disabled };
+    return { tools, skipped, added, updated, disabled, vanished };
   }
 
   private toolInput(entity: McpServerEntity, planned: Extract<Planned, { ok: true }>) {
@@ -269,7 +281,6 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
   private differs(current: StoredTool, planned: Extract<Planned, { ok: true }>): boolean {
     const fn = planned.functionSchema.function as { description: string; parameters: unknown };
     return (
-      !current.enabled ||
       current.effect !== planned.effect ||
       current.functionSchema.function.description !== fn.description ||
       JSON.stringify(current.functionSchema.function.parameters) !== JSON.stringify(fn.parameters)

@@ -293,6 +293,32 @@ describe('MCP client (e2e)', () => {
       expect((weatherNow.body as ToolBody).description).toContain('now in Celsius');
     });
 
+    it('should keep a tool disabled by hand disabled on sync, and enable again one that sync disabled', async () => {
+      mcp.tools = [weatherTool('Weather'), failingTool];
+      const created = await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(admin)
+        .send({ name: 'kept', transport: 'http', url: mcp.url })
+        .expect(201);
+      const { id } = (created.body as ServerBody).server;
+      await request(stack.app.http)
+        .patch('/api/v1/tools/kept__get_weather')
+        .set(admin)
+        .send({ enabled: false })
+        .expect(200);
+      const enabledOf = async (name: string) =>
+        ((await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody).enabled;
+
+      mcp.tools = [weatherTool('Weather, changed')];
+      const first = await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200);
+      expect(first.body).toMatchObject({ updated: ['kept__get_weather'], disabled: ['kept__explode'] });
+      mcp.tools = [weatherTool('Weather, changed'), failingTool];
+      const second = await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200);
+
+      expect(second.body).toMatchObject({ updated: ['kept__explode'], disabled: [] });
+      expect([await enabledOf('kept__get_weather'), await enabledOf('kept__explode')]).toEqual([false, true]);
+    });
+
     it('should let a user register an http server and own its tools', async () => {
       mcp.tools = [weatherTool('Weather')];
       const key = await stack.app.createUserKey();
