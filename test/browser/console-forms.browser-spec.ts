@@ -4,7 +4,9 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
 import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
+import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
+import { agentWorkflow } from '../support/workflow-fixtures';
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const SECRET = 'Bearer mcp-secret-4711';
@@ -127,6 +129,26 @@ describe('console forms (browser)', () => {
       summarize_results: true,
       tool_selection: { max_tools: 4, always: ['calculator'] },
     });
+  });
+
+  it("should show a run's budgets on its page", async () => {
+    stack.llm.script([reply.text('Short answer.')]);
+    const started = await request(stack.app.http)
+      .post('/api/v1/workflow-runs?wait=true')
+      .set(bearer(ADMIN_KEY))
+      .send({
+        definition: agentWorkflow({}),
+        inputs: { question: 'Anything?' },
+        max_total_tokens: 5000,
+        max_tool_calls: 3,
+      });
+    expect(started.status).toBeLessThan(300);
+    const run = started.body as { id: string; usage: { total_tokens: number } };
+    await page.goto(`${stack.url}/console/runs/${run.id}`);
+    await visible(page.getByTestId('run-status').getByText('succeeded'));
+    expect(await page.getByTestId('run-budgets').textContent()).toContain(
+      `Run budgets: ${run.usage.total_tokens} of 5000 tokens · at most 3 tool calls`,
+    );
   });
 
   it('should keep list filters in the query string across a reload and clear them from the menu', async () => {
