@@ -11,8 +11,9 @@ import { NamesPerOwner1796133231276 } from './1796133231276-names-per-owner';
 import { ToolVersions1796136125259 } from './1796136125259-tool-versions';
 import { ToolRequiresApproval1796141780697 } from './1796141780697-tool-requires-approval';
 import { RunToolPins1796141861172 } from './1796141861172-run-tool-pins';
-import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
+import { RunApprovals1796143545713 } from './1796143545713-run-approvals';
 import { RunBudgets1796143182536 } from './1796143182536-run-budgets';
+import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -30,5 +31,6 @@ export const migrations = [
   ToolRequiresApproval1796141780697,
   RunToolPins1796141861172,
   RunBudgets1796143182536,
+  RunApprovals1796143545713,
   McpVanishedTools1796146178195,
 ];

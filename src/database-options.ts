@@ -10,6 +10,7 @@ import { RunEventEntity } from './runs/run-event.entity';
 import { RunEntity } from './runs/run.entity';
 import { ToolResultEntity } from './runs/tool-result.entity';
 import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
+import { RunApprovalEntity } from './runs/run-approval.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEntity } from './tools/tool.entity';
@@ -26,6 +27,7 @@ export const entities = [
   NodeRunEntity,
   RunEventEntity,
   RunCheckpointEntity,
+  RunApprovalEntity,
   IdempotencyKeyEntity,
   ToolResultEntity,
   McpServerEntity,

@@ -21,6 +21,11 @@ const textResult = (text: string, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : {}),
 });
 
+/** Nobody is asked over MCP: the call would run silently, so it does not run at all. */
+const needsApproval = (name: string): string =>
+  `Tool "${name}" needs a person's approval before each call, so it cannot be called over MCP; it was not run. ` +
+  'It can only run inside a ToolFlow workflow run, where the call waits until a person approves it.';
+
 /**
  * ToolFlow as an MCP server over Streamable HTTP, stateless: every request gets its own protocol server bound to
  * the caller's API key, so any api process can answer any request. Calls run through the registry like every
@@ -68,6 +73,7 @@ export class McpEndpointService {
     const resolved = await this.registry.resolve([name], principal);
     if (resolved.disabled.length > 0) return textResult(`Tool "${name}" is disabled`, true);
     if (resolved.definitions.length === 0) return textResult(`Unknown tool "${name}"`, true);
+    if (resolved.definitions[0].requiresApproval === true) return textResult(needsApproval(name), true);
     const outcome = await this.registry.runCall({
       call: { id: `mcp_${randomUUID()}`, name, arguments: JSON.stringify(args) },
       tools: resolved.definitions,

@@ -110,6 +110,33 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       },
     },
   },
+  'approval.requested': {
+    description: 'A tool call waits for a person’s decision (POST /runs/{id}/approvals/{approval_id}); the run waits',
+    properties: {
+      approval_id: { type: 'string' },
+      node_id: nodeId,
+      call_id: callId,
+      tool: { type: 'string' },
+      arguments: { type: 'object', additionalProperties: true, description: 'Credentials masked' },
+    },
+  },
+  'approval.resolved': {
+    description: 'A person approved or rejected a waiting tool call',
+    properties: {
+      approval_id: { type: 'string' },
+      node_id: nodeId,
+      call_id: callId,
+      tool: { type: 'string' },
+      decision: { type: 'string', enum: ['approve', 'reject'] },
+      arguments: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'Present when the approval replaced the model’s arguments; credentials masked',
+      },
+      comment: { type: ['string', 'null'] },
+      decided_by: { type: 'string' },
+    },
+  },
   'node.finished': {
     description: 'A node ended; `output` (a summary) on success, `error` otherwise',
     properties: {

@@ -15,9 +15,9 @@ import type { ToolPin, ToolPins } from '../tools/stored-tool';
 import { ArgumentValidator } from './arguments';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
-import { runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
+import { checkCallArguments, runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
 import { type ToolDefinition, type ToolRunContext, toolName } from './tool-definition';
-import { type ToolCall } from '../shared/tool-types';
+import type { JsonSchema, ToolCall } from '../shared/tool-types';
 import type { ExecuteToolResponse } from './execute-tool.dto';
 import type { Page, PageQuery } from '../common/http/pagination';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
@@ -238,6 +238,20 @@ export class RegistryService implements OnApplicationShutdown {
     for (const [toolId, count] of useCounts) {
       await retryDatabaseWrite(() => this.tools.incrementUseCount(toolId, count), { budgetMs });
     }
+  }
+
+  /**
+   * What a person is asked to approve for a call: its tool requires approval and its arguments are valid (a call
+   * with invalid arguments fails without executing, so nobody needs to decide on it). Null otherwise.
+   */
+  approvalRequestFor(
+    call: ToolCall,
+    tools: readonly ToolDefinition[],
+  ): { arguments: Record<string, unknown>; parameters: JsonSchema } | null {
+    const tool = tools.find((candidate) => toolName(candidate) === call.name);
+    if (tool?.requiresApproval !== true) return null;
+    const checked = checkCallArguments(call, tool, this.validator);
+    return checked.ok ? { arguments: checked.value, parameters: tool.schema.function.parameters } : null;
   }
 
   /** Logs a call that was answered without running (e.g. `unknown_outcome` after a crash), like an executed one. */

@@ -101,41 +101,54 @@ async function runSteps(options: RunToolOptions, repair: Record<string, unknown>
   if (!tool) return notFound(call.name, tools);
   if (context.signal.aborted) return cancelled(call.name);
 
-  const schema = tool.schema.function.parameters;
-  const parsed = parseToolArguments(call.arguments);
-  if (!parsed.ok) {
-    const errors: ArgumentError[] = [
-      { path: '', message: parsed.message, value: call.arguments, rule: 'json', expected: 'a JSON object' },
-    ];
-    return invalidArguments(formatArgumentErrors(call.name, errors, schema), errors);
-  }
-  if (parsed.repaired) {
+  const checked = checkCallArguments(call, tool, validator);
+  if (!checked.ok) return checked.failure;
+  if (checked.repairNote !== undefined) {
     repair.repaired_arguments = true;
-    repair.repair_note = parsed.repairNote;
+    repair.repair_note = checked.repairNote;
   }
 
-  let validation;
-  try {
-    validation = validator.validate(validatorKey(tool), schema, parsed.value);
-  } catch (error) {
-    if (!(error instanceof ParametersSchemaError)) throw error;
-    return {
-      status: 'error',
-      errorKind: 'execution_error',
-      response: `Error: tool ${call.name} has an ${error.message}`,
-    };
-  }
-  if (!validation.ok) {
-    return invalidArguments(formatArgumentErrors(call.name, validation.errors, schema), validation.errors);
-  }
-
-  let params = parsed.value;
+  let params = checked.value;
   if (tool.parseParams) {
     const result = tool.parseParams(params);
     if (!result.success) return invalidArguments(`Invalid arguments for tool "${call.name}": ${result.errorMessage}`);
     params = result.data;
   }
   return { ...(await execute(tool, params, options)), params };
+}
+
+export type CheckedArguments =
+  { ok: true; value: Record<string, unknown>; repairNote?: string } | { ok: false; failure: PartialOutcome };
+
+/** The arguments of a call parsed (and repaired) and valid against its tool's JSON Schema, or the failure the model gets. */
+export function checkCallArguments(
+  call: ToolCall,
+  tool: ToolDefinition,
+  validator: ArgumentValidator,
+): CheckedArguments {
+  const schema = tool.schema.function.parameters;
+  const parsed = parseToolArguments(call.arguments);
+  if (!parsed.ok) {
+    const errors: ArgumentError[] = [
+      { path: '', message: parsed.message, value: call.arguments, rule: 'json', expected: 'a JSON object' },
+    ];
+    return { ok: false, failure: invalidArguments(formatArgumentErrors(call.name, errors, schema), errors) };
+  }
+  let validation;
+  try {
+    validation = validator.validate(validatorKey(tool), schema, parsed.value);
+  } catch (error) {
+    if (!(error instanceof ParametersSchemaError)) throw error;
+    const response = `Error: tool ${call.name} has an ${error.message}`;
+    return { ok: false, failure: { status: 'error', errorKind: 'execution_error', response } };
+  }
+  if (!validation.ok) {
+    const failure = invalidArguments(formatArgumentErrors(call.name, validation.errors, schema), validation.errors);
+    return { ok: false, failure };
+  }
+  return parsed.repaired
+    ? { ok: true, value: parsed.value, repairNote: parsed.repairNote }
+    : { ok: true, value: parsed.value };
 }
 
 async function execute(

@@ -32,6 +32,7 @@ interface ActiveRun {
   end: () => void;
 }
 
+const CANCELLED = 'cancelled by the client';
 const CANCEL_WAIT_MS = 10_000;
 /** After the grace period, how long handed-back runs get to stop. */
 const ABORT_WAIT_MS = 5_000;
@@ -116,6 +117,11 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     };
   }
 
+  resume(runId: string): void {
+    // A run still executing here (it is just stopping to wait) is enqueued again once it stopped: see start().
+    this.enqueue(runId);
+  }
+
   private enqueue(runId: string): void {
     if (this.active.has(runId)) return;
     let end: () => void = () => undefined;
@@ -151,14 +157,25 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     // A run executing here is stopped even when its row already says otherwise (another process recorded its end).
     const active = this.active.get(runId);
     if (active) {
-      this.abort(active, new Error('cancelled by the client'));
+      this.abort(active, new Error(CANCELLED));
       await this.waitForEnd(runId, CANCEL_WAIT_MS);
-    } else if (FINISHED_STATUSES.includes(run.status)) {
-      throw DomainError.conflict(`Run ${runId} has already ended (${run.status})`);
+    } else if (FINISHED_STATUSES.includes(run.status) || !(await this.runs.cancelUnfinished(runId, CANCELLED))) {
+      throw DomainError.conflict(`Run ${runId} has already ended (${(await this.runs.statusOf(runId)) ?? run.status})`);
     } else {
-      await this.runs.finish(runId, { status: 'cancelled', error: 'cancelled by the client' });
+      // No execution records how a run that was not executing (waiting for approval) ended: its log ends here.
+      await this.endLog(runId);
     }
     return this.runs.get(runId, principal);
+  }
+
+  private async endLog(runId: string): Promise<void> {
+    const finished = { run_id: runId, status: 'cancelled', outputs: null, error: CANCELLED, usage: null };
+    if (this.events.isLive(runId)) {
+      this.events.emit(runId, 'run.finished', finished);
+      await this.events.close(runId);
+    } else {
+      await this.events.appendStored(runId, 'run.finished', finished);
+    }
   }
 
   load(): { queued: number; running: number } {
@@ -190,15 +207,21 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     if (holdsSlot) this.running += 1;
     entry
       .execute(entry.controller.signal)
-      .catch((error: unknown) =>
-        this.logger.error({ err: error, runId: entry.runId }, 'run execution failed unexpectedly'),
-      )
-      .finally(() => {
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, runId: entry.runId }, 'run execution failed unexpectedly');
+        return 'ended' as const;
+      })
+      .then(async (stop) => {
         if (holdsSlot) this.running -= 1;
         this.active.delete(entry.runId);
         entry.end();
+        // Decided while it was stopping to wait: the decision found it still active, so it goes on from here.
+        if (stop === 'waiting' && !this.draining && (await this.runs.statusOf(entry.runId)) === 'running') {
+          this.enqueue(entry.runId);
+        }
         this.pump();
-      });
+      })
+      .catch((error: unknown) => this.logger.error({ err: error, runId: entry.runId }, 'could not resume a run'));
   }
 }
 

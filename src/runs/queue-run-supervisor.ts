@@ -192,6 +192,13 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     return this.runs.get(runId, principal);
   }
 
+  resume(runId: string): void {
+    this.enqueue(runId).catch((error: unknown) =>
+      // Not lost: the run is `running` without a lease, which the sweep of any worker takes up.
+      this.logger.warn({ err: error, runId }, 'could not queue a run whose approvals were decided'),
+    );
+  }
+
   load(): { queued: number; running: number } {
     return { queued: this.reserved, running: this.active.size };
   }
@@ -214,6 +221,8 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     }
     if (stop === 'handed_back') await this.handBack(runId);
     else await this.leases.release(runId, this.owner);
+    // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.
+    if (stop === 'waiting' && (await this.runs.statusOf(runId)) === 'running') await this.enqueue(runId);
   }
 
   /** Puts a run this worker held back in the queue for another worker; nothing when it was taken over already. */

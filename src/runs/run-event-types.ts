@@ -11,6 +11,8 @@ export const RUN_EVENT_TYPES = [
   'tool.args.delta',
   'llm.usage',
   'tool.result',
+  'approval.requested',
+  'approval.resolved',
   'node.finished',
   'run.finished',
 ] as const;

@@ -40,6 +40,11 @@ export interface RunSupervisor {
   reserve(): QueuePlace;
   /** Resolves when the run's execution stops (ends, waits, is handed back) or after `timeoutMs`, whichever is first; true if it stopped. */
   waitForEnd(runId: string, timeoutMs: number): Promise<boolean>;
+  /**
+   * Executes a stored run again that went back to `running` after waiting for approval (every decision is made).
+   * Durable without it: a restart (embedded) or the lease sweep (queue mode) also resumes such a run.
+   */
+  resume(runId: string): void;
   /** Stops a queued or running run (409 when it has already ended) and returns it. */
   cancel(runId: string, principal: Principal): Promise<RunResponse>;
   /** Runs of this process: `queued` wait for a slot, `running` hold one. */

@@ -5,6 +5,7 @@ import { ANY_JSON } from '../common/http/any-json';
 import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { RUN_BUDGET_PROPERTIES, RUN_STOP_REASONS } from './run-budgets';
+import { PendingApprovalDto } from './approval.dto';
 
 export const RUN_SORT_FIELDS = {
   created_at: 'createdAt',
@@ -159,6 +160,11 @@ export class RunResponse {
   tool_versions!: Record<string, number> | null;
   @ApiPropertyOptional({ type: [NodeRunDto], description: 'On GET /runs/:id and ?wait=true' })
   nodes?: NodeRunDto[];
+  @ApiPropertyOptional({
+    type: [PendingApprovalDto],
+    description: 'On GET /runs/:id and ?wait=true: tool calls waiting for a decision (status `waiting`)',
+  })
+  pending_approvals?: PendingApprovalDto[];
 }
 
 export class RunPageResponse {

@@ -20,13 +20,23 @@ import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
 import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
+import { RunApprovalEntity } from './run-approval.entity';
+import { ApprovalsService } from './approvals.service';
+import { ApprovalsController } from './approvals.controller';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, ToolResultEntity, RunCheckpointEntity]),
+    TypeOrmModule.forFeature([
+      RunEntity,
+      NodeRunEntity,
+      RunEventEntity,
+      ToolResultEntity,
+      RunCheckpointEntity,
+      RunApprovalEntity,
+    ]),
     ToolCallLogsModule,
   ],
-  controllers: [RunsController],
+  controllers: [RunsController, ApprovalsController],
   providers: [
     RunsService,
     RunEventsService,
@@ -34,6 +44,7 @@ import { ToolResultsService } from './tool-results.service';
     ToolResultsService,
     RunCheckpointStore,
     RunLeasesService,
+    ApprovalsService,
     {
       provide: RUN_REDIS,
       inject: [APP_CONFIG],
@@ -57,6 +68,6 @@ import { ToolResultsService } from './tool-results.service';
           : new InProcessRunSupervisor(runs, events, moduleRef, config),
     },
   ],
-  exports: [RunsService, RunEventsService, ToolResultsService, RunCheckpointStore, RUN_SUPERVISOR],
+  exports: [RunsService, RunEventsService, ToolResultsService, RunCheckpointStore, ApprovalsService, RUN_SUPERVISOR],
 })
 export class RunsModule {}

@@ -18,7 +18,10 @@ import type { RunDefinition, RunNodeRef } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
-import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { FINISHED_STATUSES, isFinished, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
+import { RunApprovalEntity } from './run-approval.entity';
+import type { PendingApprovalDto } from './approval.dto';
+import { toPendingApproval } from './approval-response';
 import { type RunRecord, toRunRecord } from './run-record';
 import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
@@ -83,6 +86,7 @@ export class RunsService {
   constructor(
     @InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>,
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
+    @InjectRepository(RunApprovalEntity) private readonly approvals: Repository<RunApprovalEntity>,
     private readonly toolCalls: ToolCallLogsService,
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -160,6 +164,31 @@ export class RunsService {
     const result = await this.runs.update(
       { id: runId, status: Not(In(FINISHED_STATUSES)) },
       { status: 'cancelled', error: reason, stopReason: 'cancelled', finishedAt: new Date() },
+    );
+    return result.affected === 1;
+  }
+
+  /** A running run now waits for a person (holding no worker); false when it is no longer running (cancelled). */
+  async markWaiting(runId: string): Promise<boolean> {
+    let affected = 0;
+    await this.retry(async () => {
+      const result = await this.runs.update(
+        { id: runId, status: 'running' },
+        { status: 'waiting', leaseOwner: null, leaseExpiresAt: null },
+      );
+      affected = result.affected ?? 0;
+    });
+    return affected === 1;
+  }
+
+  /**
+   * A waiting run goes on (every decision is made): back to `running` with no lease, which is what a restart or a
+   * lease sweep resumes, so it is not lost if the process that takes it up dies. False when it was not waiting.
+   */
+  async resumeWaiting(runId: string): Promise<boolean> {
+    const result = await this.runs.update(
+      { id: runId, status: 'waiting' },
+      { status: 'running', leaseOwner: null, leaseExpiresAt: null },
     );
     return result.affected === 1;
   }
@@ -268,7 +297,17 @@ export class RunsService {
         started_at: call.startedAt.toISOString(),
       })),
     }));
-    return { ...this.toResponse(run), nodes: nodeDtos };
+    return { ...this.toResponse(run), nodes: nodeDtos, pending_approvals: await this.pendingApprovals(run) };
+  }
+
+  /** The calls of a run that wait for a decision; none once the run has ended. */
+  private async pendingApprovals(run: RunRecord): Promise<PendingApprovalDto[]> {
+    if (isFinished(run.status)) return [];
+    const rows = await this.approvals.find({
+      where: { runId: run.id, status: 'pending' },
+      order: { requestedAt: 'ASC' },
+    });
+    return rows.map(toPendingApproval);
   }
 
   async list(query: ListRunsQuery, principal: Principal): Promise<Page<RunResponse>> {

@@ -8,6 +8,8 @@ export const TOOL_CALL_STATUSES = [
   'cancelled',
   // A mutating call in flight when its run's process died: not repeated, its effect unknown.
   'unknown_outcome',
+  // A call a person rejected (tools that require approval): not executed.
+  'rejected',
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 

@@ -2,7 +2,7 @@ import type { FieldProblem } from '../common/errors/domain-error';
 import { checkParametersSchema } from '../json-schema/check-parameters-schema';
 import type { FunctionTool } from '../shared/tool-types';
 import { isRecord } from '../shared/is-record';
-import { unescapePointerSegment } from '../json-schema/json-pointer';
+import { pointerToField } from '../json-schema/json-pointer';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -15,13 +15,6 @@ export interface SchemaWarning {
 
 export type NormalizedSchema =
   { ok: true; schema: FunctionTool; warnings: SchemaWarning[] } | { ok: false; problems: FieldProblem[] };
-
-const pointerToField = (base: string, pointer: string): string =>
-  pointer
-    .split('/')
-    .slice(1)
-    .map(unescapePointerSegment)
-    .reduce((field, part) => `${field}.${part}`, base);
 
 /**
  * Accepts the full OpenAI tool object or the bare function, checks it, and returns the full form.

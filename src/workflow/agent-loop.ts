@@ -3,6 +3,7 @@ import type { ChatRequest, ChatResponse } from '../llm/provider';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope, LoopAbortedError } from './agent/abort-scope';
+import { AwaitingApprovalError } from './agent/approval-gate';
 import { AgentLoopError } from './agent/agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike, ToolResultLimit } from './agent/agent-loop-options';
 import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent/agent-loop-result';
@@ -44,6 +45,7 @@ export type * from './agent/agent-loop-options';
 export type * from './agent/agent-loop-result';
 export type { AgentStopReason } from './agent/stop-reason';
 export type { AgentLoopCheckpoint } from './agent/loop-checkpoint';
+export { AwaitingApprovalError, type ApprovalDecision, type ApprovalGate } from './agent/approval-gate';
 
 export const DEFAULT_MAX_ITERATIONS = 5;
 export const MAX_ITERATIONS_CAP = 50;
@@ -82,7 +84,9 @@ const clampIterations = (value: number | undefined): number =>
  *
  * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
  * requested tools and after every tool result; `resume` continues from such a state, never repeating a
- * stored model response or tool result (see `resumeActions` for calls that were executing).
+ * stored model response or tool result (see `resumeActions` for calls that were executing). A call that
+ * `approvals` holds for a person stops the loop with AwaitingApprovalError once the round's other calls are
+ * answered and checkpointed; resumed after the decision, the loop runs it (or answers it as rejected).
  *
  * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
  * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
@@ -307,9 +311,16 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const actions: ResumeAction[] = this.resumedRound ? this.resumeActionsOf(round) : round.calls.map(() => 'run');
     this.resumedRound = false;
     const action = new Map(round.calls.map((item, index) => [item, actions[index]]));
-    const answered = await runToolBatches(round.calls, isConcurrent, (item) =>
+    const waiting = await this.decideApprovals(round);
+    const runnable = round.calls.filter((item) => item.approval !== 'pending');
+    const answered = await runToolBatches(runnable, isConcurrent, (item) =>
       this.answer(item, action.get(item) ?? 'run', snapshot),
     );
+    if (waiting) {
+      this.scope.throwIfAborted();
+      await this.checkpoint();
+      throw new AwaitingApprovalError();
+    }
     answered.forEach((item, index) => this.settle(item, round.calls[index].verdict));
     for (const malformed of round.malformed) {
       this.record({ id: malformed.id, name: '', arguments: malformed.arguments }, 'malformed', malformed.reason, 0);
@@ -321,6 +332,38 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.scope.throwIfAborted();
     if (round.calls.some((item) => item.verdict === 'stop')) return 'repetition';
     return round.calls.some((item) => item.skipResponse === TOOL_BUDGET_RESPONSE) ? 'budget_tool_calls' : null;
+  }
+
+  /**
+   * Asks `approvals` about each call of the round that may wait for a person; true while one still waits. A
+   * decided call is checkpointed as approved (or answered as rejected) before it starts, so that a crash while
+   * it runs does not repeat it.
+   */
+  private async decideApprovals(round: LoopRound): Promise<boolean> {
+    const gate = this.options.approvals;
+    if (!gate) return false;
+    let waiting = false;
+    let decided = false;
+    for (const item of round.calls) {
+      if (item.answer !== undefined || item.skipResponse !== undefined || item.approval === 'approved') continue;
+      const decision = await gate.check(item.call);
+      if (decision === null) continue;
+      if (decision === 'pending') {
+        item.approval = 'pending';
+        waiting = true;
+      } else if (decision.approved) {
+        item.approval = 'approved';
+        if (decision.arguments !== undefined) item.approvedArguments = decision.arguments;
+        decided = true;
+      } else {
+        delete item.approval;
+        await this.options.onUnrunCall?.(item.call, 'rejected', decision.response);
+        item.answer = { status: 'rejected', response: decision.response, durationMs: 0 };
+        decided = true;
+      }
+    }
+    if (decided && !waiting) await this.checkpoint();
+    return waiting;
   }
 
   /** One call's answer: stored, run, or (after a resume) not repeated; a new answer is checkpointed before the next call starts. */
@@ -356,7 +399,10 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return { call, verdict };
   }
 
-  private async run({ call, skipResponse }: RoundCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+  private async run(item: RoundCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+    const { skipResponse, approvedArguments } = item;
+    // Arguments a person edited replace the model's.
+    const call = approvedArguments === undefined ? item.call : { ...item.call, arguments: approvedArguments };
     if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
     if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
     if (this.selection && call.name === SEARCH_TOOLS) return this.searchTools(call);
@@ -500,7 +546,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private fail(error: unknown): AgentLoopResult {
-    if (error instanceof AgentLoopError) throw error;
+    if (error instanceof AgentLoopError || error instanceof AwaitingApprovalError) throw error;
     if (this.scope.cause === 'timeout') {
       const message = `The agent stopped after its time limit of ${this.options.timeoutMs ?? 0} ms`;
       return this.result(fallbackAnswer('timeout'), 'timeout', message);

@@ -6,6 +6,7 @@ import type { NodeHandlers } from './nodes/node-handlers';
 import type { Scope } from './references';
 import { NodeFailure, type RunContext, WorkflowRunError } from './run-context';
 import { errorMessage } from '../shared/error-text';
+import { AwaitingApprovalError } from './agent/approval-gate';
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
@@ -113,8 +114,9 @@ export class WorkflowEngine {
       });
       return output;
     } catch (error) {
-      // Handed back: the node run stays open; the execution that resumes the run goes on with it.
+      // Handed back, or waiting for a person: the node run stays open; the execution that resumes the run goes on with it.
       if (run.signal.reason instanceof RunHandedBackError) throw run.signal.reason;
+      if (error instanceof AwaitingApprovalError && !run.signal.aborted) throw error;
       // A budget of the run that ran out fails the node with the budget's reason; any other stop cancels it.
       const limit = run.meter?.stopped ?? null;
       const cancelled = run.signal.aborted && limit === null;

@@ -25,6 +25,8 @@ import {
 } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
+import { ApprovalsService } from '../runs/approvals.service';
+import { AwaitingApprovalError } from './agent/approval-gate';
 import { RunCheckpointer, toRunState } from './run-checkpointer';
 import { resolveRunTools } from './run-tools';
 import { RunMeter } from './run-meter';
@@ -57,7 +59,8 @@ type RunResult =
       usage?: UsageTotals;
       stopReason?: RunStopReason;
     }
-  | { status: 'handed_back'; error?: undefined; usage?: UsageTotals };
+  | { status: 'handed_back'; error?: undefined; usage?: UsageTotals }
+  | { status: 'waiting'; error?: undefined; usage?: UsageTotals };
 
 /** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
 const ownerOf = (run: RunRecord): Principal => ({ userId: run.userId, role: run.userRole, keyId: 'run-owner' });
@@ -91,6 +94,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
     private readonly checkpoints: RunCheckpointStore,
+    private readonly approvals: ApprovalsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -218,7 +222,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
     const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
     const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, checkpoint);
-    if (result.status === 'handed_back') return 'handed_back';
+    if (result.status === 'handed_back' || result.status === 'waiting') return result.status;
     return stopOf(result.status);
   }
 
@@ -317,6 +321,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       const limit = meter.stopped;
       if (limit) {
         result = { status: 'failed', error: limit.message, stopReason: limit.stopReason };
+      } else if (error instanceof AwaitingApprovalError && !meter.signal.aborted) {
+        result = { status: 'waiting' };
       } else if (signal.aborted && signal.reason instanceof RunHandedBackError) {
         // A top-level run continues elsewhere (or after a restart); a child run is its parent's tool call, which the parent's resume decides about.
         result =
@@ -332,12 +338,25 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     }
     this.liveMeters.delete(run.id);
     meter.dispose();
-    if (result.status !== 'succeeded' && result.status !== 'handed_back' && checkpoint?.resumed) {
+    if (
+      result.status !== 'succeeded' &&
+      result.status !== 'handed_back' &&
+      result.status !== 'waiting' &&
+      checkpoint?.resumed
+    ) {
       await this.runs.closeRunningNodes(run.id, { status: result.status, error: result.error ?? result.status });
     }
-    if (result.status === 'handed_back') {
+    if (result.status === 'handed_back' || result.status === 'waiting') {
       await this.storeCallLogs(run.id);
-      await this.events.close(run.id);
+      if (result.status === 'waiting') {
+        // Every event is stored before the row says waiting, so that a decision's event is numbered after them.
+        // Embedded, the log stays open here: live streams go on with the run once it resumes in this process.
+        if (this.events.fansOut) await this.events.close(run.id);
+        else await this.events.flush(run.id);
+        await this.approvals.wait(run.id);
+      } else {
+        await this.events.close(run.id);
+      }
       return { ...result, usage };
     }
     await this.record(run.id, result, usage);
@@ -347,7 +366,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   /** Stores how a run ended and ends its event log with `run.finished`. */
   private async record(
     runId: string,
-    result: Exclude<RunResult, { status: 'handed_back' }>,
+    result: Exclude<RunResult, { status: 'handed_back' | 'waiting' }>,
     usage: UsageTotals | undefined,
   ): Promise<void> {
     try {

@@ -10,6 +10,7 @@ import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
 import { RUN_EXECUTOR } from '../runs/run-supervisor';
 import { ToolResultsService } from '../runs/tool-results.service';
+import { ApprovalsService } from '../runs/approvals.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
 import { WorkflowEngine } from './engine';
@@ -34,12 +35,13 @@ import { WorkflowsService } from './workflows.service';
     { provide: RUN_EXECUTOR, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
-      inject: [RegistryService, ProviderRegistry, RunsService, ToolResultsService, APP_CONFIG],
+      inject: [RegistryService, ProviderRegistry, RunsService, ToolResultsService, ApprovalsService, APP_CONFIG],
       useFactory: (
         registry: RegistryService,
         providers: ProviderRegistry,
         runs: RunsService,
         toolResults: ToolResultsService,
+        approvals: ApprovalsService,
         config: AppConfig,
       ) =>
         new WorkflowEngine(
@@ -50,6 +52,7 @@ import { WorkflowsService } from './workflows.service';
             defaultProvider: config.defaultProvider,
             defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
+            approvals,
           },
           runs,
         ),

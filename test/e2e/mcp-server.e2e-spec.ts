@@ -135,6 +135,17 @@ describe('MCP server at /mcp (e2e)', () => {
     expect(JSON.parse(textOf(result))).toEqual({ result: 'hey!' });
   });
 
+  it('should not run a tool that requires approval, answering isError with why', async () => {
+    const client = await connect(alice);
+
+    const result = (await client.callTool({ name: 'alice_wipe', arguments: { a: 1, b: 2 } })) as CallToolResult;
+
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/needs a person's approval.*was not run.*only run inside a ToolFlow workflow run/);
+    const logs = await request(sut.http).get('/api/v1/tools/alice_wipe/logs').set(bearer(alice)).expect(200);
+    expect(logs.body).toMatchObject({ total: 0 });
+  });
+
   it('should answer invalid arguments with isError and the field errors', async () => {
     const client = await connect(alice);
 

@@ -130,7 +130,7 @@ export type ToolCallLogResponse = {
     user_id: string;
     input: string;
     output: string | null;
-    status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome';
+    status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome' | 'rejected';
     error_message: string | null;
     duration_ms: number;
     started_at: string;
@@ -304,6 +304,23 @@ export type NodeRunDto = {
     offered_tools?: Array<Array<string>>;
 };
 
+export type PendingApprovalDto = {
+    id: string;
+    node_id: string;
+    call_id: string;
+    /**
+     * The tool’s name
+     */
+    tool: string;
+    /**
+     * The model’s arguments after validation; credentials masked as ********
+     */
+    arguments: {
+        [key: string]: unknown;
+    };
+    requested_at: string;
+};
+
 export type RunResponse = {
     id: string;
     workflow_id: string | null;
@@ -338,6 +355,10 @@ export type RunResponse = {
      * On GET /runs/:id and ?wait=true
      */
     nodes?: Array<NodeRunDto>;
+    /**
+     * On GET /runs/:id and ?wait=true: tool calls waiting for a decision (status `waiting`)
+     */
+    pending_approvals?: Array<PendingApprovalDto>;
 };
 
 export type RunPageResponse = {
@@ -345,6 +366,58 @@ export type RunPageResponse = {
     page: number;
     page_size: number;
     total: number;
+};
+
+export type ApprovalResponse = {
+    id: string;
+    node_id: string;
+    call_id: string;
+    /**
+     * The tool’s name
+     */
+    tool: string;
+    /**
+     * The model’s arguments after validation; credentials masked as ********
+     */
+    arguments: {
+        [key: string]: unknown;
+    };
+    requested_at: string;
+    run_id: string;
+    status: 'pending' | 'approved' | 'rejected';
+    /**
+     * Arguments given with the approval (they replaced the model’s); credentials masked
+     */
+    decided_arguments: {
+        [key: string]: unknown;
+    } | null;
+    comment: string | null;
+    /**
+     * The user who decided
+     */
+    decided_by: string | null;
+    decided_at: string | null;
+};
+
+export type ApprovalPageResponse = {
+    items: Array<ApprovalResponse>;
+    page: number;
+    page_size: number;
+    total: number;
+};
+
+export type DecideApprovalDto = {
+    decision: 'approve' | 'reject';
+    /**
+     * With approve: the arguments the tool runs with instead of the model’s (they replace them, no merge); checked against the tool’s schema
+     */
+    arguments?: {
+        [key: string]: unknown;
+    };
+    /**
+     * With reject: given to the model verbatim
+     */
+    comment?: string;
 };
 
 export type WorkflowResponse = {
@@ -1167,6 +1240,55 @@ export type ToolResultEvent = {
 };
 
 /**
+ * `event: approval.requested` — A tool call waits for a person’s decision (POST /runs/{id}/approvals/{approval_id}); the run waits
+ */
+export type ApprovalRequestedEvent = {
+    approval_id?: string;
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    /**
+     * The tool call id
+     */
+    call_id?: string;
+    tool?: string;
+    /**
+     * Credentials masked
+     */
+    arguments?: {
+        [key: string]: unknown;
+    };
+    at: string;
+};
+
+/**
+ * `event: approval.resolved` — A person approved or rejected a waiting tool call
+ */
+export type ApprovalResolvedEvent = {
+    approval_id?: string;
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    /**
+     * The tool call id
+     */
+    call_id?: string;
+    tool?: string;
+    decision?: 'approve' | 'reject';
+    /**
+     * Present when the approval replaced the model’s arguments; credentials masked
+     */
+    arguments?: {
+        [key: string]: unknown;
+    };
+    comment?: string | null;
+    decided_by?: string;
+    at: string;
+};
+
+/**
  * `event: node.finished` — A node ended; `output` (a summary) on success, `error` otherwise
  */
 export type NodeFinishedEvent = {
@@ -1203,7 +1325,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1642,12 +1764,102 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };
 
 export type StreamRunEventsResponse = StreamRunEventsResponses[keyof StreamRunEventsResponses];
+
+export type ListApprovalsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        page?: number;
+        page_size?: number;
+        /**
+         * pending: calls still waiting, of runs that have not ended
+         */
+        status?: 'pending' | 'approved' | 'rejected';
+    };
+    url: '/api/v1/approvals';
+};
+
+export type ListApprovalsErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListApprovalsError = ListApprovalsErrors[keyof ListApprovalsErrors];
+
+export type ListApprovalsResponses = {
+    200: ApprovalPageResponse;
+};
+
+export type ListApprovalsResponse = ListApprovalsResponses[keyof ListApprovalsResponses];
+
+export type DecideApprovalData = {
+    body: DecideApprovalDto;
+    path: {
+        id: string;
+        approval_id: string;
+    };
+    query?: never;
+    url: '/api/v1/runs/{id}/approvals/{approval_id}';
+};
+
+export type DecideApprovalErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * The request is well-formed but cannot be processed
+     */
+    422: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type DecideApprovalError = DecideApprovalErrors[keyof DecideApprovalErrors];
+
+export type DecideApprovalResponses = {
+    200: RunResponse;
+};
+
+export type DecideApprovalResponse = DecideApprovalResponses[keyof DecideApprovalResponses];
 
 export type GetWorkflowSchemaData = {
     body?: never;

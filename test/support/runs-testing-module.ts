@@ -9,6 +9,7 @@ import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
 import { RunEntity } from '../../src/runs/run.entity';
 import { RunCheckpointEntity } from '../../src/runs/run-checkpoint.entity';
+import { RunApprovalEntity } from '../../src/runs/run-approval.entity';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -20,7 +21,7 @@ export async function runsTestingModule(
     imports: [
       ConfigModule.forRoot(config),
       TypeOrmModule.forRoot(databaseOptions(config.database, true)),
-      TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity]),
+      TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity, RunApprovalEntity]),
       ToolCallLogsModule,
     ],
     providers,

@@ -3,6 +3,7 @@ import type { ChatProvider, ReasoningEffort, ToolChoice } from '../../llm/provid
 import type { ToolDefinition } from '../../registry/tool-definition';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
+import type { ApprovalGate } from './approval-gate';
 import type { AgentLoopCheckpoint } from './loop-checkpoint';
 import type { ToolSelection } from '../tool-selection/tool-selection';
 import type { ContextTrim } from './fit-context';
@@ -72,7 +73,7 @@ export interface AgentLoopDurability {
    * every tool result; a rejection ends the loop with `error`.
    */
   onCheckpoint?(state: AgentLoopCheckpoint): Promise<void>;
-  /** Awaited for a call the loop answers without running it after a resume (`unknown_outcome`), to record it. */
+  /** Awaited for a call the loop answers without running it (`unknown_outcome` after a resume, `rejected`), to record it. */
   onUnrunCall?(call: ToolCall, status: ToolCallStatus, response: string): Promise<void>;
 }
 
@@ -111,6 +112,12 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
    * by ContextFitter; the loop's own history stays whole.
    */
   contextWindow?: number;
+  /**
+   * Calls that wait for a person (tools with `requires_approval`). While any call of a round waits, the others
+   * are answered, the state is checkpointed and the loop throws AwaitingApprovalError; a loop resumed from that
+   * checkpoint asks again and runs (or answers as rejected) the decided calls before the next model call.
+   */
+  approvals?: ApprovalGate;
   /** Used when there are more tools than its `maxTools`: each call offers a selection plus `search_tools`. */
   toolSelection?: ToolSelection;
   signal?: AbortSignal;

@@ -1,6 +1,6 @@
 import type { AgentToolCallStatus } from '../../shared/tool-call-status';
 
-const VALID_CALL_STATUSES: ReadonlySet<AgentToolCallStatus> = new Set(['success', 'error', 'timeout']);
+const VALID_CALL_STATUSES: ReadonlySet<AgentToolCallStatus> = new Set(['success', 'error', 'timeout', 'rejected']);
 
 /** True when the model called the tool properly (its arguments passed validation), whatever the tool then did. */
 export const isValidCallStatus = (status: AgentToolCallStatus): boolean => VALID_CALL_STATUSES.has(status);

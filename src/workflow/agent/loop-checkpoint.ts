@@ -21,6 +21,9 @@ export interface RoundCall {
   /** Set when the loop answers the call itself instead of running it. */
   skipResponse?: string;
   answer?: RoundAnswer;
+  /** pending: waits for a person (it never started); approved: may run, with `approvedArguments` when they were edited. */
+  approval?: 'pending' | 'approved';
+  approvedArguments?: string;
 }
 
 /** The calls of the last model response, from that response until every one is answered. */
@@ -74,11 +77,15 @@ export function resumeActions(
   const actions = new Map<RoundCall, ResumeAction>();
   let reachedUnstarted = false;
   for (const batch of toToolBatches(round.calls, isConcurrent)) {
-    const unanswered = batch.items.filter((item) => item.answer === undefined && item.skipResponse === undefined);
+    // A call still waiting for approval never started: the calls after it may have.
+    const unanswered = batch.items.filter(
+      (item) => item.answer === undefined && item.skipResponse === undefined && item.approval !== 'pending',
+    );
     for (const item of batch.items) {
       if (item.answer !== undefined) actions.set(item, 'answered');
-      else if (reachedUnstarted || item.skipResponse !== undefined) actions.set(item, 'run');
-      else {
+      else if (reachedUnstarted || item.skipResponse !== undefined || item.approval === 'pending') {
+        actions.set(item, 'run');
+      } else {
         actions.set(item, isRepeatable(effectOf(item.call.name)) ? 'run' : 'unknown_outcome');
       }
     }

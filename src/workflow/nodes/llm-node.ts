@@ -22,6 +22,7 @@ import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
 import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
+import { approvalGateFor } from './llm-node-approvals';
 
 const PREVIEW_CHARS = 1000;
 
@@ -246,6 +247,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
                 messages: history,
                 context: { ...toolContext, signal },
               }),
+        approvals: approvalGateFor({ node, step, run, services: deps }, callable),
         resume: step?.state as AgentLoopCheckpoint | undefined,
         onCheckpoint: step && ((state) => step.save(state)),
         onUnrunCall: (call, status, response) =>

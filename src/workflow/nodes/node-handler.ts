@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
+import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
@@ -15,6 +16,8 @@ export interface NodeServices {
   defaultTimeoutMs: number;
   /** Where LLM nodes keep results they cut, and the default limit (LLM_MAX_TOOL_RESULT_TOKENS); absent: no cutting. */
   toolResults?: { maxTokens: number; store: ToolResultStore };
+  /** Where tool calls that need a person's approval wait for the decision; absent: such calls are not run. */
+  approvals?: Pick<ApprovalsService, 'request'>;
 }
 
 /** Full tool results of a run, stored once and read back by ref (the runs module provides it). */

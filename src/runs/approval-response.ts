@@ -1,0 +1,23 @@
+import { maskSecrets } from '../shared/secrets';
+import type { ApprovalResponse, PendingApprovalDto } from './approval.dto';
+import type { RunApprovalEntity } from './run-approval.entity';
+
+/** Arguments are shown with credentials masked, as tool-call logs and events show them. */
+export const toPendingApproval = (row: RunApprovalEntity): PendingApprovalDto => ({
+  id: row.id,
+  node_id: row.nodeId,
+  call_id: row.callId,
+  tool: row.toolName,
+  arguments: maskSecrets(row.arguments),
+  requested_at: row.requestedAt.toISOString(),
+});
+
+export const toApprovalResponse = (row: RunApprovalEntity): ApprovalResponse => ({
+  ...toPendingApproval(row),
+  run_id: row.runId,
+  status: row.status,
+  decided_arguments: row.decidedArguments === null ? null : maskSecrets(row.decidedArguments),
+  comment: row.comment,
+  decided_by: row.decidedBy,
+  decided_at: row.decidedAt?.toISOString() ?? null,
+});
