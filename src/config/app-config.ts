@@ -182,6 +182,8 @@ const SETTINGS = {
     maxConcurrentRuns: int('MAX_CONCURRENT_RUNS', 16, 1, 1000),
     /** Runs waiting for a slot (not counting running ones); past it, new runs get 429. */
     maxQueuedRuns: int('MAX_QUEUED_RUNS', 1000, 1, 1_000_000),
+    /** Nodes of one run that execute at once (independent branches run concurrently). */
+    maxParallelNodes: int('RUN_MAX_PARALLEL_NODES', 4, 1, 64),
   },
   /** Queue mode (BullMQ on Redis) when set; unset: runs execute embedded, in this process. */
   redisUrl: optionalUrl('REDIS_URL', ['redis', 'rediss'], toRedisUrl),

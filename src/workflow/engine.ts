@@ -1,3 +1,4 @@
+import { Deadline } from '../common/deadline';
 import { inSpan } from '../common/tracing';
 import { RunHandedBackError } from '../runs/run-supervisor';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
@@ -26,10 +27,27 @@ export interface EngineResult {
 const branchOf = (edge: WorkflowEdge): boolean | undefined =>
   edge.condition === undefined ? undefined : edge.condition === true || edge.condition === 'true';
 
+/** Default bound of the nodes of one run that execute at once (RUN_MAX_PARALLEL_NODES). */
+export const DEFAULT_MAX_PARALLEL_NODES = 4;
+
+/** The abort reason of nodes still running on other branches when one node fails. */
+export class BranchStopped extends Error {
+  constructor(readonly failedNodeId: string) {
+    super(`stopped because node "${failedNodeId}" failed on another branch`);
+    this.name = 'BranchStopped';
+  }
+}
+
+type NodeState = 'pending' | 'running' | 'done' | 'skipped';
+
 /**
- * Walks a validated definition from its start node in topological order. A node runs when at least
- * one edge into it is active; a condition node activates only the edges of its branch; the first end
- * node reached gives the outputs. Throws WorkflowRunError when a node fails; aborts on `run.signal`.
+ * Walks a validated definition from its start node. A node starts once every node with an edge into it has
+ * finished or been skipped (a join waits for all of its inputs), when at least one of those edges is active; a
+ * condition node activates only the edges of its branch; a node none of whose edges is active is skipped.
+ * Independent branches run concurrently, at most `maxParallelNodes` nodes at once, started in topological order.
+ * An end node starts once nothing else is running; the first to finish gives the outputs. When a node fails,
+ * the nodes still running on other branches are aborted (BranchStopped) and the run fails with the first
+ * failure (WorkflowRunError). Aborts on `run.signal`.
  */
 export class WorkflowEngine {
   private readonly handlers: Readonly<Record<string, NodeHandler>>;
@@ -38,6 +56,7 @@ export class WorkflowEngine {
     handlers: NodeHandlers,
     private readonly services: NodeServices,
     private readonly recorder: NodeRecorder,
+    private readonly maxParallelNodes = DEFAULT_MAX_PARALLEL_NODES,
   ) {
     this.handlers = handlers;
   }
@@ -49,33 +68,92 @@ export class WorkflowEngine {
     run: RunContext,
   ): Promise<EngineResult> {
     const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
+    const incoming = new Map<string, WorkflowEdge[]>(order.map((id) => [id, []]));
+    for (const edge of definition.edges) incoming.get(edge.target)?.push(edge);
     const scope: Scope = { inputs };
     const activeEdges = new Set<WorkflowEdge>();
+    const states = new Map<string, NodeState>(order.map((id) => [id, 'pending']));
+    const settled = (id: string) => states.get(id) === 'done' || states.get(id) === 'skipped';
+    const running = new Map<string, Promise<void>>();
+    const walk: { failure?: { error: unknown }; result?: EngineResult; exitStarted?: boolean } = {};
+    // The branches of this run stop together: one node's failure aborts the others.
+    const branches = new Deadline({ parent: run.signal });
+    const branchRun: RunContext = { ...run, signal: branches.signal };
 
-    for (const id of order) {
-      const node = nodes.get(id) as WorkflowNode;
-      const handler = this.handlers[node.type];
-      const activated =
-        handler.entry === true || definition.edges.some((edge) => edge.target === id && activeEdges.has(edge));
-      if (!activated) continue;
-      if (run.signal.aborted) throw run.signal.reason ?? new Error('cancelled');
-
-      // A node an earlier execution finished is not run again: its stored output stands.
-      const stored = run.checkpoint?.finishedOutput(id);
-      // Each node is a span of its own; model and tool calls inside it become its children.
-      const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
-      const output =
-        stored ??
-        (await inSpan(`workflow.node ${node.type}`, { attributes }, () =>
-          this.runNode(handler, node, scope, run, definition),
-        ));
+    const finish = (id: string, handler: NodeHandler, output: Record<string, unknown>): void => {
       scope[id] = output;
-      if (handler.exit === true) return { outputs: output.outputs as Record<string, unknown> };
+      states.set(id, 'done');
+      if (handler.exit === true) walk.result ??= { outputs: output.outputs as Record<string, unknown> };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
         if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
       }
+    };
+
+    const fail = (error: unknown, stop: unknown): void => {
+      walk.failure ??= { error };
+      branches.cancel(stop);
+    };
+
+    const launch = (node: WorkflowNode, handler: NodeHandler): void => {
+      states.set(node.id, 'running');
+      if (handler.exit === true) walk.exitStarted = true;
+      // Each node is a span of its own; model and tool calls inside it become its children.
+      const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
+      const task = inSpan(`workflow.node ${node.type}`, { attributes }, () =>
+        this.runNode(handler, node, scope, branchRun, definition),
+      ).then(
+        (output) => finish(node.id, handler, output),
+        (error: unknown) => fail(error, new BranchStopped(node.id)),
+      );
+      running.set(
+        node.id,
+        task.finally(() => running.delete(node.id)),
+      );
+    };
+
+    /** Settles what is skipped or stored and starts what is ready, in topological order; true when anything changed. */
+    const advance = (): boolean => {
+      let changed = false;
+      for (const id of order) {
+        if (walk.result || walk.failure || walk.exitStarted || running.size >= this.maxParallelNodes) break;
+        const edges = incoming.get(id) ?? [];
+        if (states.get(id) !== 'pending' || !edges.every((edge) => settled(edge.source))) continue;
+        const node = nodes.get(id) as WorkflowNode;
+        const handler = this.handlers[node.type];
+        if (handler.entry !== true && !edges.some((edge) => activeEdges.has(edge))) {
+          states.set(id, 'skipped');
+          changed = true;
+          continue;
+        }
+        if (run.signal.aborted) {
+          fail(run.signal.reason ?? new Error('cancelled'), run.signal.reason);
+          break;
+        }
+        // A node an earlier execution finished is not run again: its stored output stands.
+        const stored = run.checkpoint?.finishedOutput(id);
+        if (stored) {
+          finish(id, handler, stored);
+          changed = true;
+        } else if (handler.exit !== true || running.size === 0) {
+          launch(node, handler);
+          changed = true;
+        }
+      }
+      return changed;
+    };
+
+    try {
+      while (advance() || running.size > 0) {
+        if (running.size > 0) await Promise.race(running.values());
+      }
+      // A failure waits for the branches it stopped, so that every node run is closed before the run ends.
+      await Promise.all(running.values());
+    } finally {
+      branches.dispose();
     }
+    if (walk.failure) throw walk.failure.error;
+    if (walk.result) return walk.result;
     throw new WorkflowRunError('the run ended without reaching an end node (every branch to an end was skipped)');
   }
 
@@ -120,7 +198,8 @@ export class WorkflowEngine {
       // A budget of the run that ran out fails the node with the budget's reason; any other stop cancels it.
       const limit = run.meter?.stopped ?? null;
       const cancelled = run.signal.aborted && limit === null;
-      const message = limit?.message ?? errorMessage(error);
+      const stoppedBy = run.signal.reason instanceof BranchStopped ? run.signal.reason : null;
+      const message = limit?.message ?? stoppedBy?.message ?? errorMessage(error);
       // What the node did before it stopped stays: its partial output (usage, calls) is stored.
       const partial = error instanceof NodeFailure ? error.partialOutput : undefined;
       const status = cancelled ? 'cancelled' : 'failed';

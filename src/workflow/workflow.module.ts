@@ -55,6 +55,7 @@ import { WorkflowsService } from './workflows.service';
             approvals,
           },
           runs,
+          config.workflows.maxParallelNodes,
         ),
     },
   ],

@@ -52,6 +52,8 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
     if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
     run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
     const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
+    // A call the run's stop aborted (a cancel, a budget, a failure on another branch) stops the node too.
+    if (run.signal.aborted) throw stopError(run.signal);
     run.emit('tool.result', {
       node_id: node.id,
       call_id: call.id,
