@@ -7,6 +7,7 @@ import type { NodeHandlers } from './nodes/node-handlers';
 import type { RunContext } from './run-context';
 import { WorkflowRunError } from './run-context';
 import { RunCheckpointer, toRunState } from './run-checkpointer';
+import { AwaitingApprovalError } from './agent/approval-gate';
 import type { RunEventType } from '../runs/run-event-types';
 
 type Data = { value?: unknown; outputs?: string[] };
@@ -306,6 +307,46 @@ describe(`${WorkflowEngine.name} with parallel branches`, () => {
       { node: 'start', status: 'succeeded', error: undefined },
       { node: 'slow', status: 'cancelled', error: 'stopped because node "broken" failed on another branch' },
       { node: 'broken', status: 'failed', error: 'backend said no' },
+    ]);
+  });
+
+  it('should let the other branch finish, start nothing more, and wait when one branch waits for a person', async () => {
+    let release: () => void = () => undefined;
+    const asks = handler(() => Promise.reject(new AwaitingApprovalError()));
+    // Like a real node, it gives up when its run signal aborts.
+    const slow = handler(
+      ({ data, run }) =>
+        new Promise((resolve, reject) => {
+          release = () => resolve({ output: (data as Data).value });
+          run.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        }),
+    );
+    const sut = new WorkflowEngine(
+      { ...fakeHandlers, asks, slow, join } as unknown as NodeHandlers,
+      {} as NodeServices,
+      recorder(),
+    );
+    const graph = definition(
+      [
+        node('start', 'start'),
+        node('a', 'asks'),
+        node('b', 'slow', { value: 'B' }),
+        node('join', 'join'),
+        node('end', 'end'),
+      ],
+      [edge('start', 'a'), edge('start', 'b'), edge('a', 'join'), edge('b', 'join'), edge('join', 'end')],
+    );
+
+    const running = sut.run(graph, ['start', 'a', 'b', 'join', 'end'], {}, context());
+    await waitUntil(() => recorded.length === 3);
+    release();
+
+    await expect(running).rejects.toBeInstanceOf(AwaitingApprovalError);
+    // The waiting node's run stays open for the resume; the other branch finished; nothing after them started.
+    expect(recorded).toEqual([
+      { node: 'start', status: 'succeeded', error: undefined },
+      { node: 'a' },
+      { node: 'b', status: 'succeeded', error: undefined },
     ]);
   });
 

@@ -38,7 +38,7 @@ export class BranchStopped extends Error {
   }
 }
 
-type NodeState = 'pending' | 'running' | 'done' | 'skipped';
+type NodeState = 'pending' | 'running' | 'done' | 'skipped' | 'waiting';
 
 /**
  * Walks a validated definition from its start node. A node starts once every node with an edge into it has
@@ -47,7 +47,8 @@ type NodeState = 'pending' | 'running' | 'done' | 'skipped';
  * Independent branches run concurrently, at most `maxParallelNodes` nodes at once, started in topological order.
  * An end node starts once nothing else is running; the first to finish gives the outputs. When a node fails,
  * the nodes still running on other branches are aborted (BranchStopped) and the run fails with the first
- * failure (WorkflowRunError). Aborts on `run.signal`.
+ * failure (WorkflowRunError). A node waiting for a person's approval starts nothing more; the nodes still running
+ * finish, then the run waits (AwaitingApprovalError). Aborts on `run.signal`.
  */
 export class WorkflowEngine {
   private readonly handlers: Readonly<Record<string, NodeHandler>>;
@@ -75,7 +76,12 @@ export class WorkflowEngine {
     const states = new Map<string, NodeState>(order.map((id) => [id, 'pending']));
     const settled = (id: string) => states.get(id) === 'done' || states.get(id) === 'skipped';
     const running = new Map<string, Promise<void>>();
-    const walk: { failure?: { error: unknown }; result?: EngineResult; exitStarted?: boolean } = {};
+    const walk: {
+      failure?: { error: unknown };
+      waiting?: AwaitingApprovalError;
+      result?: EngineResult;
+      exitStarted?: boolean;
+    } = {};
     // The branches of this run stop together: one node's failure aborts the others.
     const branches = new Deadline({ parent: run.signal });
     const branchRun: RunContext = { ...run, signal: branches.signal };
@@ -104,7 +110,15 @@ export class WorkflowEngine {
         this.runNode(handler, node, scope, branchRun, definition),
       ).then(
         (output) => finish(node.id, handler, output),
-        (error: unknown) => fail(error, new BranchStopped(node.id)),
+        (error: unknown) => {
+          // A node that waits for a person stops nothing: the other running nodes finish (and are checkpointed) first.
+          if (error instanceof AwaitingApprovalError && !branches.signal.aborted) {
+            states.set(node.id, 'waiting');
+            walk.waiting ??= error;
+          } else {
+            fail(error, new BranchStopped(node.id));
+          }
+        },
       );
       running.set(
         node.id,
@@ -116,7 +130,9 @@ export class WorkflowEngine {
     const advance = (): boolean => {
       let changed = false;
       for (const id of order) {
-        if (walk.result || walk.failure || walk.exitStarted || running.size >= this.maxParallelNodes) break;
+        if (walk.result || walk.failure || walk.waiting || walk.exitStarted || running.size >= this.maxParallelNodes) {
+          break;
+        }
         const edges = incoming.get(id) ?? [];
         if (states.get(id) !== 'pending' || !edges.every((edge) => settled(edge.source))) continue;
         const node = nodes.get(id) as WorkflowNode;
@@ -153,6 +169,7 @@ export class WorkflowEngine {
       branches.dispose();
     }
     if (walk.failure) throw walk.failure.error;
+    if (walk.waiting) throw walk.waiting;
     if (walk.result) return walk.result;
     throw new WorkflowRunError('the run ended without reaching an end node (every branch to an end was skipped)');
   }
