@@ -227,7 +227,7 @@ describe('console (browser)', () => {
     const phone = await stack.newPage(390);
     try {
       await signIn(phone.page, `${url}/console/runs`, ADMIN_KEY);
-      for (const path of ['tools', 'workflows', 'runs', 'mcp-servers', 'playground']) {
+      for (const path of ['tools', 'workflows', 'runs', 'mcp-servers', 'approvals', 'playground']) {
         await phone.page.goto(`${url}/console/${path}`);
         await visible(phone.page.getByRole('heading', { level: 1 }));
         const overflow = await phone.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');

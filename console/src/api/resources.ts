@@ -10,6 +10,8 @@ import type {
   McpServerSyncResponse,
   McpServerWriteResponse,
   Page,
+  ApprovalPageResponse,
+  DecideApprovalDto,
   RunResponse,
   ToolCallLogResponse,
   ToolResponse,
@@ -67,4 +69,12 @@ export const mcpServersApi = {
   sync: (id: string) => api<McpServerSyncResponse>('POST', `/mcp-servers/${id}/sync`),
   remove: (id: string, force = false) =>
     api<null>('DELETE', withQuery(`/mcp-servers/${id}`, { force: force || undefined })),
+};
+
+export const approvalsApi = {
+  pending: (query: Query = {}) =>
+    api<ApprovalPageResponse>('GET', withQuery('/approvals', { ...query, status: 'pending' })),
+  /** 422 names the fields of edited arguments that do not fit the tool's schema; 409 when already decided. */
+  decide: (runId: string, approvalId: string, body: DecideApprovalDto) =>
+    api<RunResponse>('POST', `/runs/${runId}/approvals/${approvalId}`, body),
 };

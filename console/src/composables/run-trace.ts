@@ -262,20 +262,29 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       state.error = typeof data.error === 'string' ? data.error : null;
       state.usage = (data.usage as Usage | null) ?? null;
       break;
-    case 'approval.requested':
+    case 'approval.requested': {
       state.status = 'waiting';
+      const toolCall = findToolCall(nodeFor(state, data, at), text(data.call_id));
+      if (toolCall && toolCall.endedAt === null) toolCall.status = 'waiting';
       state.approvals.push({
-        id: text(data.approval_id) || text(data.id),
+        id: text(data.approval_id),
         nodeId: typeof data.node_id === 'string' ? data.node_id : null,
-        toolName: text(data.tool_name) || text(data.name),
+        toolName: text(data.tool),
         arguments: data.arguments ?? null,
         status: 'pending',
       });
       break;
+    }
     case 'approval.resolved': {
-      const id = text(data.approval_id) || text(data.id);
+      const id = text(data.approval_id);
       const approval = state.approvals.find((candidate) => candidate.id === id);
-      if (approval) approval.status = text(data.decision) || text(data.status) || 'resolved';
+      if (approval) approval.status = text(data.decision) === 'reject' ? 'rejected' : 'approved';
+      // A rejected call never runs: it may get no tool.result of its own.
+      const toolCall = findToolCall(nodeFor(state, data, at), text(data.call_id));
+      if (toolCall?.status === 'waiting' && approval?.status === 'rejected') {
+        toolCall.status = 'rejected';
+        toolCall.endedAt = at;
+      } else if (toolCall?.status === 'waiting') toolCall.status = 'running';
       if (state.status === 'waiting') state.status = 'running';
       break;
     }

@@ -41,6 +41,8 @@ export function useRunTrace(runId: Ref<string | null>) {
         onmessage(message) {
           if (!message.event || !message.data) return;
           applyEvent(trace, { type: message.event, data: JSON.parse(message.data) as Record<string, unknown> });
+          // The record holds what waits for a decision (pending_approvals): read it again when that changes.
+          if (message.event.startsWith('approval.')) void refresh(id).catch(() => undefined);
           if (message.event === 'run.finished') throw new StreamEnded();
         },
         onclose() {

@@ -1,0 +1,66 @@
+import { applyEvent, emptyTrace, type TraceEvent } from '../../console/src/composables/run-trace';
+
+const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
+const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());
+
+describe('applyEvent (approvals)', () => {
+  const calling: TraceEvent[] = [
+    { type: 'run.started', data: { at: at(0) } },
+    { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+    { type: 'tool.call', data: { node_id: 'llm-1', call_id: 'call_1', name: 'issue_refund', at: at(1) } },
+    {
+      type: 'approval.requested',
+      data: {
+        approval_id: 'ap-1',
+        node_id: 'llm-1',
+        call_id: 'call_1',
+        tool: 'issue_refund',
+        arguments: { amount: 80 },
+        at: at(2),
+      },
+    },
+  ];
+
+  it('should mark the run and its tool call waiting while the approval is pending', () => {
+    const state = fold(calling);
+
+    expect(state.status).toBe('waiting');
+    expect(state.nodes[0].modelCalls[0].toolCalls[0].status).toBe('waiting');
+    expect(state.approvals).toEqual([
+      { id: 'ap-1', nodeId: 'llm-1', toolName: 'issue_refund', arguments: { amount: 80 }, status: 'pending' },
+    ]);
+  });
+
+  it('should resume both on approval and let the tool result set the final status', () => {
+    const state = fold([
+      ...calling,
+      {
+        type: 'approval.resolved',
+        data: { approval_id: 'ap-1', node_id: 'llm-1', call_id: 'call_1', decision: 'approve', at: at(3) },
+      },
+    ]);
+
+    expect(state.status).toBe('running');
+    expect(state.approvals[0].status).toBe('approved');
+    expect(state.nodes[0].modelCalls[0].toolCalls[0].status).toBe('running');
+
+    applyEvent(state, {
+      type: 'tool.result',
+      data: { node_id: 'llm-1', call_id: 'call_1', status: 'success', response: '{}', duration_ms: 5, at: at(4) },
+    });
+    expect(state.nodes[0].modelCalls[0].toolCalls[0].status).toBe('success');
+  });
+
+  it('should record a rejection and end the call, which will not run', () => {
+    const state = fold([
+      ...calling,
+      {
+        type: 'approval.resolved',
+        data: { approval_id: 'ap-1', node_id: 'llm-1', call_id: 'call_1', decision: 'reject', at: at(3) },
+      },
+    ]);
+
+    expect(state.approvals[0].status).toBe('rejected');
+    expect(state.nodes[0].modelCalls[0].toolCalls[0]).toMatchObject({ status: 'rejected', endedAt: Date.parse(at(3)) });
+  });
+});
