@@ -14,6 +14,7 @@ import { RunToolPins1796141861172 } from './1796141861172-run-tool-pins';
 import { RunApprovals1796143545713 } from './1796143545713-run-approvals';
 import { RunBudgets1796143182536 } from './1796143182536-run-budgets';
 import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
+import { WorkflowsEnabled1796146725696 } from './1796146725696-workflows-enabled';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   RunBudgets1796143182536,
   RunApprovals1796143545713,
   McpVanishedTools1796146178195,
+  WorkflowsEnabled1796146725696,
 ];

@@ -50,6 +50,7 @@ export class BundleExportService {
         id: workflow.id,
         definition: workflow.definition,
         is_public: workflow.is_public,
+        enabled: workflow.enabled,
       })),
     };
   }

@@ -9,6 +9,7 @@ import { CreateToolDto } from '../tools/tool.dto';
 import { type PlannedTool, type TakenNames, ToolsService } from '../tools/tools.service';
 import type { WorkflowDefinition } from '../workflow/definition.schema';
 import { renameToolsIn } from '../workflow/rename-tools';
+import { normalizeWorkflowBody } from '../workflow/workflow-body';
 import { type PlannedWorkflow, WorkflowsService } from '../workflow/workflows.service';
 import { readBundle, type BundleItems } from './read-bundle';
 import { type ConflictPolicy, type ImportItemResult, type ImportQuery, type ImportResult } from './bundle.dto';
@@ -119,10 +120,8 @@ export class BundleImportService {
       }
       try {
         const definition = withName(item.definition, decision.name, renamed);
-        if (item.is_public !== undefined && typeof item.is_public !== 'boolean') {
-          throw DomainError.validation([{ field: 'is_public', message: 'must be a boolean' }]);
-        }
-        const body = { definition, isPublic: item.is_public, field: 'definition' as const };
+        const flags = normalizeWorkflowBody({ definition, is_public: item.is_public, enabled: item.enabled });
+        const body = { ...flags, field: 'definition' as const };
         const planned = await this.workflows.plan(body, principal, {
           replacing: decision.status === 'replaced' ? decision.targetId : null,
           newId: workflowIds[index],

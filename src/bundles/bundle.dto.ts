@@ -64,6 +64,7 @@ export class BundleWorkflow {
   })
   definition!: Record<string, unknown>;
   @ApiProperty() is_public!: boolean;
+  @ApiProperty() enabled!: boolean;
 }
 
 export class Bundle {

@@ -22,7 +22,7 @@ export function dependantsConflict(what: string, dependants: readonly Dependant[
   if (hidden > 0) named.push(`${hidden} you cannot see`);
   return new DomainError(
     'conflict',
-    `${what} is used by ${named.join(', ')}; delete with ?force=true to delete it anyway and disable the tools that use it`,
+    `${what} is used by ${named.join(', ')}; delete with ?force=true to delete it anyway and disable what uses it`,
     [],
     {
       dependants: visible.map(({ kind, id, name }) => ({ kind, id, name })),

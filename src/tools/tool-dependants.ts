@@ -8,4 +8,6 @@ export const TOOL_DEPENDANTS = Symbol('TOOL_DEPENDANTS');
 export interface ToolDependants {
   /** Stored workflows whose nodes name the tool and would resolve that name to it. */
   workflowsUsing(tool: StoredTool): Promise<Dependant[]>;
+  /** Turns stored workflows off: what `?force=true` does to those that used a deleted tool. */
+  disableWorkflows(ids: readonly string[]): Promise<void>;
 }

@@ -358,13 +358,14 @@ export class ToolsService implements OnApplicationBootstrap {
     }));
   }
 
-  /** Refuses (409) while stored workflows use the tool, unless `force`: then they are left to report it missing. */
+  /** Refuses (409) while stored workflows use the tool, unless `force`: then those workflows are disabled. */
   async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const entity = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(entity, principal, 'tool');
     const dependants = (await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? [];
     if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
+    await this.dependants()?.disableWorkflows(dependants.map((dependant) => dependant.id));
   }
 
   /**
@@ -381,6 +382,7 @@ export class ToolsService implements OnApplicationBootstrap {
     const unique = [...new Map(dependants.map((dependant) => [dependant.id, dependant])).values()];
     if (unique.length > 0 && !force) throw dependantsConflict(what, unique, principal);
     await this.tools.delete({ id: In(entities.map((entity) => entity.id)) });
+    await this.dependants()?.disableWorkflows(unique.map((dependant) => dependant.id));
   }
 
   /** Every tool of one implementation type, whoever owns it (for finding what points at a row). */

@@ -23,6 +23,16 @@ describe(normalizeWorkflowBody.name, () => {
     });
   });
 
+  it('takes enabled in either shape and refuses one that is not a boolean, naming it', () => {
+    expect(normalizeWorkflowBody({ ...definition, enabled: false })).toEqual({
+      definition,
+      enabled: false,
+      field: 'body',
+    });
+    expect(normalizeWorkflowBody({ definition, enabled: true })).toMatchObject({ enabled: true, field: 'definition' });
+    expect(problemsOf({ definition, enabled: 'no' })).toEqual([{ field: 'enabled', message: 'must be a boolean' }]);
+  });
+
   it('takes {definition, is_public}', () => {
     expect(normalizeWorkflowBody({ definition, is_public: false })).toEqual({
       definition,

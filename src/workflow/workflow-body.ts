@@ -8,25 +8,34 @@ export interface WorkflowBody {
   definition: unknown;
   /** Absent when the body did not say; a replace then keeps the stored value. */
   isPublic?: boolean;
+  /** Absent when the body did not say: a new workflow is enabled, a replace keeps the stored value. */
+  enabled?: boolean;
   /** Where the definition sat in the body, so validation problems name the field the client sent. */
   field: 'definition' | 'body';
 }
 
 /**
- * Accepts the definition itself (optionally with `is_public`) or `{definition, is_public}`.
+ * Accepts the definition itself (optionally with `is_public` and `enabled`) or `{definition, is_public, enabled}`.
  * A body with `nodes` is a definition even if it also has a `definition` key.
  */
 export const normalizeWorkflowBody = (body: unknown): WorkflowBody => {
   if (!isRecord(body))
     throw DomainError.validation([{ field: 'body', message: 'must be a workflow definition object' }]);
   const wrapped = 'definition' in body && !('nodes' in body);
-  const { is_public: isPublic, ...rest } = body;
-  if (isPublic !== undefined && typeof isPublic !== 'boolean') {
-    throw DomainError.validation([{ field: 'is_public', message: 'must be a boolean' }]);
-  }
+  const { is_public: isPublic, enabled, ...rest } = body;
+  const problems = [
+    ...(isPublic !== undefined && typeof isPublic !== 'boolean'
+      ? [{ field: 'is_public', message: 'must be a boolean' }]
+      : []),
+    ...(enabled !== undefined && typeof enabled !== 'boolean'
+      ? [{ field: 'enabled', message: 'must be a boolean' }]
+      : []),
+  ];
+  if (problems.length > 0) throw DomainError.validation(problems);
+  const flags = { isPublic: isPublic as boolean | undefined, enabled: enabled as boolean | undefined };
   return wrapped
-    ? { definition: rest.definition, isPublic, field: 'definition' }
-    : { definition: rest, isPublic, field: 'body' };
+    ? { definition: rest.definition, ...flags, field: 'definition' }
+    : { definition: rest, ...flags, field: 'body' };
 };
 
 @Injectable()

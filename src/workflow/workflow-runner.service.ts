@@ -102,6 +102,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     const place = this.supervisor.reserve();
     try {
       const workflow = await this.workflows.findVisible(idOrName, options.principal);
+      this.workflows.assertEnabled(workflow);
       const checked = await this.workflows.check(
         workflow.definition,
         options.principal,
@@ -168,6 +169,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     let run: RunRecord;
     try {
       const workflow = await this.workflows.findVisible(workflowId, principal);
+      this.workflows.assertEnabled(workflow);
       checked = await this.workflows.check(
         workflow.definition,
         principal,

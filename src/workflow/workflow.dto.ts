@@ -30,6 +30,8 @@ export class WorkflowResponse {
   @ApiProperty() description!: string;
   @ApiProperty({ example: WEATHER_EXAMPLE }) definition!: Record<string, unknown>;
   @ApiProperty() is_public!: boolean;
+  @ApiProperty({ description: 'A disabled workflow refuses new runs (409); set it with PUT `enabled`' })
+  enabled!: boolean;
   @ApiProperty() user_id!: string;
   @ApiProperty({ example: 1 }) version!: number;
   @ApiProperty() created_at!: string;
@@ -45,7 +47,7 @@ export class WorkflowPageResponse {
 
 export const WORKFLOW_BODY_SCHEMA = {
   description:
-    'The workflow definition itself (as in examples/*.json), optionally with `is_public`; or `{definition, is_public}`',
+    'The workflow definition itself (as in examples/*.json), optionally with `is_public` and `enabled`; or `{definition, is_public, enabled}`',
   example: WEATHER_EXAMPLE,
 };
 

@@ -25,6 +25,10 @@ export class WorkflowEntity {
   @Column({ name: 'public_name', type: 'varchar', length: 128, nullable: true })
   publicName!: string | null;
 
+  /** A disabled workflow refuses new runs (it is also what `?force=true` deletes of what it uses leave behind). */
+  @Column({ type: 'boolean', default: true })
+  enabled!: boolean;
+
   @Column({ name: 'user_id', type: 'varchar', length: 64 })
   userId!: string;
 

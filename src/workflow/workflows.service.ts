@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { ValidateFunction } from 'ajv';
 import type AjvCore from 'ajv/dist/core';
 import { randomUUID } from 'node:crypto';
-import { type EntityManager, Repository } from 'typeorm';
+import { type EntityManager, In, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { dependantsConflict, type Dependant } from '../common/dependants';
@@ -66,6 +66,7 @@ export interface PlannedWorkflow {
   readonly replaces: { readonly version: number } | null;
   readonly definition: WorkflowDefinition;
   readonly isPublic: boolean;
+  readonly enabled: boolean;
 }
 
 const VALIDATOR_CACHE_SIZE = 500;
@@ -232,6 +233,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       definition,
       isPublic,
       publicName: isPublic ? definition.name : null,
+      enabled: body.enabled ?? true,
       userId: principal.userId,
       version: 1,
       createdAt: now,
@@ -262,6 +264,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       definition,
       isPublic,
       publicName: isPublic ? definition.name : null,
+      enabled: body.enabled ?? existing.enabled,
       version: existing.version + 1,
       updatedAt: new Date(),
     };
@@ -326,6 +329,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       replaces: existing && { version: existing.version },
       definition,
       isPublic,
+      enabled: body.enabled ?? existing?.enabled ?? true,
     };
   }
 
@@ -339,6 +343,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
         definition: workflow.definition,
         isPublic: workflow.isPublic,
         publicName: workflow.isPublic ? workflow.name : null,
+        enabled: workflow.enabled,
         updatedAt: now,
       };
       try {
@@ -372,6 +377,22 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     }
     await this.workflows.delete({ id: existing.id });
     await this.tools.disable(dependants.map((dependant) => dependant.id));
+  }
+
+  /** ToolDependants: turns workflows off (what used a tool deleted with `?force=true`); their definitions stay. */
+  async disableWorkflows(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.workflows.update({ id: In([...ids]) }, { enabled: false, updatedAt: new Date() });
+  }
+
+  /** A disabled workflow refuses new runs, started through the API or as a workflow tool. */
+  assertEnabled(workflow: WorkflowEntity): void {
+    if (!workflow.enabled) {
+      throw DomainError.conflict(
+        `Workflow "${workflow.name}" is disabled; enable it (PUT with "enabled": true) to run it`,
+        'enabled',
+      );
+    }
   }
 
   /** ToolDependants: stored workflows whose nodes name the tool and, for their owner, mean that tool by it. */
@@ -440,6 +461,7 @@ export const toWorkflowResponse = (entity: WorkflowEntity): WorkflowResponse => 
   description: entity.description,
   definition: entity.definition,
   is_public: entity.isPublic,
+  enabled: entity.enabled,
   user_id: entity.userId,
   version: entity.version,
   created_at: entity.createdAt.toISOString(),

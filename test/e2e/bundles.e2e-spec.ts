@@ -9,7 +9,12 @@ interface BundleBody {
   format: string;
   format_version: number;
   tools: Array<Record<string, unknown> & { id: string; name: string; implementation_config: Record<string, unknown> }>;
-  workflows: Array<{ id: string; definition: { name: string } & Record<string, unknown>; is_public: boolean }>;
+  workflows: Array<{
+    id: string;
+    definition: { name: string } & Record<string, unknown>;
+    is_public: boolean;
+    enabled: boolean;
+  }>;
 }
 
 interface ItemResult {
@@ -85,7 +90,10 @@ describe('Export and import (e2e)', () => {
   it('should export what the caller may see, secrets masked as GET masks them, without the shipped builtins', async () => {
     expect(bundle).toMatchObject({ format: 'toolflow-bundle', format_version: 1 });
     expect(bundle.tools.map((tool) => tool.name)).toEqual(['inner_tool', 'lookup']);
-    expect(bundle.workflows.map((workflow) => workflow.definition.name)).toEqual(['inner', 'outer']);
+    expect(bundle.workflows.map((workflow) => [workflow.definition.name, workflow.enabled])).toEqual([
+      ['inner', true],
+      ['outer', true],
+    ]);
     const lookup = bundle.tools.find((tool) => tool.name === 'lookup');
     const shown = await aliceApi.get('/tools/lookup').expect(200);
     expect(lookup?.implementation_config).toEqual(

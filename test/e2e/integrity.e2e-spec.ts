@@ -76,8 +76,42 @@ describe('Integrity of deletes (e2e)', () => {
       .expect(200);
     await api(alice).delete('/tools/adder?force=true').expect(204);
     await api(alice).get('/tools/adder').expect(404);
-    const run = await api(alice).post('/workflows/sums/runs', { inputs: {} }).expect(400);
-    expect(JSON.stringify(run.body)).toMatch(/tool \\"adder\\" does not exist/);
+    const disabled = await api(alice).get('/workflows/sums').expect(200);
+    expect(disabled.body).toMatchObject({ enabled: false });
+    const run = await api(alice).post('/workflows/sums/runs', { inputs: {} }).expect(409);
+    expect((run.body as { detail: string }).detail).toMatch(/Workflow "sums" is disabled/);
+  });
+
+  it('should refuse new runs of a disabled workflow, also as a workflow tool, until a PUT enables it', async () => {
+    await api(alice)
+      .post('/tools', toolBody({ name: 'toggled_adder' }))
+      .expect(201);
+    const created = await api(alice)
+      .post('/workflows', { definition: workflowUsing('toggled', 'toggled_adder'), enabled: false })
+      .expect(201);
+    expect(created.body).toMatchObject({ enabled: false });
+    await api(alice).post('/tools', workflowTool('toggled_tool', 'toggled')).expect(201);
+
+    await api(alice).post('/workflows/toggled/runs', { inputs: {} }).expect(409);
+    const viaTool = await api(alice).post('/tools/toggled_tool/execute', { arguments: {} }).expect(200);
+    expect(viaTool.body).toMatchObject({ success: false, error: expect.stringContaining('is disabled') as unknown });
+
+    const enabled = await request(sut.http)
+      .put('/api/v1/workflows/toggled')
+      .set(bearer(alice))
+      .send({ ...workflowUsing('toggled', 'toggled_adder'), enabled: true })
+      .expect(200);
+    expect(enabled.body).toMatchObject({ enabled: true, version: 2 });
+    await api(alice).post('/workflows/toggled/runs?wait=true', { inputs: {} }).expect(200);
+    const kept = await request(sut.http)
+      .put('/api/v1/workflows/toggled')
+      .set(bearer(alice))
+      .send({ definition: workflowUsing('toggled', 'toggled_adder') })
+      .expect(200);
+    expect(kept.body).toMatchObject({ enabled: true, version: 3 });
+    await api(alice)
+      .post('/workflows', { definition: workflowUsing('bad_flag', 'toggled_adder'), enabled: 'no' })
+      .expect(400);
   });
 
   it("should count, not name, another user's private workflow that uses a tool made public", async () => {

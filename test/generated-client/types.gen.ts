@@ -426,6 +426,10 @@ export type WorkflowResponse = {
     description: string;
     definition: WorkflowDefinition;
     is_public: boolean;
+    /**
+     * A disabled workflow refuses new runs (409); set it with PUT `enabled`
+     */
+    enabled: boolean;
     user_id: string;
     version: number;
     created_at: string;
@@ -484,6 +488,7 @@ export type BundleWorkflow = {
         [key: string]: unknown;
     };
     is_public: boolean;
+    enabled: boolean;
 };
 
 export type Bundle = {
@@ -1935,7 +1940,7 @@ export type ListWorkflowsResponse = ListWorkflowsResponses[keyof ListWorkflowsRe
 
 export type CreateWorkflowData = {
     /**
-     * The workflow definition itself (as in examples*.json), optionally with `is_public`; or `{definition, is_public}`
+     * The workflow definition itself (as in examples*.json), optionally with `is_public` and `enabled`; or `{definition, is_public, enabled}`
      */
     body: SaveWorkflowRequest;
     path?: never;
@@ -2073,7 +2078,7 @@ export type GetWorkflowResponse = GetWorkflowResponses[keyof GetWorkflowResponse
 
 export type ReplaceWorkflowData = {
     /**
-     * The workflow definition itself (as in examples*.json), optionally with `is_public`; or `{definition, is_public}`
+     * The workflow definition itself (as in examples*.json), optionally with `is_public` and `enabled`; or `{definition, is_public, enabled}`
      */
     body: SaveWorkflowRequest;
     headers?: {
