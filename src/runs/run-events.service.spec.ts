@@ -108,6 +108,32 @@ describe(RunEventsService.name, () => {
         .find({ where: { runId }, order: { seq: 'ASC' } });
       expect(stored.map((event) => event.seq)).toEqual([1, 2, 3]);
     });
+
+    it('should take in what another process stored while this one still held the log, numbering after it', async () => {
+      const runId = randomUUID();
+      sut.emit(runId, 'run.started', {});
+      sut.emit(runId, 'approval.requested', { approval_id: 'a1' });
+      await sut.close(runId);
+      const live: Array<[number, string]> = [];
+      const stop = await sut.subscribe(runId, 0, (event) => live.push([event.seq, event.type]));
+      await sut.appendStored(runId, 'approval.resolved', { approval_id: 'a1' });
+
+      await sut.openStored(runId);
+      sut.emit(runId, 'tool.result', { call_id: 'call_0' });
+      await sut.flush(runId);
+      stop();
+
+      const stored = await moduleRef
+        .get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity))
+        .find({ where: { runId }, order: { seq: 'ASC' } });
+      expect(stored.map((event) => [event.seq, event.type])).toEqual([
+        [1, 'run.started'],
+        [2, 'approval.requested'],
+        [3, 'approval.resolved'],
+        [4, 'tool.result'],
+      ]);
+      expect(live).toEqual(stored.map((event) => [event.seq, event.type]));
+    });
   });
 
   describe('stream', () => {

@@ -104,9 +104,18 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
 
   /** Opens the log of a run that may have executed before (resumed after a restart): numbering goes on after its stored events. */
   async openStored(runId: string): Promise<void> {
-    if (this.live.has(runId)) return this.keep(runId);
-    const last = await this.events.maximum('seq', { runId });
-    this.open(runId, last ?? 0);
+    const last = (await this.events.maximum('seq', { runId })) ?? 0;
+    const run = this.live.get(runId);
+    if (!run) return this.open(runId, last);
+    this.keep(runId);
+    // Another process added to the stored log while this one still held it (a decision on a waiting run):
+    // those events join the log here, so that numbering goes on after them and live subscribers see them.
+    const known = run.base + run.events.length;
+    if (last <= known) return;
+    for (const event of await this.storedAfter(runId, known)) {
+      run.events.push(event);
+      for (const listener of run.listeners) listener(event);
+    }
   }
 
   emit(runId: string, type: RunEventType, data: Record<string, unknown>): RunEvent {
