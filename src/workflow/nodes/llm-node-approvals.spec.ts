@@ -1,12 +1,13 @@
 import type { RegistryService } from '../../registry/registry.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
+import type { WorkflowNode } from '../definition.schema';
 import type { RunContext } from '../run-context';
 import type { NodeStep } from '../run-checkpointer';
 import { approvalGateFor, NO_APPROVAL_RESPONSE, rejectedResponse } from './llm-node-approvals';
 import type { NodeServices } from './node-handler';
 
 const call = { id: 'call_0', name: 'wipe', arguments: '{"target":"db","api_key":"sk-1"}' };
-const node = { id: 'llm-1', type: 'llm' };
+const node = { id: 'llm-1', type: 'llm', data: { prompt: 'Wipe.' } } as WorkflowNode;
 
 describe(approvalGateFor.name, () => {
   const emitted: Array<[string, Record<string, unknown>]> = [];
