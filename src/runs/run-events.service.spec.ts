@@ -190,6 +190,28 @@ describe(RunEventsService.name, () => {
       expect(stream.isCompleted()).toBe(true);
     });
 
+    it('should follow a run that is not executing here until it ends: appended events, then its live log once it starts here', async () => {
+      await sut.appendStored(STORED_RUN_ID, 'run.started', {});
+      await sut.appendStored(STORED_RUN_ID, 'approval.requested', { call_id: 'c1' });
+      const stream = collect(sut.stream(STORED_RUN_ID, 0, () => Promise.resolve(false)));
+      await stream.received(2);
+
+      await sut.appendStored(STORED_RUN_ID, 'approval.resolved', { call_id: 'c1' });
+      await stream.received(3);
+      await sut.openStored(STORED_RUN_ID);
+      sut.emit(STORED_RUN_ID, 'tool.result', { call_id: 'c1' });
+      sut.emit(STORED_RUN_ID, 'run.finished', { status: 'succeeded' });
+      await stream.done;
+
+      expect(stream.messages.map(({ id, type }) => ({ id, type }))).toEqual([
+        { id: '1', type: 'run.started' },
+        { id: '2', type: 'approval.requested' },
+        { id: '3', type: 'approval.resolved' },
+        { id: '4', type: 'tool.result' },
+        { id: '5', type: 'run.finished' },
+      ]);
+    });
+
     it('should end the stream of a finished run whose stored log lacks run.finished', async () => {
       const stream = collect(sut.stream('22222222-2222-4222-8222-222222222222', 0, () => Promise.resolve(true)));
       await stream.done;

@@ -67,6 +67,11 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
   private readonly observers = new Set<RunEventObserver>();
+  /**
+   * Embedded mode: subscribers of a run that is not executing here (queued, or waiting for a person after a
+   * restart). They get events appended to its stored log, and join the live log when the run starts here.
+   */
+  private readonly waiting = new Map<string, Set<Listener>>();
   /** Open SSE streams, completed on shutdown so that the HTTP server can close. */
   private readonly streams = new Set<() => void>();
 
@@ -98,6 +103,9 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
         timer: null,
         forget: null,
       });
+      const waiters = this.waiting.get(runId);
+      this.waiting.delete(runId);
+      for (const listener of waiters ?? []) this.live.get(runId)?.listeners.add(listener);
     }
     this.keep(runId);
   }
@@ -154,6 +162,7 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     const last = await this.events.maximum('seq', { runId });
     const event: RunEvent = { seq: (last ?? 0) + 1, type, data, at: new Date().toISOString() };
     await this.write(runId, [event]);
+    for (const listener of this.waiting.get(runId) ?? []) listener(event);
     return event;
   }
 
@@ -195,8 +204,41 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
       return () => run.listeners.delete(deliver);
     }
     if (this.redis) return this.subscribeRemote(runId, afterSeq, onEvent);
-    for (const event of await this.storedAfter(runId, afterSeq)) onEvent(event);
-    return () => undefined;
+    return this.subscribeWaiting(runId, afterSeq, onEvent);
+  }
+
+  /**
+   * Embedded mode, a run this process does not execute now: its stored events, then what is appended to its
+   * log or emitted once it starts here. Notifications that come during the read wait for it, so order holds.
+   */
+  private async subscribeWaiting(runId: string, afterSeq: number, onEvent: Listener): Promise<() => void> {
+    let last = afterSeq;
+    const deliver = (event: RunEvent) => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      onEvent(event);
+    };
+    let early: RunEvent[] | null = [];
+    const listener = (event: RunEvent) => (early ? early.push(event) : deliver(event));
+    const waiters = this.waiting.get(runId) ?? new Set<Listener>();
+    waiters.add(listener);
+    this.waiting.set(runId, waiters);
+    const stop = () => {
+      waiters.delete(listener);
+      if (waiters.size === 0 && this.waiting.get(runId) === waiters) this.waiting.delete(runId);
+      this.live.get(runId)?.listeners.delete(listener);
+    };
+    try {
+      for (const event of await this.storedAfter(runId, afterSeq)) deliver(event);
+    } catch (error) {
+      stop();
+      throw error;
+    } finally {
+      const pending = early.sort((a, b) => a.seq - b.seq);
+      early = null;
+      for (const event of pending) deliver(event);
+    }
+    return stop;
   }
 
   /** Whether a run's events reach this process live from other processes (queue mode). */
