@@ -1,8 +1,9 @@
 import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import { newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { countStatements } from '../../test/support/statement-counter';
 import { NodeRunEntity } from './node-run.entity';
 import { RunCheckpointStore } from './run-checkpoint-store';
 import { RunEventEntity } from './run-event.entity';
@@ -28,6 +29,18 @@ describe(RunCheckpointStore.name, () => {
     await sut.save(run.id, { nodes: { a: { step: 1 } } });
     await sut.save(run.id, { nodes: { a: { step: 2 } } });
 
+    await expect(sut.load(run.id)).resolves.toEqual({ nodes: { a: { step: 2 } } });
+  });
+
+  it('should save a state alone in one statement, without a transaction around it', async () => {
+    const run = await runs.create(newRun());
+    await sut.save(run.id, { nodes: { a: { step: 1 } } });
+    const counter = countStatements(moduleRef.get(DataSource));
+
+    await sut.save(run.id, { nodes: { a: { step: 2 } } });
+
+    counter.stop();
+    expect(counter.statements).toHaveLength(1);
     await expect(sut.load(run.id)).resolves.toEqual({ nodes: { a: { step: 2 } } });
   });
 

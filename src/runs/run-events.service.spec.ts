@@ -48,7 +48,7 @@ describe(RunEventsService.name, () => {
   describe('emit', () => {
     afterEach(() => jest.useRealTimers());
 
-    it('should store the events of a node in one INSERT when the node finishes, not one per event', async () => {
+    it('should store the events of a run in one INSERT when the run finishes, not one per event or node', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const counter = countStatements(moduleRef.get(DataSource));
       const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -58,16 +58,24 @@ describe(RunEventsService.name, () => {
       await tick();
       sut.emit(RUN_ID, 'tool.result', { node_id: 'llm-1', call_id: 'c1' });
       await tick();
+      sut.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
+      await tick();
       expect(counter.count('INSERT')).toBe(0);
 
-      sut.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
+      sut.emit(RUN_ID, 'run.finished', { status: 'succeeded' });
       await sut.flush(RUN_ID);
 
       expect(counter.count('INSERT')).toBe(1);
       const stored = await moduleRef
         .get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity))
         .find({ where: { runId: RUN_ID }, order: { seq: 'ASC' } });
-      expect(stored.map((event) => event.type)).toEqual(['node.started', 'tool.call', 'tool.result', 'node.finished']);
+      expect(stored.map((event) => event.type)).toEqual([
+        'node.started',
+        'tool.call',
+        'tool.result',
+        'node.finished',
+        'run.finished',
+      ]);
       counter.stop();
     });
 

@@ -41,11 +41,11 @@ interface LiveRun {
 const RETAIN_FINISHED_MS = 30_000;
 const FLUSH_DELAY_MS = 50;
 /**
- * Events that close a node or the run write the log at once, with everything before them in one INSERT;
- * the others (tokens, tool calls and results) wait up to FLUSH_DELAY_MS for company. Live subscribers
- * get every event at once whatever its type.
+ * The event that closes the run writes the log at once, with everything before it in one INSERT; the
+ * others wait up to FLUSH_DELAY_MS for company (a short run is two or three INSERTs, not one per node).
+ * Live subscribers get every event at once whatever its type.
  */
-const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['node.finished', 'run.finished']);
+const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
 /** A comment line every so often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 /** A live event ahead of the stored log waits this long, in steps, for the events before it to be stored. */

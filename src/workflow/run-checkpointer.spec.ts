@@ -1,14 +1,27 @@
+import type { CheckpointStepWrites } from '../runs/run-checkpoint-store';
 import { RunCheckpointer, toRunState, type CheckpointWriter } from './run-checkpointer';
 
-/** A writer whose saves end when the test says, recording what each one got. */
+/** Lets queued microtasks and one turn of the event loop (the checkpointer waits one before a state write) run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Resolves once `count` writes have started and wait to be ended. */
+async function writerStarted(writer: SlowWriter, count: number): Promise<void> {
+  for (let turn = 0; turn < 10 && writer.waiting < count; turn++) await settle();
+  expect(writer.waiting).toBe(count);
+}
+
+/** A writer whose saves end when the test says, recording what each one got (the state as it was at the start). */
 class SlowWriter implements CheckpointWriter {
   readonly saved: string[] = [];
+  readonly steps: Array<CheckpointStepWrites | undefined> = [];
   private readonly pending: Array<() => void> = [];
 
-  save(_runId: string, state: Record<string, unknown>): Promise<void> {
+  save(_runId: string, state: Record<string, unknown>, step?: CheckpointStepWrites): Promise<void> {
+    const text = JSON.stringify(state);
     return new Promise((resolve) => {
       this.pending.push(() => {
-        this.saved.push(JSON.stringify(state));
+        this.saved.push(text);
+        this.steps.push(step);
         resolve();
       });
     });
@@ -29,19 +42,65 @@ describe(RunCheckpointer.name, () => {
     const sut = new RunCheckpointer('run-1', writer, toRunState(null), false);
 
     const first = sut.stepOf('llm-1').save({ round: 1 });
+    await writerStarted(writer, 1);
     const second = sut.stepOf('llm-1').save({ round: 2 });
-    await Promise.resolve();
+    await settle();
     expect(writer.waiting).toBe(1);
     writer.endOne();
     await first;
-    await Promise.resolve();
+    await writerStarted(writer, 1);
     writer.endOne();
     await second;
 
     expect(writer.saved).toEqual([
-      JSON.stringify({ nodes: { 'llm-1': { step: { round: 2 } } } }),
+      JSON.stringify({ nodes: { 'llm-1': { step: { round: 1 } } } }),
       JSON.stringify({ nodes: { 'llm-1': { step: { round: 2 } } } }),
     ]);
+  });
+
+  it('should store step states saved while a write runs together in the next write, each save resolving once stored', async () => {
+    const writer = new SlowWriter();
+    const sut = new RunCheckpointer('run-1', writer, toRunState(null), false);
+    const resolved: string[] = [];
+    const save = (name: string, step: unknown) =>
+      sut
+        .stepOf(name)
+        .save(step)
+        .then(() => resolved.push(name));
+
+    const first = save('a', 1);
+    await writerStarted(writer, 1);
+    const joined = [save('b', 1), save('c', 1), save('d', 1)];
+    writer.endOne();
+    await first;
+    await writerStarted(writer, 1);
+    expect(resolved).toEqual(['a']);
+    writer.endOne();
+    await Promise.all(joined);
+
+    expect(writer.saved).toEqual([
+      JSON.stringify({ nodes: { a: { step: 1 } } }),
+      JSON.stringify({ nodes: { a: { step: 1 }, b: { step: 1 }, c: { step: 1 }, d: { step: 1 } } }),
+    ]);
+    expect(resolved).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('should not fold a node end into a queued state write', async () => {
+    const writer = new SlowWriter();
+    const sut = new RunCheckpointer('run-1', writer, toRunState(null), false);
+
+    const first = sut.stepOf('a').save(1);
+    await writerStarted(writer, 1);
+    const step = sut.stepOf('a').save(2);
+    const finished = sut.nodeFinished('a', 'node-run-1', { output: 'done' });
+    for (const expected of [1, 1, 1]) {
+      await writerStarted(writer, expected);
+      writer.endOne();
+    }
+    await Promise.all([first, step, finished]);
+
+    expect(writer.saved).toHaveLength(3);
+    expect(writer.steps.at(-1)).toEqual({ nodeFinished: { nodeRunId: 'node-run-1', status: 'succeeded', output: { output: 'done' } } });
   });
 
   it('should give back finished outputs and step states of a stored checkpoint', () => {
@@ -68,7 +127,7 @@ describe(RunCheckpointer.name, () => {
     sut.countWith(() => totals);
 
     const saved = sut.stepOf('llm-1').save({ round: 1 });
-    await Promise.resolve();
+    await writerStarted(writer, 1);
     writer.endOne();
     await saved;
 

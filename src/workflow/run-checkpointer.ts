@@ -40,11 +40,14 @@ export const toRunState = (stored: Record<string, unknown> | null): RunState => 
 /**
  * The checkpoints of one execution of a run: a node that finished is stored with its node run's end in one
  * transaction; a node's step state whenever the node asks. Writes go out one after another, each with the
- * state as it is when it starts, so that a later state never lands before an earlier one.
+ * state as it is when it starts, so that a later state never lands before an earlier one; step states saved
+ * while a write runs share the next one.
  */
 export class RunCheckpointer {
   private queue: Promise<void> = Promise.resolve();
   private count: (() => MeterTotals) | undefined;
+  /** A state-only write that has not started yet. */
+  private queuedStateWrite: Promise<void> | null = null;
 
   constructor(
     private readonly runId: string,
@@ -89,10 +92,16 @@ export class RunCheckpointer {
   }
 
   private write(step?: CheckpointStepWrites): Promise<void> {
-    const written = this.queue.then(() =>
-      this.writer.save(this.runId, { ...this.state, ...(this.count ? { meter: this.count() } : {}) }, step),
-    );
+    // A state-only save made while the previous write runs joins the one queued behind it: that write takes
+    // the state when it starts, so it stores this save too (results of one parallel batch share a write).
+    if (step === undefined && this.queuedStateWrite) return this.queuedStateWrite;
+    const written: Promise<void> = this.queue.then(async () => {
+      if (step === undefined) await new Promise((resolve) => setImmediate(resolve));
+      if (this.queuedStateWrite === written) this.queuedStateWrite = null;
+      return this.writer.save(this.runId, { ...this.state, ...(this.count ? { meter: this.count() } : {}) }, step);
+    });
     this.queue = written.catch(() => undefined);
+    if (step === undefined) this.queuedStateWrite = written;
     return written;
   }
 }

@@ -74,6 +74,16 @@ describe('What one run costs the database (e2e)', () => {
     expect(after.use_count - before.use_count).toBe(calls);
   });
 
+  it('should store the state after a model response or tool result without a transaction', async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    // Transactions only where a node's end goes with its state (start, agent, end).
+    expect(counter.count('BEGIN') + counter.count('START TRANSACTION')).toBe(3);
+    expect(writes(counter, 'INSERT', 'run_checkpoints')).toBeGreaterThanOrEqual(ROUNDS + 3);
+  });
+
   it('should look the tools of a run up once, when it starts, not again when its node runs', async () => {
     counter.reset();
 
