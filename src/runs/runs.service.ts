@@ -242,6 +242,32 @@ export class RunsService {
     await this.retry(() => this.nodeRuns.update({ runId, status: 'running' }, changes));
   }
 
+  /** Stores a node run that already ended (a pure node's), in one INSERT. */
+  async nodeEnded(
+    runId: string,
+    node: RunNodeRef,
+    startedAt: Date,
+    result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
+  ): Promise<void> {
+    const row = asRow<NodeRunEntity>({
+      id: randomUUID(),
+      runId,
+      nodeId: node.id,
+      nodeType: node.type,
+      status: result.status,
+      output: result.output ?? null,
+      error: result.error ?? null,
+      startedAt,
+      finishedAt: new Date(),
+    });
+    await this.retry(() => this.nodeRuns.insert(row));
+  }
+
+  /** Whether a previous execution of this run stored a node run for this node. */
+  async hasNodeRun(runId: string, nodeId: string): Promise<boolean> {
+    return this.nodeRuns.exists({ where: { runId, nodeId } });
+  }
+
   /** The node run a previous execution of this run left running for this node (a resumed run goes on with it). */
   async runningNodeRun(runId: string, nodeId: string): Promise<string | null> {
     const row = await this.nodeRuns.findOne({ select: { id: true }, where: { runId, nodeId, status: 'running' } });

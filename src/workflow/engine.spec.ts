@@ -6,9 +6,10 @@ import type { NodeHandler, NodeServices } from './nodes/node-handler';
 import type { NodeHandlers } from './nodes/node-handlers';
 import type { RunContext } from './run-context';
 import { WorkflowRunError } from './run-context';
-import { RunCheckpointer, toRunState } from './run-checkpointer';
 import { AwaitingApprovalError } from './agent/approval-gate';
 import type { RunEventType } from '../runs/run-event-types';
+import type { CheckpointStepWrites } from '../runs/run-checkpoint-store';
+import { RunCheckpointer, type RunState, toRunState } from './run-checkpointer';
 
 type Data = { value?: unknown; outputs?: string[] };
 
@@ -71,6 +72,11 @@ describe(WorkflowEngine.name, () => {
         Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
         return Promise.resolve();
       },
+      nodeEnded: (_runId, ended, _startedAt, result) => {
+        recorded.push({ node: ended.id, status: result.status, error: result.error });
+        return Promise.resolve();
+      },
+      hasNodeRun: () => Promise.resolve(false),
     };
     sut = new WorkflowEngine(fakeHandlers, {} as NodeServices, recorder);
   });
@@ -170,6 +176,117 @@ describe(WorkflowEngine.name, () => {
     );
   });
 
+  describe('pure nodes', () => {
+    /** start (pure) → a (value, not pure) → end (pure), checkpointed through a writer that records each save. */
+    const graph = definition(
+      [node('start', 'start'), node('a', 'value', { value: 1 }), node('end', 'end', { outputs: ['start', 'a'] })],
+      [edge('start', 'a'), edge('a', 'end')],
+    );
+    const pureHandlers = {
+      ...fakeHandlers,
+      start: { ...(fakeHandlers as unknown as Record<string, NodeHandler>).start, pure: true },
+      end: { ...(fakeHandlers as unknown as Record<string, NodeHandler>).end, pure: true },
+    } as unknown as NodeHandlers;
+    let writes: Array<{ step?: CheckpointStepWrites }>;
+    let calls: string[];
+    const recorder = (stored: readonly string[]): NodeRecorder => ({
+      nodeStarted: (_runId, started) => {
+        calls.push(`started ${started.id}`);
+        return Promise.resolve(`run-of-${started.id}`);
+      },
+      runningNodeRun: () => Promise.resolve(null),
+      nodeFinished: (nodeRunId, result) => {
+        calls.push(`finished ${nodeRunId} ${result.status}`);
+        return Promise.resolve();
+      },
+      nodeEnded: (_runId, ended, _startedAt, result) => {
+        calls.push(`ended ${ended.id} ${result.status}`);
+        return Promise.resolve();
+      },
+      hasNodeRun: (_runId, nodeId) => Promise.resolve(stored.includes(nodeId)),
+    });
+    const checkpointer = (state: RunState, resumed: boolean) =>
+      new RunCheckpointer(
+        'run-1',
+        {
+          save: (_runId, _state, step) => {
+            writes.push({ step });
+            return Promise.resolve();
+          },
+        },
+        state,
+        resumed,
+      );
+
+    beforeEach(() => {
+      writes = [];
+      calls = [];
+    });
+
+    it('should write the node run of a pure node once it ended, and checkpoint only the others', async () => {
+      sut = new WorkflowEngine(pureHandlers, {} as NodeServices, recorder([]));
+
+      const result = await sut.run(
+        graph,
+        ['start', 'a', 'end'],
+        { q: 1 },
+        {
+          ...context(),
+          checkpoint: checkpointer(toRunState(null), false),
+        },
+      );
+
+      expect(result.outputs).toEqual({ start: { q: 1 }, a: 1 });
+      expect(calls).toEqual(['ended start succeeded', 'started a', 'ended end succeeded']);
+      expect(writes).toEqual([
+        { step: { nodeFinished: { nodeRunId: 'run-of-a', status: 'succeeded', output: { output: 1 } } } },
+      ]);
+      expect(events.map((event) => `${event.type} ${String(event.data.node_id)}`)).toEqual([
+        'node.started start',
+        'node.finished start',
+        'node.started a',
+        'node.finished a',
+        'node.started end',
+        'node.finished end',
+      ]);
+    });
+
+    it('should compute a pure node a resumed run stored before again, without a second node run or events', async () => {
+      sut = new WorkflowEngine(pureHandlers, {} as NodeServices, recorder(['start']));
+      const stored = toRunState({ nodes: { a: { output: { output: 1 } } } });
+
+      const result = await sut.run(
+        graph,
+        ['start', 'a', 'end'],
+        { q: 1 },
+        {
+          ...context(),
+          checkpoint: checkpointer(stored, true),
+        },
+      );
+
+      expect(result.outputs).toEqual({ start: { q: 1 }, a: 1 });
+      expect(calls).toEqual(['ended end succeeded']);
+      expect(writes).toEqual([]);
+      expect(events.map((event) => `${event.type} ${String(event.data.node_id)}`)).toEqual([
+        'node.started end',
+        'node.finished end',
+      ]);
+    });
+
+    it('should store a pure node that failed as one failed node run', async () => {
+      const fail = (fakeHandlers as unknown as Record<string, NodeHandler>).fail;
+      const failing = { ...pureHandlers, end: { ...fail, exit: true, pure: true } } as unknown as NodeHandlers;
+      sut = new WorkflowEngine(failing, {} as NodeServices, recorder([]));
+
+      await expect(
+        sut.run(graph, ['start', 'a', 'end'], {}, { ...context(), checkpoint: checkpointer(toRunState(null), false) }),
+      ).rejects.toThrow('node "end" (end) failed: backend said no');
+
+      expect(calls.at(-1)).toBe('ended end failed');
+    });
+  });
+
   it('should start no node once the run is cancelled', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled by the user'));
@@ -195,6 +312,11 @@ describe(`${WorkflowEngine.name} with parallel branches`, () => {
       Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
       return Promise.resolve();
     },
+    nodeEnded: (_runId, ended, _startedAt, result) => {
+      recorded.push({ node: ended.id, status: result.status, error: result.error });
+      return Promise.resolve();
+    },
+    hasNodeRun: () => Promise.resolve(false),
   });
   const context = (overrides: Partial<RunContext> = {}): RunContext => ({
     runId: 'run-1',

@@ -14,10 +14,17 @@ export interface NodeRecorder {
   nodeStarted(runId: string, node: WorkflowNode): Promise<string>;
   /** The node run an earlier execution of the run left running for this node, if any. */
   runningNodeRun(runId: string, nodeId: string): Promise<string | null>;
-  nodeFinished(
-    nodeRunId: string,
-    result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
-  ): Promise<void>;
+  nodeFinished(nodeRunId: string, result: NodeRunEnd): Promise<void>;
+  /** Stores the node run of a pure node in one write, once it ended. */
+  nodeEnded(runId: string, node: WorkflowNode, startedAt: Date, result: NodeRunEnd): Promise<void>;
+  /** Whether an earlier execution of the run stored a node run for this node. */
+  hasNodeRun(runId: string, nodeId: string): Promise<boolean>;
+}
+
+export interface NodeRunEnd {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  output?: unknown;
+  error?: string;
 }
 
 export interface EngineResult {
@@ -182,25 +189,36 @@ export class WorkflowEngine {
     definition: WorkflowDefinition,
   ): Promise<Record<string, unknown>> {
     const checkpoint = run.checkpoint;
-    const resumedNodeRunId = checkpoint?.resumed ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
-    const nodeRunId = resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node));
-    const startedAt = Date.now();
+    const input = {
+      node,
+      data: node.data ?? {},
+      scope,
+      run,
+      definition,
+      services: this.services,
+      handlers: this.handlers,
+      step: checkpoint?.stepOf(node.id),
+    };
+    // A pure node is computed again when the run resumes; the node run an earlier execution stored stands.
+    const pure = handler.pure === true;
+    if (pure && checkpoint?.resumed && (await this.recorder.hasNodeRun(run.runId, node.id))) return handler.run(input);
+    const resumedNodeRunId =
+      checkpoint?.resumed && !pure ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
+    // A pure node's run is written once it ended (no row while it runs, no checkpoint of its output).
+    const nodeRunId = pure ? null : (resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node)));
+    const started = new Date();
+    const startedAt = started.getTime();
+    const end = (result: NodeRunEnd) =>
+      nodeRunId === null
+        ? this.recorder.nodeEnded(run.runId, node, started, result)
+        : this.recorder.nodeFinished(nodeRunId, result);
     if (!resumedNodeRunId) {
       run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
     }
     try {
-      const output = await handler.run({
-        node,
-        data: node.data ?? {},
-        scope,
-        run,
-        definition,
-        services: this.services,
-        handlers: this.handlers,
-        step: checkpoint?.stepOf(node.id),
-      });
-      if (checkpoint) await checkpoint.nodeFinished(node.id, nodeRunId, output);
-      else await this.recorder.nodeFinished(nodeRunId, { status: 'succeeded', output });
+      const output = await handler.run(input);
+      if (checkpoint && nodeRunId !== null) await checkpoint.nodeFinished(node.id, nodeRunId, output);
+      else await end({ status: 'succeeded', output });
       run.emit('node.finished', {
         node_id: node.id,
         status: 'succeeded',
@@ -220,7 +238,7 @@ export class WorkflowEngine {
       // What the node did before it stopped stays: its partial output (usage, calls) is stored.
       const partial = error instanceof NodeFailure ? error.partialOutput : undefined;
       const status = cancelled ? 'cancelled' : 'failed';
-      await this.recorder.nodeFinished(nodeRunId, { status, output: partial, error: message });
+      await end({ status, output: partial, error: message });
       run.emit('node.finished', {
         node_id: node.id,
         status,

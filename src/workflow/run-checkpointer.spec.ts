@@ -100,7 +100,9 @@ describe(RunCheckpointer.name, () => {
     await Promise.all([first, step, finished]);
 
     expect(writer.saved).toHaveLength(3);
-    expect(writer.steps.at(-1)).toEqual({ nodeFinished: { nodeRunId: 'node-run-1', status: 'succeeded', output: { output: 'done' } } });
+    expect(writer.steps.at(-1)).toEqual({
+      nodeFinished: { nodeRunId: 'node-run-1', status: 'succeeded', output: { output: 'done' } },
+    });
   });
 
   it('should give back finished outputs and step states of a stored checkpoint', () => {

@@ -24,6 +24,7 @@ export const conditionNode: NodeHandler<typeof ConditionNodeData> = {
   data: ConditionNodeData,
   outputs: ['output', 'results'],
   branches: true,
+  pure: true,
   run: ({ data, scope }) => {
     const results = data.conditions.map((condition) =>
       evaluateCondition({

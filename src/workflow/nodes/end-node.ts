@@ -13,6 +13,7 @@ export const endNode: NodeHandler<typeof EndNodeData> = {
   data: EndNodeData,
   outputs: ['outputs'],
   exit: true,
+  pure: true,
   run: ({ data, scope, definition, handlers }) => {
     const spec = data.outputs ?? definition.outputs;
     if (spec) return Promise.resolve({ outputs: resolveReferences(spec, scope) as Record<string, unknown> });

@@ -75,6 +75,11 @@ export interface NodeHandler<S extends TSchema = TSchema> {
   readonly branches?: boolean;
   /** Its `output` is an answer: the run's output when nothing else names one. */
   readonly answers?: boolean;
+  /**
+   * It only computes its output from the scope (no calls, no effects): not checkpointed and its node run
+   * written once, when it ended; a resumed run computes it again.
+   */
+  readonly pure?: boolean;
   toolsUsed?(data: Static<S>): ToolUse | null;
   /** The data with every tool name it holds passed through `rename` (an import that renamed tools rewires them). */
   renameTools?(data: Static<S>, rename: (name: string) => string): Static<S>;

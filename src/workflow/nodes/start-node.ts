@@ -8,5 +8,6 @@ export const startNode: NodeHandler<typeof StartNodeData> = {
   data: StartNodeData,
   outputs: null,
   entry: true,
+  pure: true,
   run: ({ scope }) => Promise.resolve({ ...(scope.inputs as Record<string, unknown>) }),
 };

@@ -9,5 +9,6 @@ const TemplateNodeData = Type.Object({ label: Type.Optional(Type.String()), temp
 export const templateNode: NodeHandler<typeof TemplateNodeData> = {
   data: TemplateNodeData,
   outputs: ['output'],
+  pure: true,
   run: ({ data, scope }) => Promise.resolve({ output: renderText(data.template, scope) }),
 };
