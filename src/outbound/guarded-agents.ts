@@ -7,6 +7,13 @@ import type { AddressPolicy } from './address-policy';
 type ConnectCallback = (error: Error | null, stream: Duplex) => void;
 
 /**
+ * Connections stay open for the next request to the same host, like Node's global agent. The address check
+ * runs when a socket connects, so a reused socket is one whose address passed; every new one is checked.
+ * Idle sockets close after 4 s (or sooner when the server's Keep-Alive hint says so).
+ */
+const KEEP_ALIVE = { keepAlive: true, scheduling: 'lifo', timeout: 4_000 } as const;
+
+/**
  * Refuses IP-literal targets at connect time too: Node skips `lookup` for them.
  * Returns true when the connection was refused (the agent's callback then carries the error).
  */
@@ -24,7 +31,7 @@ class GuardedHttpAgent extends http.Agent {
     private readonly policy: AddressPolicy,
     lookup: LookupFunction,
   ) {
-    super({ lookup, keepAlive: false });
+    super({ lookup, ...KEEP_ALIVE });
   }
 
   override createConnection(options: http.ClientRequestArgs, callback?: ConnectCallback): Duplex | null | undefined {
@@ -38,7 +45,7 @@ class GuardedHttpsAgent extends https.Agent {
     private readonly policy: AddressPolicy,
     lookup: LookupFunction,
   ) {
-    super({ lookup, keepAlive: false });
+    super({ lookup, ...KEEP_ALIVE });
   }
 
   override createConnection(options: https.RequestOptions, callback?: ConnectCallback): Duplex | null | undefined {

@@ -191,17 +191,97 @@ describe(OutboundClient.name, () => {
       expect(server.requests[0].headers.host).toBe(`127.0.0.1:${server.port}`);
     });
 
-    it('should check the address again on every connection (DNS rebinding)', async () => {
+    it('should check the address again on every new connection (DNS rebinding)', async () => {
       const sut = createClient(
         { allowPrivate: ['127.0.0.1/32'] },
         fakeDns({ 'rebind.test': [['127.0.0.1'], ['169.254.169.254']] }),
       );
+      handler = (_url, response) => {
+        response.writeHead(200, { connection: 'close' });
+        response.end('ok');
+      };
 
       await expect(sut.request({ url: `http://rebind.test:${server.port}/` })).resolves.toMatchObject({ status: 200 });
       await expect(sut.request({ url: `http://rebind.test:${server.port}/` })).rejects.toMatchObject({
         rule: 'cloud-metadata',
       });
       expect(server.requests).toHaveLength(1);
+    });
+
+    describe('kept-alive connections', () => {
+      /** The client port of the connection each request came on. */
+      let connections: number[];
+
+      beforeEach(() => {
+        connections = [];
+        handler = (_url, response) => {
+          connections.push(response.socket?.remotePort ?? 0);
+          response.end('ok');
+        };
+      });
+
+      it('should send the next request to a host over the connection whose address passed, without resolving again', async () => {
+        let lookups = 0;
+        const dns = fakeDns({ 'rebind.test': [['127.0.0.1'], ['169.254.169.254']] });
+        const sut = createClient({ allowPrivate: ['127.0.0.1/32'] }, (hostname) => {
+          lookups += 1;
+          return dns(hostname);
+        });
+
+        await sut.request({ url: `http://rebind.test:${server.port}/a` });
+        const second = await sut.request({ url: `http://rebind.test:${server.port}/b` });
+
+        expect(second.body.toString()).toBe('ok');
+        expect(lookups).toBe(1);
+        expect(new Set(connections).size).toBe(1);
+      });
+
+      it('should check a new connection to another name on the same port while one is kept open', async () => {
+        const sut = createClient(
+          { allowPrivate: ['127.0.0.1/32'] },
+          fakeDns({ 'public.test': ['127.0.0.1'], 'rebound.test': ['169.254.169.254'] }),
+        );
+        await sut.request({ url: `http://public.test:${server.port}/` });
+
+        await expect(sut.request({ url: `http://rebound.test:${server.port}/` })).rejects.toMatchObject({
+          rule: 'cloud-metadata',
+        });
+        handler = (_url, response) => redirectTo(response, `http://rebound.test:${server.port}/secret`);
+        await expect(sut.request({ url: `http://public.test:${server.port}/start` })).rejects.toMatchObject({
+          rule: 'cloud-metadata',
+        });
+        expect(server.requests.map((request) => request.url)).toEqual(['/', '/start']);
+      });
+
+      it('should send an idempotent request again on a new connection when the kept one was reset as it was reused', async () => {
+        const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
+        await sut.request({ url: `${server.origin}/first` });
+        const reset = connections[0];
+        handler = (_url, response) => {
+          connections.push(response.socket?.remotePort ?? 0);
+          if (response.socket?.remotePort === reset) response.socket.resetAndDestroy();
+          else response.end('again');
+        };
+
+        const result = await sut.request({ url: `${server.origin}/second` });
+
+        expect(result.body.toString()).toBe('again');
+        expect(connections).toHaveLength(3);
+        expect(connections[1]).toBe(reset);
+        expect(connections[2]).not.toBe(reset);
+      });
+
+      it('should not send a POST again when its kept connection was reset', async () => {
+        const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
+        await sut.request({ url: `${server.origin}/first` });
+        handler = (_url, response) => {
+          connections.push(response.socket?.remotePort ?? 0);
+          response.socket?.resetAndDestroy();
+        };
+
+        await expect(sut.request({ url: `${server.origin}/order`, method: 'POST', body: { n: 1 } })).rejects.toThrow();
+        expect(server.requests.filter((request) => request.url === '/order')).toHaveLength(1);
+      });
     });
 
     it('should refuse a name whose addresses include a blocked one even if another is allowed', async () => {

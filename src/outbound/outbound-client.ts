@@ -16,6 +16,12 @@ import { checkOutboundUrl, parseOutboundUrl } from './url-policy';
 export type { OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+const isResetReusedSocket = (error: unknown): boolean => {
+  const { code, request } = (error ?? {}) as { code?: unknown; request?: { reusedSocket?: unknown } };
+  return (code === 'ECONNRESET' || code === 'EPIPE') && request?.reusedSocket === true;
+};
 // Framing and routing headers are the transport's business; a caller (or a model) may not set them.
 const RESERVED_HEADERS = new Set([
   'host',
@@ -203,14 +209,22 @@ export class OutboundClient {
     }
   };
 
-  private send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
-    return this.http.request<Readable>({
-      url: hop.url.href,
-      method: hop.method,
-      headers: hop.headers,
-      data: hop.body,
-      signal: deadline.signal,
-    });
+  private async send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
+    const send = () =>
+      this.http.request<Readable>({
+        url: hop.url.href,
+        method: hop.method,
+        headers: hop.headers,
+        data: hop.body,
+        signal: deadline.signal,
+      });
+    try {
+      return await send();
+    } catch (error) {
+      // A kept-alive connection the server closed just as it was reused: an idempotent request goes out once more, on a new one.
+      if (!IDEMPOTENT_METHODS.has(hop.method) || !isResetReusedSocket(error) || deadline.signal.aborted) throw error;
+      return send();
+    }
   }
 
   private redirect(previous: Hop, status: number, next: URL, sensitive: readonly string[] = []): Hop {
