@@ -8,6 +8,10 @@ import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { countStatements } from '../../test/support/statement-counter';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
+import type { RunEvent } from './run-event-types';
+import type { RunRedis } from './run-redis';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 
 const RUN_ID = '11111111-1111-4111-8111-111111111111';
 const STORED_RUN_ID = '33333333-3333-4333-8333-333333333333';
@@ -91,6 +95,71 @@ describe(RunEventsService.name, () => {
 
       expect(counter.count('INSERT')).toBe(1);
       counter.stop();
+    });
+  });
+
+  describe('queue mode (live fan-out through Redis)', () => {
+    /** Stands in for Redis pub/sub between the processes that share it. */
+    class FakeRedis {
+      readonly published: Array<{ channel: string; message: string }> = [];
+      private readonly handlers = new Map<string, Set<(message: string) => void>>();
+
+      channel(name: string): string {
+        return `test:${name}`;
+      }
+
+      publish(channel: string, message: string): void {
+        this.published.push({ channel, message });
+        for (const handler of this.handlers.get(channel) ?? []) handler(message);
+      }
+
+      listen(channel: string, handler: (message: string) => void): Promise<() => void> {
+        const handlers = this.handlers.get(channel) ?? new Set();
+        this.handlers.set(channel, handlers.add(handler));
+        return Promise.resolve(() => handlers.delete(handler));
+      }
+    }
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    let redis: FakeRedis;
+    /** The process that executes the run, and another one that only serves its events. */
+    let worker: RunEventsService;
+    let api: RunEventsService;
+
+    beforeEach(() => {
+      redis = new FakeRedis();
+      const repository = moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity));
+      const config = moduleRef.get<AppConfig>(APP_CONFIG);
+      worker = new RunEventsService(repository, config, redis as unknown as RunRedis);
+      api = new RunEventsService(repository, config, redis as unknown as RunRedis);
+    });
+
+    it('should publish the events a run emits in one turn of the event loop as one message, in order', async () => {
+      worker.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
+      worker.emit(RUN_ID, 'llm.delta', { node_id: 'llm-1', delta: 'Hel' });
+      worker.emit(RUN_ID, 'llm.delta', { node_id: 'llm-1', delta: 'lo' });
+      await tick();
+      worker.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
+      await tick();
+
+      const seqs = redis.published.map(({ message }) => (JSON.parse(message) as RunEvent[]).map((event) => event.seq));
+      expect(seqs).toEqual([[1, 2, 3], [4]]);
+      expect(new Set(redis.published.map(({ channel }) => channel))).toEqual(new Set([`test:run-events:${RUN_ID}`]));
+    });
+
+    it('should give a subscriber in another process every event once, in order, from the batched messages', async () => {
+      const seen: number[] = [];
+      const stop = await api.subscribe(RUN_ID, 0, (event) => seen.push(event.seq));
+
+      worker.emit(RUN_ID, 'run.started', {});
+      worker.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
+      await tick();
+      worker.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
+      worker.emit(RUN_ID, 'run.finished', { status: 'succeeded' });
+      await worker.flush(RUN_ID);
+      for (let turn = 0; turn < 5; turn++) await tick();
+      stop();
+
+      expect(seen).toEqual([1, 2, 3, 4]);
     });
   });
 

@@ -72,6 +72,8 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
    * restart). They get events appended to its stored log, and join the live log when the run starts here.
    */
   private readonly waiting = new Map<string, Set<Listener>>();
+  /** Queue mode: events emitted this turn of the event loop, per run, published together at its end. */
+  private readonly outgoing = new Map<string, RunEvent[]>();
   /** Open SSE streams, completed on shutdown so that the HTTP server can close. */
   private readonly streams = new Set<() => void>();
 
@@ -134,7 +136,7 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     run.unsaved.push(event);
     for (const listener of run.listeners) listener(event);
     for (const observer of this.observers) observer(runId, event);
-    this.redis?.publish(this.channelOf(runId), JSON.stringify(event));
+    if (this.redis) this.fanOut(runId, event);
     // flush() never rejects: write() logs its own failures.
     if (WRITTEN_AT_ONCE.has(type)) void this.flush(runId);
     else run.timer ??= setTimeout(() => void this.flush(runId), FLUSH_DELAY_MS);
@@ -254,7 +256,27 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
   /** Publishes an event another process stored (e.g. run.finished of a run cancelled while queued). */
   async appendAndPublish(runId: string, type: RunEventType, data: Record<string, unknown>): Promise<void> {
     const event = await this.appendStored(runId, type, data);
-    this.redis?.publish(this.channelOf(runId), JSON.stringify(event));
+    this.redis?.publish(this.channelOf(runId), JSON.stringify([event]));
+  }
+
+  /**
+   * Queue mode: the events a run emits in one turn of the event loop (a burst of tokens, a node's end and
+   * the next one's start) go to Redis as one message, an array in order, instead of one PUBLISH each.
+   */
+  private fanOut(runId: string, event: RunEvent): void {
+    const waiting = this.outgoing.get(runId);
+    if (waiting) {
+      waiting.push(event);
+      return;
+    }
+    this.outgoing.set(runId, [event]);
+    setImmediate(() => this.publishOutgoing(runId));
+  }
+
+  private publishOutgoing(runId: string): void {
+    const batch = this.outgoing.get(runId);
+    this.outgoing.delete(runId);
+    if (batch) this.redis?.publish(this.channelOf(runId), JSON.stringify(batch));
   }
 
   /**
@@ -278,11 +300,13 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     };
     let chain = Promise.resolve();
     const stop = await (this.redis as RunRedis).listen(this.channelOf(runId), (message) => {
-      const event = JSON.parse(message) as RunEvent;
+      const events = JSON.parse(message) as RunEvent[];
       chain = chain
         .then(async () => {
-          if (event.seq > last + 1) await catchUp(event.seq);
-          deliver(event);
+          for (const event of events) {
+            if (event.seq > last + 1) await catchUp(event.seq);
+            deliver(event);
+          }
         })
         .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not catch up on run events'));
     });
@@ -364,6 +388,7 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
 
   /** Ends every open event stream cleanly so that the HTTP server can close its connections. */
   beforeApplicationShutdown(): void {
+    for (const runId of [...this.outgoing.keys()]) this.publishOutgoing(runId);
     for (const end of [...this.streams]) end();
   }
 
