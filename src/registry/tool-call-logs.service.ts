@@ -11,6 +11,7 @@ import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
+import { bulkInsert } from '../common/bulk-insert';
 import { truncate } from '../shared/truncate';
 import { type ToolCallLogRecord, toToolCallLogRecord } from './tool-call-log-record';
 
@@ -112,11 +113,12 @@ export class ToolCallLogsService {
         createdAt,
       }),
     );
+    const write = () => bulkInsert(this.logs.manager, ToolCallLogEntity, entities);
     if (options.retryBudgetMs === undefined) {
-      await this.logs.insert(entities);
+      await write();
       return;
     }
-    await retryDatabaseWrite(() => this.logs.insert(entities), {
+    await retryDatabaseWrite(write, {
       budgetMs: options.retryBudgetMs,
       alreadyDone: isDuplicateKey,
     });

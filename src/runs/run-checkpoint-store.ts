@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
-import { RunEventEntity } from './run-event.entity';
+import { RunEventEntity, toEventRows } from './run-event.entity';
+import { bulkInsert } from '../common/bulk-insert';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 
@@ -69,20 +69,8 @@ export class RunCheckpointStore {
         } as QueryDeepPartialEntity<NodeRunEntity>;
         await manager.update(NodeRunEntity, { id: ended.nodeRunId }, changes);
       }
-      if (step.events && step.events.length > 0) {
-        const rows = step.events.map(
-          (event) =>
-            ({
-              id: randomUUID(),
-              runId,
-              seq: event.seq,
-              type: event.type,
-              data: event.data,
-              createdAt: new Date(event.at),
-            }) as QueryDeepPartialEntity<RunEventEntity>,
-        );
-        await manager.insert(RunEventEntity, rows);
-      }
+      if (step.events && step.events.length > 0)
+        await bulkInsert(manager, RunEventEntity, toEventRows(runId, step.events));
     });
   }
 }

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { RunEvent } from './run-event-types';
 
 @Entity('run_events')
 @Index('uq_run_events_run_seq', ['runId', 'seq'], { unique: true })
@@ -21,3 +23,14 @@ export class RunEventEntity {
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;
 }
+
+/** The rows of a run's events, as stored. */
+export const toEventRows = (runId: string, events: readonly RunEvent[]): RunEventEntity[] =>
+  events.map((event) => ({
+    id: randomUUID(),
+    runId,
+    seq: event.seq,
+    type: event.type,
+    data: event.data,
+    createdAt: new Date(event.at),
+  }));

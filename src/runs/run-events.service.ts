@@ -8,14 +8,13 @@ import {
   Optional,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
 import { Between, MoreThan, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { RunEventEntity } from './run-event.entity';
+import { RunEventEntity, toEventRows } from './run-event.entity';
+import { bulkInsert } from '../common/bulk-insert';
 import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RUN_REDIS, type RunRedis } from './run-redis';
@@ -398,19 +397,9 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
 
   private async write(runId: string, batch: RunEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    const rows = batch.map(
-      (event) =>
-        ({
-          id: randomUUID(),
-          runId,
-          seq: event.seq,
-          type: event.type,
-          data: event.data,
-          createdAt: new Date(event.at),
-        }) as QueryDeepPartialEntity<RunEventEntity>,
-    );
+    const rows = toEventRows(runId, batch);
     try {
-      await retryDatabaseWrite(() => this.events.insert(rows), {
+      await retryDatabaseWrite(() => bulkInsert(this.events.manager, RunEventEntity, rows), {
         budgetMs: this.config.runDbRetryMs,
         alreadyDone: isDuplicateKey,
       });
