@@ -161,6 +161,17 @@ describe(RunEventsService.name, () => {
 
       expect(seen).toEqual([1, 2, 3, 4]);
     });
+
+    it('should also take the one-event messages a process of the previous release publishes', async () => {
+      const seen: number[] = [];
+      const stop = await api.subscribe(RUN_ID, 0, (event) => seen.push(event.seq));
+
+      redis.publish(`test:run-events:${RUN_ID}`, JSON.stringify({ seq: 1, type: 'run.started', data: {}, at: '' }));
+      for (let turn = 0; turn < 5; turn++) await tick();
+      stop();
+
+      expect(seen).toEqual([1]);
+    });
   });
 
   describe('openStored', () => {

@@ -299,7 +299,9 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     };
     let chain = Promise.resolve();
     const stop = await (this.redis as RunRedis).listen(this.channelOf(runId), (message) => {
-      const events = JSON.parse(message) as RunEvent[];
+      // A process of the previous release (during a rolling upgrade) publishes one event per message.
+      const parsed = JSON.parse(message) as RunEvent[] | RunEvent;
+      const events = Array.isArray(parsed) ? parsed : [parsed];
       chain = chain
         .then(async () => {
           for (const event of events) {
