@@ -46,8 +46,30 @@ const edge = (source: string, target: string, condition?: boolean) =>
 const definition = (nodes: WorkflowNode[], edges: ReturnType<typeof edge>[]) =>
   ({ name: 'graph', nodes, edges }) as unknown as WorkflowDefinition;
 
+type RecordedNode = { node: string; status?: string; error?: string };
+
+/** A node recorder that keeps, in order, each node run it is told about and how it ended. */
+function recordingRecorder(recorded: RecordedNode[]): NodeRecorder {
+  return {
+    nodeStarted: (_runId, started) => {
+      recorded.push({ node: started.id });
+      return Promise.resolve(String(recorded.length - 1));
+    },
+    runningNodeRun: () => Promise.resolve(null),
+    nodeFinished: (nodeRunId, result) => {
+      Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
+      return Promise.resolve();
+    },
+    nodeEnded: (_runId, ended, _startedAt, result) => {
+      recorded.push({ node: ended.id, status: result.status, error: result.error });
+      return Promise.resolve();
+    },
+    hasNodeRun: () => Promise.resolve(false),
+  };
+}
+
 describe(WorkflowEngine.name, () => {
-  let recorded: Array<{ node: string; status?: string; error?: string }>;
+  let recorded: RecordedNode[];
   let events: Array<{ type: RunEventType; data: Record<string, unknown> }>;
   let sut: WorkflowEngine;
 
@@ -62,23 +84,7 @@ describe(WorkflowEngine.name, () => {
   beforeEach(() => {
     recorded = [];
     events = [];
-    const recorder: NodeRecorder = {
-      nodeStarted: (_runId, started) => {
-        recorded.push({ node: started.id });
-        return Promise.resolve(String(recorded.length - 1));
-      },
-      runningNodeRun: () => Promise.resolve(null),
-      nodeFinished: (nodeRunId, result) => {
-        Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
-        return Promise.resolve();
-      },
-      nodeEnded: (_runId, ended, _startedAt, result) => {
-        recorded.push({ node: ended.id, status: result.status, error: result.error });
-        return Promise.resolve();
-      },
-      hasNodeRun: () => Promise.resolve(false),
-    };
-    sut = new WorkflowEngine(fakeHandlers, {} as NodeServices, recorder);
+    sut = new WorkflowEngine(fakeHandlers, {} as NodeServices, recordingRecorder(recorded));
   });
 
   /** start → decide → (true: yes | false: no) → end, with `decide` answering `choice`. */
@@ -299,25 +305,10 @@ describe(WorkflowEngine.name, () => {
 });
 
 describe(`${WorkflowEngine.name} with parallel branches`, () => {
-  let recorded: Array<{ node: string; status?: string; error?: string }>;
+  let recorded: RecordedNode[];
   let events: Array<{ type: RunEventType; data: Record<string, unknown> }>;
 
-  const recorder = (): NodeRecorder => ({
-    nodeStarted: (_runId, started) => {
-      recorded.push({ node: started.id });
-      return Promise.resolve(String(recorded.length - 1));
-    },
-    runningNodeRun: () => Promise.resolve(null),
-    nodeFinished: (nodeRunId, result) => {
-      Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
-      return Promise.resolve();
-    },
-    nodeEnded: (_runId, ended, _startedAt, result) => {
-      recorded.push({ node: ended.id, status: result.status, error: result.error });
-      return Promise.resolve();
-    },
-    hasNodeRun: () => Promise.resolve(false),
-  });
+  const recorder = (): NodeRecorder => recordingRecorder(recorded);
   const context = (overrides: Partial<RunContext> = {}): RunContext => ({
     runId: 'run-1',
     principal: userPrincipal(),
