@@ -229,16 +229,16 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
       if (waiters.size === 0 && this.waiting.get(runId) === waiters) this.waiting.delete(runId);
       this.live.get(runId)?.listeners.delete(listener);
     };
+    let stored: RunEvent[];
     try {
-      for (const event of await this.storedAfter(runId, afterSeq)) deliver(event);
+      stored = await this.storedAfter(runId, afterSeq);
     } catch (error) {
       stop();
       throw error;
-    } finally {
-      const pending = early.sort((a, b) => a.seq - b.seq);
-      early = null;
-      for (const event of pending) deliver(event);
     }
+    // What came while the log was read follows it, in order; only a subscriber that got the log hears it.
+    for (const event of [...stored, ...early.sort((a, b) => a.seq - b.seq)]) deliver(event);
+    early = null;
     return stop;
   }
 
