@@ -67,7 +67,7 @@ export class DecideApprovalDto {
     additionalProperties: true,
     example: { customer_id: 42 },
     description:
-      'With approve: the arguments the tool runs with instead of the model’s (they replace them, no merge); checked against the tool’s schema',
+      'With approve: the arguments the tool runs with instead of the model’s (they replace them, no merge); checked against the tool’s schema. A credential sent back as ******** (as the approval shows it) keeps the model’s value',
   })
   @IsOptional()
   @IsObject()

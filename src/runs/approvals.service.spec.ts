@@ -138,6 +138,42 @@ describe(ApprovalsService.name, () => {
     });
   });
 
+  it('should keep the model’s credential when edited arguments send it back masked, and take a new one as sent', async () => {
+    const {
+      runId,
+      approvals: [first, second],
+    } = await waitingRun('call_1', 'call_2');
+    const withKey = { ...request(runId, 'call_1'), arguments: { target: 'db', api_key: 'sk-model-secret' } };
+    const third = await sut.request({ ...withKey, callId: 'call_3' });
+
+    await sut.decide(
+      runId,
+      third.id,
+      { decision: 'approve', arguments: { target: 'copy', api_key: '********' } },
+      owner,
+    );
+    await sut.decide(runId, first.id, { decision: 'approve', arguments: { target: 'copy', api_key: 'sk-new' } }, owner);
+    await sut.decide(
+      runId,
+      second.id,
+      { decision: 'approve', arguments: { target: 'copy', api_key: '********' } },
+      owner,
+    );
+
+    expect((await sut.request({ ...withKey, callId: 'call_3' })).decidedArguments).toEqual({
+      target: 'copy',
+      api_key: 'sk-model-secret',
+    });
+    expect((await sut.request(request(runId, 'call_1'))).decidedArguments).toEqual({
+      target: 'copy',
+      api_key: 'sk-new',
+    });
+    expect((await sut.request(request(runId, 'call_2'))).decidedArguments).toEqual({
+      target: 'copy',
+      api_key: '********',
+    });
+  });
+
   it('should list pending approvals of the caller’s runs that have not ended, and all of them for an admin', async () => {
     const { runId } = await waitingRun('call_1');
     const ended = await waitingRun('call_2');

@@ -10,7 +10,7 @@ import { isDuplicateKey } from '../common/owned-queries';
 import { ArgumentValidator } from '../json-schema/argument-validator';
 import { pointerToField } from '../json-schema/json-pointer';
 import { ParametersSchemaError } from '../json-schema/parameters-schema-error';
-import { maskSecrets } from '../shared/secrets';
+import { maskSecrets, restoreMaskedSecrets } from '../shared/secrets';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ApprovalResponse, DecideApprovalDto, ListApprovalsQuery } from './approval.dto';
 import { toApprovalResponse } from './approval-response';
@@ -123,11 +123,13 @@ export class ApprovalsService {
     if (!approve && body.arguments !== undefined) {
       throw DomainError.validation([{ field: 'arguments', message: 'arguments go with approve, not reject' }]);
     }
-    if (approve && body.arguments !== undefined) this.checkArguments(approval, body.arguments);
+    // The reviewer saw the arguments masked: a credential sent back as the mask keeps the model's value.
+    const edited = body.arguments === undefined ? null : restoreMaskedSecrets(body.arguments, approval.arguments);
+    if (approve && edited) this.checkArguments(approval, edited);
     const decidedAt = new Date();
     const changes = {
       status: (approve ? 'approved' : 'rejected') as ApprovalStatus,
-      decidedArguments: approve ? (body.arguments ?? null) : null,
+      decidedArguments: approve ? edited : null,
       comment: body.comment ?? null,
       decidedBy: principal.userId,
       decidedAt,

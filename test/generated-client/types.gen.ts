@@ -409,7 +409,7 @@ export type ApprovalPageResponse = {
 export type DecideApprovalDto = {
     decision: 'approve' | 'reject';
     /**
-     * With approve: the arguments the tool runs with instead of the model’s (they replace them, no merge); checked against the tool’s schema
+     * With approve: the arguments the tool runs with instead of the model’s (they replace them, no merge); checked against the tool’s schema. A credential sent back as ******** (as the approval shows it) keeps the model’s value
      */
     arguments?: {
         [key: string]: unknown;
