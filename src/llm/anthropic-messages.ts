@@ -159,7 +159,7 @@ const emptyChunk = (): StreamChunk => ({ content: '', reasoning: '', toolCalls: 
  */
 export class AnthropicStreamReader {
   readonly reasoningParts: ReasoningPart[] = [];
-  stopped = false;
+  done = false;
   private readonly blocks = new Map<number, OpenBlock>();
   private usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
@@ -224,7 +224,7 @@ export class AnthropicStreamReader {
         }
         break;
       case 'message_stop':
-        this.stopped = true;
+        this.done = true;
         break;
     }
     return chunk;

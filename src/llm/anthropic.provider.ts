@@ -3,7 +3,7 @@ import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/m
 import { AnthropicStreamReader, anthropicMaxTokens, toAnthropicBody } from './anthropic-messages';
 import { sdkErrorToProviderError } from './openai-error';
 import type { ChatRequest, ProviderError } from './provider';
-import { RetryableProviderError } from './retry';
+import { readEvents } from './read-events';
 import type { StreamedAnswerResult } from './streamed-answer';
 import { MAX_TIMER_MS, StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
 
@@ -43,19 +43,8 @@ export class AnthropicProvider extends StreamingProvider<MessageCreateParamsStre
     return sdkErrorToProviderError(Anthropic, error, this.now);
   }
 
-  protected async stream(
-    body: MessageCreateParamsStreaming,
-    { signal, answer, heard }: ProviderAttempt,
-  ): Promise<StreamedAnswerResult> {
-    const reader = new AnthropicStreamReader();
-    const events = await this.#client.messages.create(body, { signal });
-    for await (const event of events) {
-      heard();
-      answer.add(reader.read(event));
-      if (reader.stopped) break;
-    }
-    if (!reader.stopped) throw new RetryableProviderError('provider stream ended without message_stop', null);
-    for (const part of reader.reasoningParts) answer.addReasoningPart(part);
-    return answer.finish();
+  protected async stream(body: MessageCreateParamsStreaming, attempt: ProviderAttempt): Promise<StreamedAnswerResult> {
+    const events = await this.#client.messages.create(body, { signal: attempt.signal });
+    return readEvents(events, new AnthropicStreamReader(), attempt, 'message_stop');
   }
 }

@@ -2,6 +2,7 @@ import { Ollama } from 'ollama';
 import { errorMessage } from '../shared/error-text';
 import { ProviderError, type ChatRequest } from './provider';
 import { OllamaStreamReader, toOllamaBody, type OllamaChatBody } from './ollama-chat';
+import { readEvents } from './read-events';
 import { RetryableProviderError } from './retry';
 import type { StreamedAnswerResult } from './streamed-answer';
 import { StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
@@ -24,25 +25,14 @@ export class OllamaProvider extends StreamingProvider<OllamaChatBody> {
     return toOllamaBody(request);
   }
 
-  protected async stream(
-    body: OllamaChatBody,
-    { signal, answer, heard }: ProviderAttempt,
-  ): Promise<StreamedAnswerResult> {
+  protected async stream(body: OllamaChatBody, attempt: ProviderAttempt): Promise<StreamedAnswerResult> {
     // A client per attempt: its fetch carries this attempt's signal, which the SDK offers no other way to pass.
     const client = new Ollama({
       host: this.baseUrl,
       headers: this.#apiKey === undefined ? undefined : { Authorization: `Bearer ${this.#apiKey}` },
-      fetch: (input, init) => fetch(input, { ...init, signal }),
+      fetch: (input, init) => fetch(input, { ...init, signal: attempt.signal }),
     });
-    const reader = new OllamaStreamReader();
-    const lines = await client.chat(body);
-    for await (const line of lines) {
-      heard();
-      answer.add(reader.read(line));
-      if (reader.done) break;
-    }
-    if (!reader.done) throw new RetryableProviderError('provider stream ended without its done line', null);
-    return answer.finish();
+    return readEvents(await client.chat(body), new OllamaStreamReader(), attempt, 'its done line');
   }
 
   protected toProviderError(error: unknown): ProviderError {

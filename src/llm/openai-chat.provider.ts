@@ -1,18 +1,16 @@
-import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { ChatMessage } from '../shared/chat-types';
 import { parseStreamEvent, readAnswerBody } from './answer-body';
-import { createOpenAIClient } from './openai-client';
-import { toProviderError } from './openai-error';
-import type { ChatRequest, ProviderError, ToolChoice } from './provider';
+import { OpenAISdkProvider } from './openai-sdk-provider';
+import type { ChatRequest, ToolChoice } from './provider';
 import { RetryableProviderError } from './retry';
 import { isOpenAIReasoningModel } from './reasoning-model';
 import { readCompletion, readStreamChunk } from './stream-chunk';
 import type { StreamedAnswerResult } from './streamed-answer';
-import { StreamingProvider, type ProviderAttempt, type ProviderOptions } from './streaming-provider';
+import type { ProviderAttempt, ProviderOptions } from './streaming-provider';
 
 export { DEFAULT_CALL_BUDGET_MS, DEFAULT_TIMEOUT_MS } from './streaming-provider';
 
@@ -24,28 +22,16 @@ export type OpenAIChatProviderOptions = ProviderOptions;
  * a plain `chat.completion` JSON from servers that ignore that. A stream that ends with neither a
  * finish_reason nor `[DONE]` was cut off and is retried.
  */
-export class OpenAIChatProvider extends StreamingProvider<ChatCompletionCreateParamsStreaming> {
-  // Private field (#) so neither JSON.stringify nor util.inspect can show the API key the client holds.
-  readonly #client: OpenAI;
-
-  constructor(options: OpenAIChatProviderOptions) {
-    super(options);
-    this.#client = createOpenAIClient(options);
-  }
-
+export class OpenAIChatProvider extends OpenAISdkProvider<ChatCompletionCreateParamsStreaming> {
   protected toBody(request: ChatRequest): ChatCompletionCreateParamsStreaming {
     return toChatCompletionBody(request);
-  }
-
-  protected toProviderError(error: unknown): ProviderError {
-    return toProviderError(error, this.now);
   }
 
   protected async stream(
     body: ChatCompletionCreateParamsStreaming,
     { signal, answer, heard }: ProviderAttempt,
   ): Promise<StreamedAnswerResult> {
-    const response = await this.#client.chat.completions.create(body, { signal }).asResponse();
+    const response = await this.client.chat.completions.create(body, { signal }).asResponse();
     const content = await readAnswerBody(response);
     if (content.kind === 'completion') {
       answer.add(readCompletion(content.completion));
