@@ -1,35 +1,22 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropic, AnthropicTestServer } from '../../test/support/anthropic-test-server';
 import { AnthropicProvider } from './anthropic.provider';
-import type { ProviderOptions } from './streaming-provider';
-import { ProviderError, type ChatRequest } from './provider';
+import { ProviderError } from './provider';
 import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(AnthropicProvider.name, () => {
-  const harness = providerSpecHarness(() => AnthropicTestServer.start());
-
-  const createSut = (options: Partial<ProviderOptions> = {}) =>
-    new AnthropicProvider({
-      name: 'claude',
-      baseUrl: harness.server.baseUrl,
-      apiKey: 'sk-ant-test',
-      retry: harness.retry,
-      ...options,
-    });
-
-  const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut()) =>
-    sut.chat(
-      {
-        model: 'claude-test',
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'Weather in Paris?' },
-        ],
-        tools: [weatherTool],
-        ...overrides,
-      },
-      { onEvent: harness.onEvent },
-    );
+  const harness = providerSpecHarness({
+    start: () => AnthropicTestServer.start(),
+    create: (options) => new AnthropicProvider(options),
+    name: 'claude',
+    apiKey: 'sk-ant-test',
+    model: 'claude-test',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris?' },
+    ],
+  });
+  const { createSut, chat } = harness;
 
   it('should stream text and take message_delta usage in place of message_start usage', async () => {
     harness.server.script([

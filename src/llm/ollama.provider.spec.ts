@@ -1,31 +1,17 @@
 import { Ollama } from 'ollama';
 import { ollama, OllamaTestServer } from '../../test/support/ollama-test-server';
 import { OllamaProvider } from './ollama.provider';
-import { ProviderError, type ChatRequest } from './provider';
-import type { ProviderOptions } from './streaming-provider';
+import { ProviderError } from './provider';
 import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OllamaProvider.name, () => {
-  const harness = providerSpecHarness(() => OllamaTestServer.start());
-
-  const createSut = (options: Partial<ProviderOptions> = {}) =>
-    new OllamaProvider({
-      name: 'local',
-      baseUrl: harness.server.baseUrl,
-      retry: harness.retry,
-      ...options,
-    });
-
-  const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut()) =>
-    sut.chat(
-      {
-        model: 'qwen3',
-        messages: [{ role: 'user', content: 'Weather in Paris?' }],
-        tools: [weatherTool],
-        ...overrides,
-      },
-      { onEvent: harness.onEvent },
-    );
+  const harness = providerSpecHarness({
+    start: () => OllamaTestServer.start(),
+    create: (options) => new OllamaProvider(options),
+    name: 'local',
+    model: 'qwen3',
+  });
+  const { createSut, chat } = harness;
 
   it('should stream content and thinking and read usage from the done line', async () => {
     harness.server.script([ollama.text('Sunny.', { thinking: 'Easy one.', promptEvalCount: 40, evalCount: 9 })]);

@@ -1,31 +1,19 @@
 import { getEventListeners } from 'node:events';
 import { abortListenersLeftBy } from '../../test/support/abort-listeners';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
-import { OpenAIChatProvider, type OpenAIChatProviderOptions } from './openai-chat.provider';
-import { ProviderError, type ChatRequest, type ChatStreamEvent } from './provider';
+import { OpenAIChatProvider } from './openai-chat.provider';
+import { ProviderError, type ChatStreamEvent } from './provider';
 import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OpenAIChatProvider.name, () => {
-  const harness = providerSpecHarness(() => OpenAITestServer.start());
-
-  const createSut = (options: Partial<OpenAIChatProviderOptions> = {}): OpenAIChatProvider =>
-    new OpenAIChatProvider({
-      name: 'test',
-      baseUrl: harness.server.baseUrl,
-      apiKey: 'sk-test',
-      retry: harness.retry,
-      ...options,
-    });
-
-  const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
+  const harness = providerSpecHarness({
+    start: () => OpenAITestServer.start(),
+    create: (options) => new OpenAIChatProvider(options),
+    name: 'test',
+    apiKey: 'sk-test',
     model: 'test-model',
-    messages: [{ role: 'user', content: 'Weather in Paris?' }],
-    tools: [weatherTool],
-    ...overrides,
   });
-
-  const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut(), signal?: AbortSignal) =>
-    sut.chat(request(overrides), { signal, onEvent: harness.onEvent });
+  const { createSut, request, chat } = harness;
 
   const waitFor = async (condition: () => boolean): Promise<void> => {
     while (!condition()) await new Promise((resolve) => setImmediate(resolve));

@@ -1,32 +1,18 @@
 import OpenAI from 'openai';
 import { responses, ResponsesTestServer } from '../../test/support/responses-test-server';
 import { OpenAIResponsesProvider } from './openai-responses.provider';
-import { ProviderError, type ChatRequest } from './provider';
-import type { ProviderOptions } from './streaming-provider';
+import { ProviderError } from './provider';
 import { providerSpecHarness, weatherTool } from '../../test/support/provider-spec-harness';
 
 describe(OpenAIResponsesProvider.name, () => {
-  const harness = providerSpecHarness(() => ResponsesTestServer.start());
-
-  const createSut = (options: Partial<ProviderOptions> = {}) =>
-    new OpenAIResponsesProvider({
-      name: 'responses',
-      baseUrl: harness.server.baseUrl,
-      apiKey: 'sk-test',
-      retry: harness.retry,
-      ...options,
-    });
-
-  const chat = (overrides: Partial<ChatRequest> = {}, sut = createSut()) =>
-    sut.chat(
-      {
-        model: 'gpt-5',
-        messages: [{ role: 'user', content: 'Weather in Paris?' }],
-        tools: [weatherTool],
-        ...overrides,
-      },
-      { onEvent: harness.onEvent },
-    );
+  const harness = providerSpecHarness({
+    start: () => ResponsesTestServer.start(),
+    create: (options) => new OpenAIResponsesProvider(options),
+    name: 'responses',
+    apiKey: 'sk-test',
+    model: 'gpt-5',
+  });
+  const { createSut, chat } = harness;
 
   it('should stream output text and read usage from response.completed', async () => {
     harness.server.script([

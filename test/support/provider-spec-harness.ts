@@ -1,5 +1,7 @@
-import type { ChatStreamEvent } from '../../src/llm/provider';
+import type { ChatProvider, ChatRequest, ChatResponse, ChatStreamEvent } from '../../src/llm/provider';
 import type { RetryOptions } from '../../src/llm/retry';
+import type { ProviderOptions } from '../../src/llm/streaming-provider';
+import type { ChatMessage } from '../../src/shared/chat-types';
 import type { FunctionTool } from '../../src/shared/tool-types';
 
 /** The tool the provider specs offer the model. */
@@ -13,11 +15,22 @@ export const weatherTool: FunctionTool = {
 };
 
 interface TestServer {
+  readonly baseUrl: string;
   reset(): void;
   close(): Promise<void>;
 }
 
-export interface ProviderSpecHarness<S extends TestServer> {
+/** The provider under test and the request every test of its spec starts from. */
+export interface ProviderSpecSetup<S extends TestServer, P extends ChatProvider> {
+  start: () => Promise<S>;
+  create: (options: ProviderOptions) => P;
+  name: string;
+  apiKey?: string;
+  model: string;
+  messages?: ChatMessage[];
+}
+
+export interface ProviderSpecHarness<S extends TestServer, P extends ChatProvider> {
   /** The protocol's scripted test server: one per spec file, reset before each test. */
   readonly server: S;
   /** The stream events of the current test (pass `onEvent`). */
@@ -26,6 +39,12 @@ export interface ProviderSpecHarness<S extends TestServer> {
   readonly sleeps: number[];
   readonly retry: RetryOptions;
   readonly onEvent: (event: ChatStreamEvent) => void;
+  /** The provider against the test server, recording into this test's lists; `options` override. */
+  createSut(options?: Partial<ProviderOptions>): P;
+  /** The spec's request (the weather tool offered); `overrides` replace its fields. */
+  request(overrides?: Partial<ChatRequest>): ChatRequest;
+  /** Sends `request(overrides)` through `sut`, its events recorded. */
+  chat(overrides?: Partial<ChatRequest>, sut?: P, signal?: AbortSignal): Promise<ChatResponse>;
 }
 
 /**
@@ -33,7 +52,11 @@ export interface ProviderSpecHarness<S extends TestServer> {
  * of its own: `onEvent` and `retry`, taken during a test, record into that test's lists even when a stream of
  * it goes on after it ended.
  */
-export function providerSpecHarness<S extends TestServer>(start: () => Promise<S>): ProviderSpecHarness<S> {
+export function providerSpecHarness<S extends TestServer, P extends ChatProvider>(
+  setup: ProviderSpecSetup<S, P>,
+): ProviderSpecHarness<S, P> {
+  const { start, create, name, apiKey, model } = setup;
+  const messages = setup.messages ?? [{ role: 'user', content: 'Weather in Paris?' }];
   let server: S | undefined;
   let events: ChatStreamEvent[] = [];
   let sleeps: number[] = [];
@@ -52,7 +75,7 @@ export function providerSpecHarness<S extends TestServer>(start: () => Promise<S
     await server?.close();
   });
 
-  return {
+  const harness: ProviderSpecHarness<S, P> = {
     get server(): S {
       if (server === undefined) throw new Error('the test server starts in beforeAll');
       return server;
@@ -77,5 +100,11 @@ export function providerSpecHarness<S extends TestServer>(start: () => Promise<S
       const received = events;
       return (event: ChatStreamEvent) => void received.push(event);
     },
+    createSut: (options = {}) =>
+      create({ name, baseUrl: harness.server.baseUrl, apiKey, retry: harness.retry, ...options }),
+    request: (overrides = {}) => ({ model, messages: structuredClone(messages), tools: [weatherTool], ...overrides }),
+    chat: (overrides = {}, sut = harness.createSut(), signal) =>
+      sut.chat(harness.request(overrides), { signal, onEvent: harness.onEvent }),
   };
+  return harness;
 }
