@@ -564,5 +564,27 @@ describe(OutboundClient.name, () => {
       expect(response.headers.get('content-type')).toBe('text/event-stream');
       expect(await response.text()).toBe('data: POST yes {"jsonrpc":"2.0"}\n\n');
     });
+
+    it('should cap a plain body at maxResponseBytes, and an event stream per event', async () => {
+      const big = await startHttpTestServer((recorded, response) => {
+        const events = recorded.url.endsWith('/events');
+        response.writeHead(200, { 'content-type': events ? 'text/event-stream' : 'application/json' });
+        if (recorded.url.endsWith('/events/huge')) response.end(`data: ${'x'.repeat(300)}\n\n`);
+        else if (events) response.end(`data: ${'y'.repeat(60)}\r\n\r\n`.repeat(20));
+        else response.end(JSON.stringify({ filler: 'z'.repeat(300) }));
+      });
+      const sut = createClient({ allowPrivate: ['127.0.0.1/32'], maxResponseBytes: 100 });
+      try {
+        const manyEvents = await sut.fetch(`${big.origin}/events`);
+        const json = await sut.fetch(`${big.origin}/json`);
+        const hugeEvent = await sut.fetch(`${big.origin}/events/huge`);
+
+        expect(await manyEvents.text()).toHaveLength(20 * 70);
+        await expect(json.text()).rejects.toThrow('response exceeded 100 bytes');
+        await expect(hugeEvent.text()).rejects.toThrow('response exceeded 100 bytes');
+      } finally {
+        await big.close();
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { Deadline } from '../common/deadline';
 import { ToolExecutionError } from '../shared/tool-errors';
 import { isSecretName, redactUrl } from '../shared/secrets';
@@ -9,7 +9,7 @@ import { createGuardedLookup } from './guarded-lookup';
 import { toOutboundError } from './outbound-error';
 import type { OutboundBody, OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 import { systemResolver, type OutboundResolver } from './outbound-resolver';
-import { readCapped, ResponseTooLargeError } from './read-capped';
+import { capBytes, readCapped, ResponseTooLargeError } from './read-capped';
 import { RequestDeadline } from './request-deadline';
 import { checkOutboundUrl, parseOutboundUrl } from './url-policy';
 
@@ -165,7 +165,7 @@ export class OutboundClient {
   /**
    * A `fetch` through the same guard for clients that read a streaming body (an MCP server's event stream):
    * the time limit covers the response headers only, the caller's signal ends the stream, no redirects are
-   * followed and the body is not size-capped.
+   * followed, and the body is capped at `maxResponseBytes` (an event stream's at that much per event).
    */
   readonly fetch = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     const url = parseOutboundUrl(String(input));
@@ -195,7 +195,7 @@ export class OutboundClient {
       response.data.once('close', () => stream.dispose());
       const bodiless = method === 'HEAD' || [101, 204, 205, 304].includes(response.status);
       if (bodiless) response.data.destroy();
-      const body = bodiless ? null : (Readable.toWeb(response.data) as unknown as ReadableStream<Uint8Array>);
+      const body = bodiless ? null : (Readable.toWeb(this.capped(response)) as unknown as ReadableStream<Uint8Array>);
       return new Response(body, {
         status: response.status,
         statusText: response.statusText,
@@ -208,6 +208,13 @@ export class OutboundClient {
       headersPhase.dispose();
     }
   };
+
+  private capped(response: AxiosResponse<Readable>): Readable {
+    const eventStream = /^text\/event-stream\b/i.test(String(response.headers['content-type'] ?? ''));
+    const cap = capBytes(this.options.maxResponseBytes, eventStream);
+    pipeline(response.data, cap, () => undefined);
+    return cap;
+  }
 
   private async send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
     const send = () =>

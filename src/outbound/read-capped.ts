@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { ToolExecutionError } from '../shared/tool-errors';
 
 /** The body grew past the caller's limit; the socket was closed as soon as it did. */
@@ -35,4 +35,28 @@ export const readCapped = async (stream: Readable, maxBytes: number, signal: Abo
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+};
+
+const LF = 0x0a;
+
+/**
+ * A pass-through that fails with ResponseTooLargeError once more than `maxBytes` went through it. For a
+ * `text/event-stream` the count starts again after each event (a blank line), so a long-lived stream lives on
+ * while no single event may outgrow the limit.
+ */
+export const capBytes = (maxBytes: number, perEvent: boolean): Transform => {
+  let bytes = 0;
+  let previous = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (perEvent) {
+        for (let index = 0; index < chunk.length; index += 1) {
+          const byte = chunk[index];
+          bytes = byte === LF && previous === LF ? 0 : bytes + 1;
+          if (byte !== 0x0d) previous = byte;
+        }
+      } else bytes += chunk.length;
+      done(bytes > maxBytes ? new ResponseTooLargeError(maxBytes, bytes) : null, chunk);
+    },
+  });
 };
