@@ -1,12 +1,13 @@
 import { migrations } from '../../migrations';
-import { type ChildApp, queryDatabase, startChildApp } from '../support/child-app';
+import { type ChildApp, callChildApp, queryDatabase } from '../support/child-app';
 import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { QueueDeployment } from '../support/queue-deployment';
 import { readRunEvents } from '../support/sse';
-import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
-import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../support/test-redis';
+import { ADMIN_KEY } from '../support/test-app';
+import { describeWithRedis } from '../support/test-redis';
 import { waitFor } from '../support/wait-for';
 import { startToolBackend, type ToolBackend } from '../support/tool-backend';
-import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 // Every process is compiled at its start, four of them at once: slow on a busy machine.
 jest.setTimeout(600_000);
@@ -20,33 +21,14 @@ interface RunBody {
 
 /** One api and three workers as child processes on one database and one Redis, the way a deployment runs. */
 describeWithRedis()('Queue mode: api and worker processes on one database and Redis (e2e)', () => {
-  const redisUrl = testRedisUrl() as string;
-  const prefix = uniqueRedisPrefix();
   let llm: OpenAITestServer;
   let backend: ToolBackend;
-  let database: { url: string; drop: () => Promise<void> };
+  let deployment: QueueDeployment;
   let api: ChildApp;
-  const workers: ChildApp[] = [];
+  let workers: ChildApp[] = [];
 
-  const env = (role: string) =>
-    llmEnv(llm, {
-      DATABASE_URL: database.url,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: prefix,
-      ROLE: role,
-      RUN_LEASE_MS: '3000',
-      SHUTDOWN_GRACE_MS: '5000',
-      CODE_SANDBOX_PROCESSES: '1',
-    });
-
-  const call = async (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${target.url}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    return { status: response.status, body: (await response.json()) as RunBody };
-  };
+  const call = (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) =>
+    callChildApp<RunBody>(target, path, init);
 
   const startRun = async (question = 'Hi?') => {
     const response = await call(api, '/workflow-runs', {
@@ -65,7 +47,7 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
     await waitFor(
       async () => {
         const [row] = await queryDatabase<{ lease_owner: string | null }>(
-          database.url,
+          deployment.database.url,
           'SELECT lease_owner FROM runs WHERE id = ?',
           [id],
         );
@@ -80,34 +62,22 @@ describeWithRedis()('Queue mode: api and worker processes on one database and Re
   beforeAll(async () => {
     llm = await OpenAITestServer.start();
     backend = await startToolBackend();
-    database = await throwawayDatabase();
+    deployment = await QueueDeployment.create(llm, { RUN_LEASE_MS: '3000', SHUTDOWN_GRACE_MS: '5000' });
     // Four processes at once on a fresh database: one migrates it, the others wait for it.
-    const started = await Promise.all([
-      startChildApp(env('api')),
-      startChildApp(env('worker')),
-      startChildApp(env('worker')),
-      // A third worker, so that after the SIGKILL test two are left for the SIGTERM one.
-      startChildApp(env('worker')),
-    ]);
-    api = started[0];
-    workers.push(...started.slice(1));
+    // A third worker, so that after the SIGKILL test two are left for the SIGTERM one.
+    [api, ...workers] = await deployment.start('api', 'worker', 'worker', 'worker');
   });
 
   afterEach(() => llm.reset());
 
   afterAll(async () => {
-    for (const child of [api, ...workers]) {
-      if (child && child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child?.exited;
-    }
+    await deployment?.close();
     await llm?.close();
     await backend?.close();
-    await database?.drop();
-    await dropRedisPrefix(redisUrl, prefix);
   });
 
   it('should have migrated the fresh database exactly once while four processes started together', async () => {
-    const applied = await queryDatabase<{ name: string }>(database.url, 'SELECT name FROM migrations');
+    const applied = await queryDatabase<{ name: string }>(deployment.database.url, 'SELECT name FROM migrations');
     expect(applied.map((row) => row.name).sort()).toEqual(migrations.map((migration) => migration.name).sort());
   });
 

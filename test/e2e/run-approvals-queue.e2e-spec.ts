@@ -1,10 +1,12 @@
-import { type ChildApp, startChildApp } from '../support/child-app';
-import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { type ChildApp, callChildApp, queryDatabase, stopChildApp } from '../support/child-app';
+import { OpenAITestServer, reply, type RecordedRequest } from '../support/openai-test-server';
+import { QueueDeployment } from '../support/queue-deployment';
 import { readRunEvents } from '../support/sse';
-import { ADMIN_KEY, throwawayDatabase } from '../support/test-app';
-import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../support/test-redis';
+import { ADMIN_KEY } from '../support/test-app';
+import { describeWithRedis } from '../support/test-redis';
+import { startToolBackend, type ToolBackend } from '../support/tool-backend';
 import { waitFor } from '../support/wait-for';
-import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 // Every process is compiled at its start, three of them at once: slow on a busy machine.
 jest.setTimeout(600_000);
@@ -13,44 +15,24 @@ interface RunBody {
   id: string;
   status: string;
   outputs: Record<string, unknown> | null;
-  pending_approvals?: Array<{ id: string; call_id: string; tool: string }>;
+  pending_approvals?: Array<{ id: string; call_id: string; tool: string; arguments: Record<string, unknown> }>;
 }
+
+const call = (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) =>
+  callChildApp<RunBody>(target, path, init);
 
 /** Two api processes and one worker with a single run slot, on one database and one Redis. */
 describeWithRedis()('Human approval in queue mode: api and worker processes (e2e)', () => {
-  const redisUrl = testRedisUrl() as string;
-  const prefix = uniqueRedisPrefix();
   const tool = 'wipe_queue';
   let llm: OpenAITestServer;
-  let database: { url: string; drop: () => Promise<void> };
-  const children: ChildApp[] = [];
-
-  const env = (role: string) =>
-    llmEnv(llm, {
-      DATABASE_URL: database.url,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: prefix,
-      ROLE: role,
-      MAX_CONCURRENT_RUNS: '1',
-      RUN_LEASE_MS: '3000',
-      CODE_SANDBOX_PROCESSES: '1',
-    });
-
-  const call = async (target: ChildApp, path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${target.url}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    return { status: response.status, body: (await response.json()) as RunBody };
-  };
+  let deployment: QueueDeployment;
 
   beforeAll(async () => {
     llm = await OpenAITestServer.start();
-    database = await throwawayDatabase();
-    children.push(...(await Promise.all([startChildApp(env('api')), startChildApp(env('api'))])));
-    children.push(await startChildApp(env('worker')));
-    const created = await call(children[0], '/tools', {
+    deployment = await QueueDeployment.create(llm, { MAX_CONCURRENT_RUNS: '1', RUN_LEASE_MS: '3000' });
+    await deployment.start('api', 'api');
+    await deployment.start('worker');
+    const created = await call(deployment.processes[0], '/tools', {
       method: 'POST',
       body: {
         name: tool,
@@ -69,17 +51,12 @@ describeWithRedis()('Human approval in queue mode: api and worker processes (e2e
   });
 
   afterAll(async () => {
-    for (const child of children) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    await deployment?.close();
     await llm?.close();
-    await database?.drop();
-    await dropRedisPrefix(redisUrl, prefix);
   });
 
   it('should free the worker’s only slot while a run waits, and finish the run on the worker after a decision made on another api process', async () => {
-    const [first, second] = children;
+    const [first, second] = deployment.processes;
     llm.script([
       reply.toolCalls([{ name: tool, id: 'call_0', arguments: { target: 'db' } }]),
       reply.text('Meanwhile.'),
@@ -135,5 +112,153 @@ describeWithRedis()('Human approval in queue mode: api and worker processes (e2e
     expect(after.at(-1)).toBe('run.finished');
     expect(names.filter((name) => name === 'run.started')).toHaveLength(1);
     expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+  });
+});
+
+/** The question of a recorded model request and the tool message it carries, if any. */
+const conversation = (recorded: RecordedRequest) => {
+  const messages = recorded.body.messages as Array<{ role: string; content: string }>;
+  return {
+    question: messages.find((message) => message.role === 'user')?.content ?? '',
+    toolMessage: messages.find((message) => message.role === 'tool')?.content,
+  };
+};
+
+/** Every process of the deployment stopped while runs wait, then new ones started: the runs finish on those. */
+describeWithRedis()('Human approval in queue mode across a restart of every process (e2e)', () => {
+  const tool = 'wipe_remote';
+  const comment = 'Not staging, not on a Friday.';
+  let llm: OpenAITestServer;
+  let backend: ToolBackend;
+  let deployment: QueueDeployment;
+
+  beforeAll(async () => {
+    llm = await OpenAITestServer.start();
+    backend = await startToolBackend();
+    deployment = await QueueDeployment.create(llm, {
+      MAX_CONCURRENT_RUNS: '1',
+      RUN_LEASE_MS: '3000',
+      SHUTDOWN_GRACE_MS: '5000',
+    });
+  });
+
+  afterAll(async () => {
+    await deployment?.close();
+    await backend?.close();
+    await llm?.close();
+  });
+
+  it('should keep two waiting runs through a restart of the api and every worker, and finish them after an edited approval and a rejection decided on the new api', async () => {
+    // Each run asks to wipe what its question names, then answers once the conversation holds the tool's answer.
+    llm.script(
+      Array.from({ length: 4 }, () =>
+        reply.from((recorded) => {
+          const { question, toolMessage } = conversation(recorded);
+          if (toolMessage !== undefined) return reply.text(`Answered ${question}`);
+          return reply.toolCalls([{ name: tool, id: 'call_0', arguments: { target: question } }]);
+        }),
+      ),
+    );
+    const [oldApi, ...oldWorkers] = await deployment.start('api', 'worker', 'worker');
+    const created = await call(oldApi, '/tools', {
+      method: 'POST',
+      body: httpToolBody(tool, `${backend.origin}/wipe?target={target}`, {
+        effect: 'dangerous',
+        parameters: {
+          type: 'object',
+          properties: { target: { type: 'string' } },
+          required: ['target'],
+          additionalProperties: false,
+        },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const startWaiting = async (question: string) => {
+      const response = await call(oldApi, '/workflow-runs?wait=true', {
+        method: 'POST',
+        body: { definition: agentWorkflow({ tools: [tool] }), inputs: { question } },
+      });
+      expect(response).toMatchObject({ status: 202, body: { status: 'waiting' } });
+      return response.body.id;
+    };
+    const edited = await startWaiting('prod');
+    const rejected = await startWaiting('staging');
+
+    await stopChildApp(oldWorkers[0], 'SIGKILL');
+    const stopped = await Promise.all([stopChildApp(oldApi, 'SIGTERM'), stopChildApp(oldWorkers[1], 'SIGTERM')]);
+    expect(stopped).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+    const stored = await queryDatabase<{ id: string; status: string }>(
+      deployment.database.url,
+      'SELECT id, status FROM runs WHERE id IN (?, ?) ORDER BY id',
+      [edited, rejected],
+    );
+    expect(stored.map((row) => row.status)).toEqual(['waiting', 'waiting']);
+    expect(backend.hits).toEqual([]);
+
+    const [api] = await deployment.start('api', 'worker');
+    const pendingOf = async (id: string) => {
+      const run = await call(api, `/runs/${id}`);
+      expect(run.body.status).toBe('waiting');
+      expect(run.body.pending_approvals).toHaveLength(1);
+      return (run.body.pending_approvals ?? [])[0];
+    };
+    const editedApproval = await pendingOf(edited);
+    expect(editedApproval).toMatchObject({ tool, call_id: 'call_0', arguments: { target: 'prod' } });
+    const rejectedApproval = await pendingOf(rejected);
+
+    const decisions = await Promise.all([
+      call(api, `/runs/${edited}/approvals/${editedApproval.id}`, {
+        method: 'POST',
+        body: { decision: 'approve', arguments: { target: 'prod-copy' } },
+      }),
+      call(api, `/runs/${rejected}/approvals/${rejectedApproval.id}`, {
+        method: 'POST',
+        body: { decision: 'reject', comment },
+      }),
+    ]);
+    expect(decisions.map((decision) => decision.status)).toEqual([200, 200]);
+
+    for (const id of [edited, rejected]) {
+      await waitFor(async () => !['waiting', 'running'].includes((await call(api, `/runs/${id}`)).body.status), {
+        what: `run ${id} ended`,
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+    }
+    expect((await call(api, `/runs/${edited}`)).body).toMatchObject({
+      status: 'succeeded',
+      outputs: { answer: 'Answered prod' },
+    });
+    expect((await call(api, `/runs/${rejected}`)).body).toMatchObject({
+      status: 'succeeded',
+      outputs: { answer: 'Answered staging' },
+    });
+    // The approved call ran once, with the edited arguments; the rejected one never ran.
+    expect(backend.hits.map((hit) => [hit.path, hit.params])).toEqual([['/wipe', { target: 'prod-copy' }]]);
+    const toolMessages = Object.fromEntries(
+      llm.requests
+        .map(conversation)
+        .flatMap(({ question, toolMessage }) => (toolMessage === undefined ? [] : [[question, toolMessage]])),
+    );
+    expect(JSON.parse(toolMessages.prod)).toEqual({ path: '/wipe', target: 'prod-copy' });
+    expect(toolMessages.staging).toContain(comment);
+    expect(llm.requests).toHaveLength(4);
+
+    for (const [id, decision] of [
+      [edited, 'approve'],
+      [rejected, 'reject'],
+    ] as const) {
+      const { status, events } = await readRunEvents(api.url, id, ADMIN_KEY);
+      expect(status).toBe(200);
+      expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+      expect(events.filter((event) => event.event.startsWith('approval.'))).toEqual([
+        expect.objectContaining({ event: 'approval.requested', data: expect.objectContaining({ call_id: 'call_0' }) }),
+        expect.objectContaining({ event: 'approval.resolved', data: expect.objectContaining({ decision }) }),
+      ]);
+      expect(events.at(-1)).toMatchObject({ event: 'run.finished', data: { status: 'succeeded' } });
+    }
   });
 });

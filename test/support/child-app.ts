@@ -64,6 +64,33 @@ export async function startChildApp(env: Record<string, string>): Promise<ChildA
   return { url, process: child, exited, stderr: () => stderr };
 }
 
+/** True until the process has exited. */
+export const isRunning = (child: ChildApp): boolean =>
+  child.process.exitCode === null && child.process.signalCode === null;
+
+/** Sends `signal` (default SIGKILL) unless the process has exited already; resolves with how it exited. */
+export async function stopChildApp(
+  child: ChildApp,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (isRunning(child)) child.process.kill(signal);
+  return child.exited;
+}
+
+/** One REST call (`/api/v1` + `path`) to a child process with the admin key; the answer's JSON body. */
+export async function callChildApp<T>(
+  target: ChildApp,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${target.url}/api/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
 /** Runs one query on a database directly, without booting the app (whose start would change runs). */
 export async function queryDatabase<T>(databaseUrl: string, sql: string, parameters: unknown[] = []): Promise<T[]> {
   const config = loadConfig({ DATABASE_URL: databaseUrl });
