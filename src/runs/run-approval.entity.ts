@@ -1,5 +1,6 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import type { JsonSchema } from '../shared/tool-types';
+import { ToolCallColumns } from './tool-call-columns';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected';
 export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'rejected'];
@@ -8,22 +9,7 @@ export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approve
 @Entity('run_approvals')
 @Index('uq_run_approvals_call', ['runId', 'nodeId', 'callId'], { unique: true })
 @Index('idx_run_approvals_user_status', ['userId', 'status'])
-export class RunApprovalEntity {
-  @PrimaryColumn({ type: 'varchar', length: 36 })
-  id!: string;
-
-  @Column({ name: 'run_id', type: 'varchar', length: 36 })
-  runId!: string;
-
-  @Column({ name: 'node_id', type: 'varchar', length: 128 })
-  nodeId!: string;
-
-  @Column({ name: 'call_id', type: 'varchar', length: 128 })
-  callId!: string;
-
-  @Column({ name: 'tool_name', type: 'varchar', length: 64 })
-  toolName!: string;
-
+export class RunApprovalEntity extends ToolCallColumns {
   /** The model's arguments after validation, as the tool would get them (unmasked: the checkpoint holds them too). */
   @Column({ type: 'json' })
   arguments!: Record<string, unknown>;

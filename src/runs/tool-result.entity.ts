@@ -1,24 +1,10 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { ToolCallColumns } from './tool-call-columns';
 
 /** The full text of a tool result that was cut for the model, read back in pages by `read_tool_result`. */
 @Entity('tool_results')
 @Index('idx_tool_results_run', ['runId'])
-export class ToolResultEntity {
-  @PrimaryColumn({ type: 'varchar', length: 36 })
-  id!: string;
-
-  @Column({ name: 'run_id', type: 'varchar', length: 36 })
-  runId!: string;
-
-  @Column({ name: 'node_id', type: 'varchar', length: 128 })
-  nodeId!: string;
-
-  @Column({ name: 'call_id', type: 'varchar', length: 128 })
-  callId!: string;
-
-  @Column({ name: 'tool_name', type: 'varchar', length: 64 })
-  toolName!: string;
-
+export class ToolResultEntity extends ToolCallColumns {
   @Column({ type: 'text' })
   content!: string;
 
