@@ -4,88 +4,87 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { countStatements } from '../../test/support/statement-counter';
 import { bulkInsert } from './bulk-insert';
 
-/** The column kinds stored rows have: text, numbers, JSON and millisecond datetimes. */
-@Entity('events')
-class EventRow {
+/** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
+@Entity('samples')
+class SampleRow {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  @Column({ name: 'run_id', type: 'varchar', length: 36 })
-  runId!: string;
+  @Column({ type: 'varchar', length: 16 })
+  batch!: string;
 
   @Column({ type: 'int' })
-  seq!: number;
+  position!: number;
 
-  @Column({ type: 'varchar', length: 32 })
-  type!: string;
+  @Column({ type: 'text' })
+  label!: string;
 
-  @Column({ type: 'json' })
-  data!: Record<string, unknown>;
+  @Column({ type: 'boolean' })
+  flagged!: boolean;
 
-  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt!: Date;
+  @Column({ type: 'json', nullable: true })
+  data!: Record<string, unknown> | null;
+
+  @Column({ type: 'datetime', precision: 3 })
+  at!: Date;
 }
 
 describe(bulkInsert.name, () => {
   let dataSource: DataSource;
-  let events: Repository<EventRow>;
+  let samples: Repository<SampleRow>;
 
   beforeEach(async () => {
     dataSource = await new DataSource({
       type: 'better-sqlite3',
       database: ':memory:',
-      entities: [EventRow],
+      entities: [SampleRow],
       synchronize: true,
     }).initialize();
-    events = dataSource.getRepository(EventRow);
+    samples = dataSource.getRepository(SampleRow);
   });
 
   afterEach(() => dataSource.destroy());
 
-  const row = (runId: string, seq: number): EventRow => ({
+  const row = (batch: string, position: number): SampleRow => ({
     id: randomUUID(),
-    runId,
-    seq,
-    type: 'tool.result',
-    data: { node_id: 'llm-1', response: `it's "quoted" ✓ ${seq}`, nested: { list: [1, null, true] } },
-    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, seq % 1000)),
+    batch,
+    position,
+    label: `it's "quoted" ✓ ${position}`,
+    flagged: position % 2 === 0,
+    data: position % 3 === 0 ? null : { node_id: 'llm-1', nested: { list: [1, null, true] } },
+    at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, position % 1000)),
   });
 
   it('should store rows that read back exactly like rows the repository inserted', async () => {
-    const viaRepository = [row('run-a', 1), row('run-a', 2)];
-    const viaBulk = [row('run-b', 1), row('run-b', 2)];
-    await events.insert(viaRepository as QueryDeepPartialEntity<EventRow>[]);
+    const viaRepository = [1, 2, 3].map((position) => row('a', position));
+    const viaBulk = [1, 2, 3].map((position) => row('b', position));
+    await samples.insert(viaRepository as QueryDeepPartialEntity<SampleRow>[]);
 
-    await bulkInsert(events.manager, EventRow, viaBulk);
+    await bulkInsert(samples.manager, SampleRow, viaBulk);
 
-    const read = async (runId: string) =>
-      (await events.find({ where: { runId }, order: { seq: 'ASC' } })).map(
-        ({ id: _id, runId: _runId, ...rest }) => rest,
+    const read = async (batch: string) =>
+      (await samples.find({ where: { batch }, order: { position: 'ASC' } })).map(
+        ({ id: _id, batch: _batch, ...rest }) => rest,
       );
-    expect(await read('run-b')).toEqual(await read('run-a'));
-    expect((await read('run-b'))[1]).toEqual({
-      seq: 2,
-      type: 'tool.result',
-      data: viaBulk[1].data,
-      createdAt: viaBulk[1].createdAt,
-    });
+    expect(await read('b')).toEqual(await read('a'));
+    expect(await read('b')).toEqual(viaBulk.map(({ id: _id, batch: _batch, ...rest }) => rest));
   });
 
   it('should write many rows in a few statements', async () => {
-    const rows = Array.from({ length: 1200 }, (_, index) => row('run-c', index + 1));
+    const rows = Array.from({ length: 1200 }, (_, index) => row('c', index + 1));
     const counter = countStatements(dataSource);
 
-    await bulkInsert(events.manager, EventRow, rows);
+    await bulkInsert(samples.manager, SampleRow, rows);
 
     counter.stop();
     expect(counter.count('INSERT')).toBe(3);
-    await expect(events.countBy({ runId: 'run-c' })).resolves.toBe(1200);
+    await expect(samples.countBy({ batch: 'c' })).resolves.toBe(1200);
   });
 
   it('should write nothing for no rows', async () => {
     const counter = countStatements(dataSource);
 
-    await bulkInsert(events.manager, EventRow, []);
+    await bulkInsert(samples.manager, SampleRow, []);
 
     counter.stop();
     expect(counter.statements).toEqual([]);
