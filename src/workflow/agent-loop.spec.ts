@@ -15,6 +15,9 @@ const call = (name: string, args: Record<string, unknown> | string = {}): ToolCa
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
 
+/** Steps in which the model makes the given calls, one per response. */
+const oneCallEach = (calls: ToolCall[]): ScriptStep[] => calls.map((toolCall) => ({ toolCalls: [toolCall] }));
+
 const tool = (
   name: string,
   effect: ToolEffect,
@@ -370,26 +373,18 @@ describe(runAgentLoop.name, () => {
 
     it('should disable a tool after too many invalid calls in a row and stop offering it', async () => {
       const tools = [tool('search', 'read_only'), tool('fetch', 'read_only')];
-      const invalid = () => call('search', { wrong: true });
-      const late = invalid();
-      const { provider, run } = setup(
-        [
-          { toolCalls: [invalid()] },
-          { toolCalls: [invalid()] },
-          { toolCalls: [invalid()] },
-          { toolCalls: [late] },
-          { content: 'Gave up on search.' },
-        ],
-        tools,
-        { maxConsecutiveInvalid: 3, maxIterations: 10 },
-      );
+      const invalid = Array.from({ length: 4 }, () => call('search', { wrong: true }));
+      const { provider, run } = setup([...oneCallEach(invalid), { content: 'Gave up on search.' }], tools, {
+        maxConsecutiveInvalid: 3,
+        maxIterations: 10,
+      });
       const sut = await run();
       const offered = provider.requests.map((request) => request.tools?.map((offer) => offer.function.name));
       expect(offered).toEqual([['search', 'fetch'], ['search', 'fetch'], ['search', 'fetch'], ['fetch'], ['fetch']]);
       expect(toolMessages(provider.requests[3]).at(-1)?.content).toContain('is now disabled for this step');
       expect(toolMessages(provider.requests[4]).at(-1)).toEqual({
         role: 'tool',
-        tool_call_id: late.id,
+        tool_call_id: invalid[3].id,
         content: expect.stringContaining('Not executed: search is disabled') as string,
         is_error: true,
       });
@@ -569,35 +564,24 @@ describe(runAgentLoop.name, () => {
 
   describe('repetition', () => {
     it('should warn at the repetition limit and force a final answer when the model persists', async () => {
-      const same = () => call('search', { q: 'same' });
-      const fourth = same();
-      const { provider, run } = setup(
-        [
-          { toolCalls: [same()] },
-          { toolCalls: [same()] },
-          { toolCalls: [same()] },
-          { toolCalls: [fourth] },
-          { content: 'Stopping.' },
-        ],
-        undefined,
-        { repetitionLimit: 3, maxIterations: 10 },
-      );
+      const same = Array.from({ length: 4 }, () => call('search', { q: 'same' }));
+      const { provider, run } = setup([...oneCallEach(same), { content: 'Stopping.' }], undefined, {
+        repetitionLimit: 3,
+        maxIterations: 10,
+      });
       const sut = await run();
       expect(toolMessages(provider.requests[2]).at(-1)?.content).toBe('search ok');
       expect(toolMessages(provider.requests[3]).at(-1)?.content).toMatch(
         /^search ok\n\n\[Note: you have called search/,
       );
-      expect(sut.toolCalls.at(-1)).toMatchObject({ id: fourth.id, status: 'skipped' });
+      expect(sut.toolCalls.at(-1)).toMatchObject({ id: same[3].id, status: 'skipped' });
       expect(provider.requests[4].toolChoice).toBe('none');
       expect(sut).toMatchObject({ output: 'Stopping.', stopReason: 'repetition', iterationsUsed: 4 });
     });
 
     it('should not count calls with different arguments as repetition', async () => {
       const { run } = setup(
-        [
-          ...[1, 2, 3, 4].map((n): ScriptStep => ({ toolCalls: [call('search', { q: `${n}` })] })),
-          { content: 'Done.' },
-        ],
+        [...oneCallEach([1, 2, 3, 4].map((n) => call('search', { q: `${n}` }))), { content: 'Done.' }],
         undefined,
         { repetitionLimit: 2, maxIterations: 10 },
       );
