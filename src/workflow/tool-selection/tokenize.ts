@@ -19,6 +19,7 @@ const STOPWORDS = new Set(
 // Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
+const GLOSSARY = Object.entries(TRANSLATIONS).map(([word, english]) => [word, english.split(' ')] as const);
 
 /** Light English stemming: enough to meet `forecasts`/`forecast`, `created`/`create`/`creation`. */
 export function stem(word: string): string {
@@ -48,7 +49,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   let rest = text;
   if (CJK.test(text)) {
     rest = text.replace(CJK_RUN, (run) => {
-      for (const [word, english] of TRANSLATIONS) if (run.includes(word)) tokens.push(...english);
+      for (const [word, english] of GLOSSARY) if (run.includes(word)) tokens.push(...english);
       if (run.length === 1) tokens.push(run);
       for (let index = 0; index + 1 < run.length; index++) tokens.push(run.slice(index, index + 2));
       return ' ';
