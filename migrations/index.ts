@@ -15,6 +15,7 @@ import { RunApprovals1796143545713 } from './1796143545713-run-approvals';
 import { RunBudgets1796143182536 } from './1796143182536-run-budgets';
 import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
 import { WorkflowsEnabled1796146725696 } from './1796146725696-workflows-enabled';
+import { ToolEmbeddings1796153083923 } from './1796153083923-tool-embeddings';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   RunApprovals1796143545713,
   McpVanishedTools1796146178195,
   WorkflowsEnabled1796146725696,
+  ToolEmbeddings1796153083923,
 ];

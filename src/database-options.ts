@@ -13,6 +13,7 @@ import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { RunApprovalEntity } from './runs/run-approval.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
+import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
 import { ToolEntity } from './tools/tool.entity';
 import { ToolVersionEntity } from './tools/tool-version.entity';
 import type { DatabaseConfig } from './config/app-config';
@@ -31,6 +32,7 @@ export const entities = [
   IdempotencyKeyEntity,
   ToolResultEntity,
   McpServerEntity,
+  ToolEmbeddingEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -1,5 +1,6 @@
 import type { ProviderProtocol } from '../config/provider-config';
 import { AnthropicProvider } from './anthropic.provider';
+import { type EmbeddingProvider, OllamaEmbeddings, OpenAIEmbeddings } from './embeddings';
 import { OllamaProvider } from './ollama.provider';
 import { OpenAIChatProvider } from './openai-chat.provider';
 import { OpenAIResponsesProvider } from './openai-responses.provider';
@@ -12,4 +13,14 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderProtocol, (options: Prov
   anthropic: (options) => new AnthropicProvider(options),
   'openai-responses': (options) => new OpenAIResponsesProvider(options),
   ollama: (options) => new OllamaProvider(options),
+};
+
+/** Embeddings per protocol: both OpenAI protocols use `{base}/embeddings`; Anthropic has no embeddings API. */
+export const EMBEDDING_ADAPTERS: Readonly<
+  Record<ProviderProtocol, ((options: ProviderOptions) => EmbeddingProvider) | null>
+> = {
+  'openai-chat': (options) => new OpenAIEmbeddings(options),
+  'openai-responses': (options) => new OpenAIEmbeddings(options),
+  anthropic: null,
+  ollama: (options) => new OllamaEmbeddings(options),
 };

@@ -1,5 +1,6 @@
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from './context-window';
-import { PROVIDER_ADAPTERS } from './provider-protocols';
+import { EMBEDDING_ADAPTERS, PROVIDER_ADAPTERS } from './provider-protocols';
+import { type EmbeddingProvider, EmbeddingsUnsupportedError } from './embeddings';
 import { DEFAULT_CALL_BUDGET_MS } from './streaming-provider';
 import { type ModelCallListener, ObservedProvider } from './observed-provider';
 import type { ChatProvider } from './provider';
@@ -68,6 +69,7 @@ export class InvalidProviderConfigError extends Error {
 export class ProviderRegistry {
   readonly #configs: ReadonlyMap<string, ProviderConfig>;
   readonly #providers = new Map<string, ChatProvider>();
+  readonly #embedders = new Map<string, EmbeddingProvider>();
   readonly #options: ProviderRegistryOptions;
   readonly #listeners = new Set<ModelCallListener>();
 
@@ -113,6 +115,24 @@ export class ProviderRegistry {
     const provider = new ObservedProvider(adapter, this.#listeners);
     this.#providers.set(name, provider);
     return provider;
+  }
+
+  /** Whether the provider's protocol has an embeddings API. */
+  embeds(name: string): boolean {
+    return EMBEDDING_ADAPTERS[this.#config(name).protocol ?? 'openai-chat'] !== null;
+  }
+
+  /** The provider's embeddings endpoint; throws EmbeddingsUnsupportedError for a protocol without one. */
+  getEmbedder(name: string): EmbeddingProvider {
+    const cached = this.#embedders.get(name);
+    if (cached !== undefined) return cached;
+    const config = this.#config(name);
+    const protocol = config.protocol ?? 'openai-chat';
+    const adapter = EMBEDDING_ADAPTERS[protocol];
+    if (adapter === null) throw new EmbeddingsUnsupportedError(name, protocol);
+    const embedder = adapter({ name, baseUrl: config.base_url, apiKey: config.api_key, timeoutMs: config.timeout_ms });
+    this.#embedders.set(name, embedder);
+    return embedder;
   }
 
   /** The model asked for, else the provider's default. */

@@ -61,6 +61,18 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       dropped_messages: { type: 'integer', description: 'Messages left out, oldest turns first' },
     },
   },
+  'llm.embeddings_failed': {
+    description:
+      'Tool selection could not use embeddings (`stage` tools: embedding the tools before the first call; query: ' +
+      'embedding a query) and ranks lexically for the rest of the node',
+    properties: {
+      node_id: nodeId,
+      stage: { type: 'string', enum: ['tools', 'query'] },
+      provider: { type: 'string', example: 'openai' },
+      model: { type: 'string', example: 'text-embedding-3-small' },
+      message: { type: 'string', example: 'embeddings 404: model not found' },
+    },
+  },
   'llm.call': {
     description: 'A model call of an LLM node ended; `offered_tools` names the tools it was offered',
     properties: {

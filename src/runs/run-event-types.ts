@@ -6,6 +6,7 @@ export const RUN_EVENT_TYPES = [
   'llm.reasoning',
   'llm.retry',
   'llm.context_trimmed',
+  'llm.embeddings_failed',
   'llm.call',
   'tool.call',
   'tool.args.delta',

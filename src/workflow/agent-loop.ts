@@ -179,6 +179,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       if (limit) return this.finish(limit);
     }
     for (;;) {
+      await this.prepareSelection();
       const response = await this.callModel(this.nextRequest());
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
@@ -225,6 +226,13 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
 
   private async checkpoint(): Promise<void> {
     if (this.options.onCheckpoint) await this.options.onCheckpoint(this.snapshot());
+  }
+
+  /** Embeds the query of the next call when the selection uses embeddings (once per query). */
+  private async prepareSelection(query?: string): Promise<void> {
+    if (this.selection?.usesEmbeddings) {
+      await this.scope.race(this.selection.prepare(this.messages, this.scope.signal, query));
+    }
   }
 
   private nextRequest(): ChatRequest {
@@ -405,7 +413,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const call = approvedArguments === undefined ? item.call : { ...item.call, arguments: approvedArguments };
     if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
     if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
-    if (this.selection && call.name === SEARCH_TOOLS) return this.searchTools(call);
+    if (this.selection && call.name === SEARCH_TOOLS) return await this.searchTools(call);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let outcome: O;
@@ -429,7 +437,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   /** search_tools runs in the loop: it only reads the node's own index. */
-  private searchTools(call: ToolCall): AnsweredCall {
+  private async searchTools(call: ToolCall): Promise<AnsweredCall> {
     const selection = this.selection as ToolSelection;
     let query: unknown;
     try {
@@ -442,6 +450,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       return { call, status: 'invalid_arguments', response, durationMs: 0 };
     }
     const offered = new Set(this.offeredSchemas().map((schema) => schema.function.name));
+    await this.prepareSelection(query);
     return { call, status: 'success', response: selection.search(query, offered), durationMs: 0 };
   }
 
@@ -534,6 +543,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       const message = `The agent reached its limit of ${this.maxIterations} tool-using iterations`;
       throw new AgentLoopError(message, 'max_iterations', this.result(fallbackAnswer(reason), reason, message));
     }
+    await this.prepareSelection();
     const final = await requestFinalAnswer({
       reason,
       history: this.messages,

@@ -16,16 +16,19 @@ import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
 import { WorkflowEngine } from './engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
+import { ToolEmbeddingEntity } from './tool-selection/tool-embedding.entity';
+import { ToolEmbeddingsService } from './tool-selection/tool-embeddings.service';
 import { WORKFLOW_ENGINE, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkflowEntity]), RegistryModule, RunsModule],
+  imports: [TypeOrmModule.forFeature([WorkflowEntity, ToolEmbeddingEntity]), RegistryModule, RunsModule],
   controllers: [WorkflowsController],
   exports: [WorkflowsService],
   providers: [
     WorkflowsService,
+    ToolEmbeddingsService,
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     // Looked up by ToolsService (tools/) through ModuleRef: tools/ declares the port, workflow/ provides it.
     { provide: TOOL_DEPENDANTS, useExisting: WorkflowsService },
@@ -35,13 +38,22 @@ import { WorkflowsService } from './workflows.service';
     { provide: RUN_EXECUTOR, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
-      inject: [RegistryService, ProviderRegistry, RunsService, ToolResultsService, ApprovalsService, APP_CONFIG],
+      inject: [
+        RegistryService,
+        ProviderRegistry,
+        RunsService,
+        ToolResultsService,
+        ApprovalsService,
+        ToolEmbeddingsService,
+        APP_CONFIG,
+      ],
       useFactory: (
         registry: RegistryService,
         providers: ProviderRegistry,
         runs: RunsService,
         toolResults: ToolResultsService,
         approvals: ApprovalsService,
+        toolEmbeddings: ToolEmbeddingsService,
         config: AppConfig,
       ) =>
         new WorkflowEngine(
@@ -53,6 +65,7 @@ import { WorkflowsService } from './workflows.service';
             defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
             approvals,
+            toolEmbeddings,
           },
           runs,
           config.workflows.maxParallelNodes,

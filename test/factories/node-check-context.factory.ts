@@ -7,5 +7,6 @@ export const nodeCheckContext = (): NodeCheckContext => ({
     names: ['local'],
     has: (name) => name === 'local',
     resolveModel: (name, model) => model ?? `${name}-model`,
+    embeds: () => true,
   },
 });

@@ -1153,6 +1153,21 @@ export type LlmContextTrimmedEvent = {
 };
 
 /**
+ * `event: llm.embeddings_failed` — Tool selection could not use embeddings (`stage` tools: embedding the tools before the first call; query: embedding a query) and ranks lexically for the rest of the node
+ */
+export type LlmEmbeddingsFailedEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    stage?: 'tools' | 'query';
+    provider?: string;
+    model?: string;
+    message?: string;
+    at: string;
+};
+
+/**
  * `event: llm.call` — A model call of an LLM node ended; `offered_tools` names the tools it was offered
  */
 export type LlmCallEvent = {
@@ -1330,7 +1345,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmEmbeddingsFailedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1769,7 +1784,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.embeddings_failed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };

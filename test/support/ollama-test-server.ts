@@ -1,3 +1,4 @@
+import { ollamaEmbed } from './embeddings-endpoint';
 import { splitText } from './openai-test-server';
 import { ScriptedLlmServer, type FramesTurn, type StatusTurn } from './scripted-llm-server';
 
@@ -26,6 +27,7 @@ export interface OllamaTurnOptions {
  * A local Ollama server (`POST /api/chat`): streams NDJSON lines exactly as Ollama writes them (message
  * pieces with `content` and `thinking`, tool calls whole with object arguments, a final `done: true` line
  * with `prompt_eval_count`/`eval_count`), `{"error": …}` lines and error statuses, and records requests.
+ * `POST /api/embed` answers with `embedWith`'s vectors.
  */
 export class OllamaTestServer extends ScriptedLlmServer {
   static async start(): Promise<OllamaTestServer> {
@@ -33,6 +35,7 @@ export class OllamaTestServer extends ScriptedLlmServer {
       path: '/api/chat',
       contentType: 'application/x-ndjson',
       exhausted: (message) => ({ error: `OllamaTestServer: ${message}` }),
+      embeddings: { path: '/api/embed', answer: ollamaEmbed },
     });
     await server.listen();
     return server;

@@ -6,12 +6,14 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type EmbeddingsBehaviour, openaiEmbeddings } from './embeddings-endpoint';
 
 /**
  * A local OpenAI-compatible Chat Completions server for tests. It answers `POST /v1/chat/completions`
  * from a script of turns (one per request, in order), streams real SSE when the request says
  * `stream: true`, and records every request. When the script runs out it answers 500 with a message
- * naming the request, so a test fails loudly instead of hanging.
+ * naming the request, so a test fails loudly instead of hanging. `POST /v1/embeddings` answers with
+ * `embedWith`'s vectors (floats, or base64 when asked, as the official SDK does by default).
  */
 
 export interface RecordedRequest {
@@ -288,6 +290,7 @@ export class OpenAITestServer {
   private readonly turns: Turn[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private gate: Promise<void> = Promise.resolve();
+  private embeddings: EmbeddingsBehaviour | undefined;
 
   private readonly server: Server;
 
@@ -334,10 +337,17 @@ export class OpenAITestServer {
     return release;
   }
 
-  /** Forgets recorded requests and unused turns, between tests sharing one server. */
+  /** How `POST /v1/embeddings` answers from now on (not from the script: a node may embed at any time). */
+  embedWith(behaviour: EmbeddingsBehaviour): this {
+    this.embeddings = behaviour;
+    return this;
+  }
+
+  /** Forgets recorded requests, unused turns and the embeddings behaviour, between tests sharing one server. */
   reset(): void {
     this.requests.length = 0;
     this.turns.length = 0;
+    this.embeddings = undefined;
   }
 
   async close(): Promise<void> {
@@ -351,6 +361,11 @@ export class OpenAITestServer {
     const recorded = await record(request);
     this.requests.push(recorded);
     const number = this.requests.length;
+    if (request.method === 'POST' && recorded.path.endsWith('/embeddings')) {
+      const answer = openaiEmbeddings(recorded, this.embeddings);
+      sendJson(response, answer.status, answer.body, { 'x-request-id': `req_test_${number}` });
+      return;
+    }
     if (request.method !== 'POST' || !recorded.path.endsWith('/chat/completions')) {
       sendJson(response, 404, { error: { message: `OpenAITestServer: no route ${request.method} ${recorded.path}` } });
       return;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedRequest } from './openai-test-server';
+import type { EmbeddingsAnswer, EmbeddingsBehaviour } from './embeddings-endpoint';
 
 export type { RecordedRequest } from './openai-test-server';
 
@@ -35,6 +36,11 @@ export interface ScriptedLlmServerOptions {
   basePath?: string;
   /** The error body of an exhausted script, in the protocol's own error shape. */
   exhausted: (message: string) => unknown;
+  /** The protocol's embeddings endpoint, answered by `embedWith`'s behaviour instead of the script. */
+  embeddings?: {
+    path: string;
+    answer: (request: RecordedRequest, behaviour?: EmbeddingsBehaviour) => EmbeddingsAnswer;
+  };
 }
 
 /**
@@ -46,6 +52,7 @@ export class ScriptedLlmServer {
   readonly requests: RecordedRequest[] = [];
   private readonly turns: ScriptTurn[] = [];
   private readonly server: Server;
+  private embeddingsBehaviour: EmbeddingsBehaviour | undefined;
 
   protected constructor(private readonly options: ScriptedLlmServerOptions) {
     this.server = createServer((request, response) => {
@@ -76,9 +83,16 @@ export class ScriptedLlmServer {
     return this.turns.length;
   }
 
+  /** How the embeddings endpoint answers from now on. */
+  embedWith(behaviour: EmbeddingsBehaviour): this {
+    this.embeddingsBehaviour = behaviour;
+    return this;
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.turns.length = 0;
+    this.embeddingsBehaviour = undefined;
   }
 
   async close(): Promise<void> {
@@ -90,6 +104,12 @@ export class ScriptedLlmServer {
     const recorded = await record(request);
     this.requests.push(recorded);
     const number = this.requests.length;
+    const { embeddings } = this.options;
+    if (request.method === 'POST' && embeddings !== undefined && recorded.path.split('?')[0] === embeddings.path) {
+      const answer = embeddings.answer(recorded, this.embeddingsBehaviour);
+      sendJson(response, answer.status, answer.body);
+      return;
+    }
     if (request.method !== 'POST' || recorded.path.split('?')[0] !== this.options.path) {
       sendJson(response, 404, this.options.exhausted(`no route ${request.method} ${recorded.path}`));
       return;

@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../../registry/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
 import { validatorKey } from '../../registry/run-tool';
 import { toolDocument, type ToolDocument } from '../tool-selection/tool-index';
-import { ToolSelection } from '../tool-selection/tool-selection';
+import { ToolSelection, type SemanticSearch } from '../tool-selection/tool-selection';
 
 /** A tool name, `"*"` (every enabled tool the run's owner may use) or `{"category": "…"}`. */
 export const ToolEntry = Type.Union([
@@ -27,6 +27,22 @@ export const ToolSelectionData = Type.Object(
         description: 'Offered on every call; they count within max_tools',
       }),
     ),
+    embedding_model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Embedding model of the embedding provider: its vectors of the tools and the query are combined with the lexical ranking',
+      }),
+    ),
+    embedding_provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "Configured provider whose embeddings endpoint embeds (not anthropic); default the node's provider",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,12 +59,17 @@ export const toolSelectors = (entries: readonly ToolEntry[]): Array<string | nul
 // Tokenized once per tool version (stored tools: id@version), shared by every node and run of this process.
 const documents = new LruCache<string, ToolDocument>(5000);
 
+/** Whether the node's tools outnumber `max_tools`, so that each call offers a selection. */
+export const selects = (selection: ToolSelectionData | undefined, tools: readonly ToolDefinition[]): boolean =>
+  selection !== undefined && tools.length > selection.max_tools;
+
 /** The selection of a node whose tools outnumber `max_tools`; undefined when every tool can be offered. */
 export function toolSelectionFor(
   selection: ToolSelectionData | undefined,
   tools: readonly ToolDefinition[],
+  semantic?: SemanticSearch,
 ): ToolSelection | undefined {
-  if (selection === undefined || tools.length <= selection.max_tools) return undefined;
+  if (selection === undefined || !selects(selection, tools)) return undefined;
   const docs = tools.map((tool) => {
     const key = validatorKey(tool);
     let document = documents.get(key);
@@ -56,5 +77,5 @@ export function toolSelectionFor(
     return document;
   });
   const schemas = tools.map((tool) => tool.schema);
-  return new ToolSelection(selection.max_tools, selection.always ?? [], schemas, docs);
+  return new ToolSelection(selection.max_tools, selection.always ?? [], schemas, docs, semantic);
 }

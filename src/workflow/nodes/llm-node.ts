@@ -23,6 +23,7 @@ import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelecto
 import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
 import { approvalGateFor } from './llm-node-approvals';
+import { checkEmbeddings, semanticSearchFor } from './llm-node-embeddings';
 
 const PREVIEW_CHARS = 1000;
 
@@ -103,7 +104,8 @@ const toolsUsed = (data: LlmNodeData) =>
     ? { field: 'tools', names: namedTools(data.tools), selectors: toolSelectors(data.tools) }
     : null;
 
-const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckContext): DataProblem[] => {
+const check = (data: LlmNodeData, context: NodeCheckContext): DataProblem[] => {
+  const { providers, defaultProvider } = context;
   const problems: DataProblem[] = [];
   if (data.enable_tools === true && (data.tools ?? []).length === 0) {
     problems.push({ field: 'tools', message: 'enable_tools is true but no tools are listed' });
@@ -121,6 +123,7 @@ const check = (data: LlmNodeData, { providers, defaultProvider }: NodeCheckConte
   } catch (error) {
     problems.push({ field: 'model', message: (error as Error).message });
   }
+  problems.push(...checkEmbeddings(data.tool_selection, provider, context));
   return problems;
 };
 
@@ -229,6 +232,12 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         }
       : undefined;
     const limit = resultLimit(data, deps, run.runId, node.id, summarize);
+    const semantic = await semanticSearchFor(data.tool_selection, tools, {
+      nodeId: node.id,
+      nodeProvider: providerName,
+      run,
+      deps,
+    });
     const callable = limit === undefined ? tools : [...tools, limit.reader];
     try {
       const result = await runAgentLoop<ToolRunOutcome>({
@@ -269,7 +278,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
         toolResults: limit?.limit,
-        toolSelection: toolSelectionFor(data.tool_selection, tools),
+        toolSelection: toolSelectionFor(data.tool_selection, tools, semantic),
         contextWindow,
         timeoutMs,
         signal: run.signal,

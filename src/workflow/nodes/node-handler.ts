@@ -5,6 +5,7 @@ import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
+import type { ToolVectorStore } from '../tool-selection/tool-vectors';
 import type { NodeStep } from '../run-checkpointer';
 
 /** What handlers use at run time; the workflow module provides it. */
@@ -16,6 +17,8 @@ export interface NodeServices {
   defaultTimeoutMs: number;
   /** Where LLM nodes keep results they cut, and the default limit (LLM_MAX_TOOL_RESULT_TOKENS); absent: no cutting. */
   toolResults?: { maxTokens: number; store: ToolResultStore };
+  /** Where tool embeddings are kept (per tool version and model); absent: tool selection is lexical only. */
+  toolEmbeddings?: ToolVectorStore;
   /** Where tool calls that need a person's approval wait for the decision; absent: such calls are not run. */
   approvals?: Pick<ApprovalsService, 'request'>;
 }
@@ -28,7 +31,7 @@ export interface ToolResultStore {
 
 /** What checks beyond the schema may consult: the configured providers. */
 export type NodeCheckContext = Pick<NodeServices, 'defaultProvider'> & {
-  providers: Pick<ProviderRegistry, 'has' | 'names' | 'resolveModel'>;
+  providers: Pick<ProviderRegistry, 'has' | 'names' | 'resolveModel' | 'embeds'>;
 };
 
 /** A problem inside a node's `data`; `field` is relative to it (`tools`, `provider`). */

@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../../shared/chat-types';
 import type { FunctionTool } from '../../shared/tool-types';
 import { toolDocument } from './tool-index';
-import { SEARCH_TOOLS, ToolSelection, conversationQuery, foundTools } from './tool-selection';
+import { unitVector } from './semantic-ranking';
+import { SEARCH_TOOLS, ToolSelection, conversationQuery, foundTools, type SemanticSearch } from './tool-selection';
 
 const tool = (name: string, description: string): FunctionTool => ({
   type: 'function',
@@ -94,5 +95,81 @@ describe(ToolSelection.name, () => {
     ]);
 
     expect(query).toBe('Plan my trip\nAnd the flights?\nRain tomorrow');
+  });
+
+  describe('with embeddings', () => {
+    // A scripted model: one dimension per meaning, so "haircut" meets "barber" without a shared word.
+    const MEANINGS = [
+      ['weather', 'rain', 'umbrella'],
+      ['stock', 'ticker', 'nasdaq'],
+      ['email', 'mail'],
+      ['invoice', 'bill'],
+    ];
+    const embed = (text: string): Float32Array => {
+      const lower = text.toLowerCase();
+      return unitVector([0.1, ...MEANINGS.map((words) => (words.some((word) => lower.includes(word)) ? 1 : 0))]);
+    };
+    const semantic = (overrides: Partial<SemanticSearch> = {}) => {
+      const search = {
+        vectors: TOOLS.map((entry) => embed(`${entry.function.name} ${entry.function.description}`)),
+        embed: jest.fn((text: string) => Promise.resolve(embed(text))),
+        onFailure: jest.fn(),
+        ...overrides,
+      };
+      return {
+        search,
+        sut: new ToolSelection(
+          1,
+          [],
+          TOOLS,
+          TOOLS.map((entry) => toolDocument(entry)),
+          search,
+        ),
+      };
+    };
+
+    it('should offer the tool whose meaning fits when the question shares no word with it', async () => {
+      const { sut } = semantic();
+      const messages = [user('How did NASDAQ close for AAPL?')];
+
+      expect(selection(1).pick(messages, NAMES)).not.toEqual(['stock_quote']);
+      await sut.prepare(messages);
+      expect(sut.pick(messages, NAMES)).toEqual(['stock_quote']);
+    });
+
+    it('should embed each query once', async () => {
+      const { sut, search } = semantic();
+      const messages = [user('Do I need an umbrella tomorrow?')];
+
+      await sut.prepare(messages);
+      await sut.prepare(messages);
+      await sut.prepare(messages, undefined, 'pay the bill');
+
+      expect(search.embed).toHaveBeenCalledTimes(2);
+      expect(search.embed).toHaveBeenNthCalledWith(1, 'Do I need an umbrella tomorrow?', undefined);
+      expect(search.embed).toHaveBeenNthCalledWith(2, 'pay the bill', undefined);
+      expect(sut.search('pay the bill', new Set())).toContain('- create_invoice: ');
+    });
+
+    it('should rank lexically from the first failed query on, and report the failure once', async () => {
+      const failure = new Error('embeddings 503: overloaded');
+      const { sut, search } = semantic({ embed: jest.fn(() => Promise.reject(failure)) });
+      const messages = [user('What is the weather in Rome?')];
+
+      await sut.prepare(messages);
+      await sut.prepare([user('umbrella?')]);
+
+      expect(search.onFailure).toHaveBeenCalledTimes(1);
+      expect(search.onFailure).toHaveBeenCalledWith(failure);
+      expect(search.embed).toHaveBeenCalledTimes(1);
+      expect(sut.usesEmbeddings).toBe(false);
+      expect(sut.pick(messages, NAMES)).toEqual(['get_weather']);
+    });
+
+    it('should ignore vectors that do not match the tools one to one', () => {
+      const { sut } = semantic({ vectors: [embed('weather')] });
+
+      expect(sut.usesEmbeddings).toBe(false);
+    });
   });
 });

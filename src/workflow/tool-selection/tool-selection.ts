@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../shared/chat-types';
 import { SEARCH_TOOLS } from '../../shared/reserved-tool-names';
 import type { FunctionTool } from '../../shared/tool-types';
+import { fuseRankings, similarities, type RankedTool } from './semantic-ranking';
 import { ToolIndex, type ToolDocument } from './tool-index';
 
 export { SEARCH_TOOLS };
@@ -8,6 +9,7 @@ export { SEARCH_TOOLS };
 /** Tools `search_tools` returns at most. */
 export const SEARCH_RESULTS = 5;
 const DESCRIPTION_CHARS = 200;
+const KEPT_QUERY_VECTORS = 4;
 /** How much of each recent tool result joins the query. */
 const RESULT_QUERY_CHARS = 500;
 
@@ -29,22 +31,73 @@ export const searchToolsSchema: FunctionTool = {
   },
 };
 
+/** Embeddings of a node's tools, and how to embed a query; the selection combines them with the lexical score. */
+export interface SemanticSearch {
+  /** One unit vector per tool, in the order of the selection's tools. */
+  vectors: readonly Float32Array[];
+  /** The unit vector of a query (one embeddings request). */
+  embed(text: string, signal?: AbortSignal): Promise<Float32Array>;
+  /** Called once when embedding a query fails: the node ranks lexically from then on. */
+  onFailure(error: unknown): void;
+}
+
 /**
  * What the loop needs to pick tools when a node has more than `maxTools`: a lexical index over all of them,
- * built once per node (its documents once per tool version, see toolDocuments).
+ * built once per node (its documents once per tool version, see toolDocuments), and optionally their
+ * embeddings; then `prepare` embeds each new query once before `pick` or `search` rank with it.
  */
 export class ToolSelection {
   private readonly index: ToolIndex;
   private readonly descriptions: Map<string, string>;
+  private readonly names: string[];
+  private semantic: SemanticSearch | undefined;
+  private readonly queryVectors = new Map<string, Float32Array>();
 
   constructor(
     readonly maxTools: number,
     readonly always: readonly string[],
     tools: readonly FunctionTool[],
     documents: readonly ToolDocument[],
+    semantic?: SemanticSearch,
   ) {
     this.index = new ToolIndex(documents);
+    this.names = tools.map((tool) => tool.function.name);
     this.descriptions = new Map(tools.map((tool) => [tool.function.name, tool.function.description ?? '']));
+    this.semantic = semantic?.vectors.length === tools.length ? semantic : undefined;
+  }
+
+  /** Whether rankings still use embeddings (false without them, and after a query could not be embedded). */
+  get usesEmbeddings(): boolean {
+    return this.semantic !== undefined;
+  }
+
+  /** Embeds the conversation's query (or `query`) unless done already; a failure switches to lexical ranking. */
+  async prepare(
+    messages: readonly ChatMessage[],
+    signal?: AbortSignal,
+    query = conversationQuery(messages),
+  ): Promise<void> {
+    const semantic = this.semantic;
+    if (semantic === undefined || this.queryVectors.has(query)) return;
+    try {
+      const vector = await semantic.embed(query, signal);
+      // The latest conversation query and a search_tools query may be ranked again; older ones are not.
+      if (this.queryVectors.size >= KEPT_QUERY_VECTORS)
+        this.queryVectors.delete(this.queryVectors.keys().next().value!);
+      this.queryVectors.set(query, vector);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      this.semantic = undefined;
+      semantic.onFailure(error);
+    }
+  }
+
+  /** Lexical ranking, combined with the embedding of the query when `prepare` embedded it. */
+  rank(query: string, limit: number): RankedTool[] {
+    const vector = this.semantic === undefined ? undefined : this.queryVectors.get(query);
+    if (vector === undefined || this.semantic === undefined) return this.index.rank(query, limit);
+    const cosines = similarities(this.semantic.vectors, vector);
+    return fuseRankings(this.names, this.index.rank(query), cosines, limit);
   }
 
   /**
@@ -63,7 +116,7 @@ export class ToolSelection {
     const fill = (name: string): void => {
       if (!found.includes(name)) add(name);
     };
-    for (const { name } of this.index.rank(conversationQuery(messages), this.maxTools * 2 + found.length)) fill(name);
+    for (const { name } of this.rank(conversationQuery(messages), this.maxTools * 2 + found.length)) fill(name);
     available.forEach(fill);
     for (const name of found) picked.add(name);
     return available.filter((name) => picked.has(name));
@@ -71,8 +124,7 @@ export class ToolSelection {
 
   /** The answer to a search_tools call: up to 5 tools not offered yet, each with its description. */
   search(query: string, offered: ReadonlySet<string>): string {
-    const found = this.index
-      .rank(query, SEARCH_RESULTS + offered.size)
+    const found = this.rank(query, SEARCH_RESULTS + offered.size)
       .filter(({ name }) => !offered.has(name))
       .slice(0, SEARCH_RESULTS);
     if (found.length === 0) return `No other tool matches "${query}". Try other words, or use the tools you have.`;
