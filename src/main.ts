@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
 import { startTracing } from './telemetry/tracing-sdk';
 
+const LISTEN_BACKLOG = 4096;
+
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
@@ -23,7 +25,11 @@ async function main(): Promise<void> {
       );
     });
   }
-  await app.listen(config.port, config.host);
+  // Node's default backlog (511) is too short for a burst such as 1000 run POSTs at once while the event loop is
+  // busy: connections past it are dropped and reset a minute later. The kernel caps it at net.core.somaxconn.
+  // Nest passes arguments after the host on to http.Server#listen(port, host, backlog).
+  const listen = app.listen.bind(app) as unknown as (port: number, host: string, backlog: number) => Promise<unknown>;
+  await listen(config.port, config.host, LISTEN_BACKLOG);
   const address = await app.getUrl();
   app.get(Logger).log(`ToolFlow listening on ${address} (docs: ${address}/api/docs)`, 'Bootstrap');
 }
