@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
-import { type ChildApp, startChildApp } from '../test/support/child-app';
+import { type ChildApp, isRunning, startChildApp, stopChildApp } from '../test/support/child-app';
 import { OpenAITestServer, reply, type RecordedRequest, type Turn } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { dropRedisPrefix, uniqueRedisPrefix } from '../test/support/test-redis';
@@ -126,6 +126,7 @@ async function runScenario(
     const workflowId = ((await workflow.json()) as { id: string }).id;
 
     llm.reset();
+    backend.hits.length = 0;
     // Two model calls per run, and spare ones for calls a killed worker started and its successor repeats.
     llm.script(Array.from({ length: 3 * RUNS }, turn));
     let ownQueries = 0;
@@ -162,8 +163,7 @@ async function runScenario(
       const finished = await finishedCount();
       if (finished >= RUNS) break;
       if (scenario.killWorkerHalfWay && !killed && finished >= RUNS / 2) {
-        children[1].process.kill('SIGKILL');
-        await children[1].exited;
+        await stopChildApp(children[1]);
         killed = true;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -177,16 +177,23 @@ async function runScenario(
     const runs = rows as Array<{ id: string; status: string; finished_at: Date }>;
     const latencies = runs.map((run) => new Date(run.finished_at).getTime() - (postedAt.get(run.id) ?? wallStart));
     const succeeded = runs.filter((run) => run.status === 'succeeded').length;
+    ownQueries += 1;
+    // A run executed twice would end twice: its log would hold two run.finished events.
+    const [finishedTwice] = await sql.query(
+      "SELECT run_id FROM run_events WHERE type = 'run.finished' GROUP BY run_id HAVING COUNT(*) > 1",
+    );
     const rss: Record<string, number> = {};
     const roles = scenario.queue ? ['api', 'worker 1', 'worker 2'] : ['embedded'];
     children.forEach((child, index) => {
-      if (child.process.exitCode === null && child.process.signalCode === null) {
-        rss[`peak RSS ${roles[index]} (MB)`] = peakRssMb(child.process.pid);
-      }
+      if (isRunning(child)) rss[`peak RSS ${roles[index]} (MB)`] = peakRssMb(child.process.pid);
     });
     return {
       runs: RUNS,
       succeeded,
+      'runs ended twice': (finishedTwice as unknown[]).length,
+      // Beyond 2 and 1 per run: calls in flight on the killed worker, made again by the one that took over.
+      'model calls': llm.requests.length,
+      'tool calls': backend.hits.length,
       'completed runs/s': Math.round((RUNS / elapsedSeconds) * 10) / 10,
       'p50 POST→run.finished (ms)': percentile(latencies, 50),
       'p99 POST→run.finished (ms)': percentile(latencies, 99),
@@ -198,10 +205,7 @@ async function runScenario(
         : {}),
     };
   } finally {
-    for (const child of children) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    for (const child of children) await stopChildApp(child);
     await sql.end();
     await database.drop();
     if (scenario.queue) await dropRedisPrefix(redisUrl, prefix);
