@@ -1,22 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { performance } from 'node:perf_hooks';
 import { In, IsNull, LessThan, Repository } from 'typeorm';
 import { RunEntity, type RunStatus } from './run.entity';
+
+/** How often a process measures again how far its clock is from the database's. */
+const CLOCK_CHECK_MS = 60_000;
 
 /** Statuses a worker may take a run in: the executor decides what a waiting run does (it may have been approved). */
 const TAKEABLE: RunStatus[] = ['queued', 'running', 'waiting'];
 
 /**
  * Who executes a run in queue mode, held in the database (the truth; Redis only carries the queue):
- * every change is a conditional UPDATE, so two workers never both hold one run.
+ * every change is a conditional UPDATE, so two workers never both hold one run. Lease times are written
+ * and compared on the database server's clock (each process measures its offset to it), so a replica
+ * whose clock runs late does not see a live lease as expired and take a run over from a living worker.
  */
 @Injectable()
 export class RunLeasesService {
+  private clockOffsetMs = 0;
+  private clockCheckedAt = -Infinity;
+  private clockCheck: Promise<void> | null = null;
+
   constructor(@InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>) {}
 
   /** Takes the run for `owner` when nobody holds a live lease on it and it has not ended; true when taken. */
   async acquire(runId: string, owner: string, leaseMs: number): Promise<boolean> {
-    const now = new Date();
+    const now = await this.now();
     const result = await this.runs
       .createQueryBuilder()
       .update(RunEntity)
@@ -32,7 +42,7 @@ export class RunLeasesService {
   async renew(runId: string, owner: string, leaseMs: number): Promise<boolean> {
     const result = await this.runs.update(
       { id: runId, leaseOwner: owner, status: In(TAKEABLE) },
-      { leaseExpiresAt: new Date(Date.now() + leaseMs) },
+      { leaseExpiresAt: new Date((await this.now()).getTime() + leaseMs) },
     );
     return result.affected === 1;
   }
@@ -50,7 +60,7 @@ export class RunLeasesService {
   async handBack(runId: string, owner: string, leaseMs: number): Promise<boolean> {
     const result = await this.runs.update(
       { id: runId, leaseOwner: owner },
-      { leaseOwner: null, leaseExpiresAt: new Date(Date.now() + leaseMs) },
+      { leaseOwner: null, leaseExpiresAt: new Date((await this.now()).getTime() + leaseMs) },
     );
     return result.affected === 1;
   }
@@ -60,10 +70,11 @@ export class RunLeasesService {
    * workflow tools execute inside their parent's execution and are never taken over on their own.
    */
   async expired(limit: number): Promise<string[]> {
+    const now = await this.now();
     const rows = await this.runs.find({
       select: { id: true },
       where: [
-        { status: 'running', parentRunId: IsNull(), leaseExpiresAt: LessThan(new Date()) },
+        { status: 'running', parentRunId: IsNull(), leaseExpiresAt: LessThan(now) },
         { status: 'running', parentRunId: IsNull(), leaseExpiresAt: IsNull() },
       ],
       order: { startedAt: 'ASC' },
@@ -77,7 +88,7 @@ export class RunLeasesService {
    * enqueues it; the claim itself expires after `leaseMs` in case the new job is lost.
    */
   async claimExpired(runId: string, leaseMs: number): Promise<boolean> {
-    const now = new Date();
+    const now = await this.now();
     const result = await this.runs
       .createQueryBuilder()
       .update(RunEntity)
@@ -87,5 +98,31 @@ export class RunLeasesService {
       .andWhere('(lease_expires_at IS NULL OR lease_expires_at < :now)', { now })
       .execute();
     return result.affected === 1;
+  }
+
+  /** The database server's time, from this process's clock and its measured offset (embedded SQLite: its own). */
+  private async now(): Promise<Date> {
+    if (
+      this.runs.manager.connection.options.type !== 'sqlite' &&
+      performance.now() - this.clockCheckedAt > CLOCK_CHECK_MS
+    ) {
+      this.clockCheck ??= this.checkClock().finally(() => (this.clockCheck = null));
+      await this.clockCheck;
+    }
+    return new Date(Date.now() + this.clockOffsetMs);
+  }
+
+  /** The offset to the server's UTC clock, taken at the middle of the round trip. A failed check keeps the last one. */
+  private async checkClock(): Promise<void> {
+    try {
+      const sent = Date.now();
+      const [row] = await this.runs.query<Array<{ now: Date | string }>>('SELECT UTC_TIMESTAMP(3) AS now');
+      const received = Date.now();
+      const server = row.now instanceof Date ? row.now : new Date(`${row.now}Z`);
+      if (Number.isFinite(server.getTime())) this.clockOffsetMs = server.getTime() - (sent + received) / 2;
+      this.clockCheckedAt = performance.now();
+    } catch {
+      this.clockCheckedAt = performance.now() - CLOCK_CHECK_MS / 2;
+    }
   }
 }
