@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import { DataSource, type Repository } from 'typeorm';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { countStatements } from '../../test/support/statement-counter';
+import { waitFor } from '../../test/support/wait-for';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
 import type { RunEvent } from './run-event-types';
@@ -160,6 +161,24 @@ describe(RunEventsService.name, () => {
       stop();
 
       expect(seen).toEqual([1, 2, 3, 4]);
+    });
+
+    it('should give a subscriber the events published before it subscribed and stored after it read the log, with no later event', async () => {
+      worker.emit(RUN_ID, 'run.started', {});
+      worker.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
+      await tick();
+      const seen: number[] = [];
+      const stop = await api.subscribe(RUN_ID, 0, (event) => seen.push(event.seq));
+      expect(seen).toEqual([]);
+
+      await worker.flush(RUN_ID);
+      try {
+        await waitFor(() => seen.length === 2, { what: 'the two events reached the subscriber' });
+      } finally {
+        stop();
+      }
+
+      expect(seen).toEqual([1, 2]);
     });
 
     it('should also take the one-event messages a process of the previous release publishes', async () => {

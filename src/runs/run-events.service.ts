@@ -50,6 +50,8 @@ const HEARTBEAT_MS = 15_000;
 /** A live event ahead of the stored log waits this long, in steps, for the events before it to be stored. */
 const GAP_WAIT_STEPS = 40;
 const GAP_WAIT_STEP_MS = 50;
+/** A remote subscriber reads the stored log again this long after subscribing (see subscribeRemote). */
+const LATE_READS_MS = [4 * FLUSH_DELAY_MS, 40 * FLUSH_DELAY_MS];
 
 const toMessage = (event: RunEvent): MessageEvent => ({
   id: String(event.seq),
@@ -311,12 +313,25 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
         })
         .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not catch up on run events'));
     });
+    const readStored = () => {
+      chain = chain
+        .then(async () => {
+          if (stopped) return;
+          for (const event of await this.storedAfter(runId, last)) deliver(event);
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not read stored run events'));
+    };
     chain = chain.then(async () => {
       for (const event of await this.storedAfter(runId, afterSeq)) deliver(event);
     });
     await chain;
+    // Events published before the channel was subscribed but stored only after the read above are in neither;
+    // when the run then falls quiet (a long model call) nothing else would bring them: read the log again
+    // once they must have been written.
+    const lateReads = LATE_READS_MS.map((delay) => setTimeout(readStored, delay));
     return () => {
       stopped = true;
+      for (const timer of lateReads) clearTimeout(timer);
       stop();
     };
   }
