@@ -1,40 +1,25 @@
 import { queryDatabase } from '../support/child-app';
-import { OpenAITestServer, reply } from '../support/openai-test-server';
-import { ADMIN_KEY, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
-import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { reply } from '../support/openai-test-server';
+import { ADMIN_KEY } from '../support/test-app';
+import { restartFixture } from '../support/restart-fixture';
 import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
 describe('Run budgets across a restart (e2e)', () => {
-  let llm: OpenAITestServer;
-  let backend: ToolBackend;
-  let database: { url: string; drop: () => Promise<void> };
-  let second: TestApp | undefined;
-
-  beforeAll(async () => {
-    llm = await OpenAITestServer.start();
-    backend = await startToolBackend();
-    database = await throwawayDatabase();
-  });
-
-  afterAll(async () => {
-    await second?.app.close();
-    await llm?.close();
-    await backend?.close();
-    await database?.drop();
-  });
+  const restart = restartFixture();
 
   it("should count a resumed run's tool calls and tokens on from its checkpoint, and its time from its first start", async () => {
+    const { llm, backend, databaseUrl } = restart;
     const timeoutMs = 5000;
     llm.script([
       reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'before' } }], { usage: USAGE }),
       reply.text('Never delivered.', { delayMs: 60_000 }),
       reply.text('Never delivered either.', { delayMs: 60_000 }),
     ]);
-    const first = await startTestApp(llmEnv(llm, { SHUTDOWN_GRACE_MS: '100' }), { databaseUrl: database.url });
+    const first = await restart.startFirst();
     const before = new WorkflowApi(first.http, ADMIN_KEY);
     await before.createTool(httpToolBody('ping', `${backend.origin}/ping?id={id}`));
     const counted = await before
@@ -56,7 +41,7 @@ describe('Run budgets across a restart (e2e)', () => {
 
     await first.app.close();
     const stored = await queryDatabase<{ id: string; status: string }>(
-      database.url,
+      databaseUrl,
       'SELECT id, status FROM runs WHERE id IN (?, ?) ORDER BY created_at',
       [countedId, timedId],
     );
@@ -64,7 +49,7 @@ describe('Run budgets across a restart (e2e)', () => {
     // The second process starts after the timed run's limit has passed since its first start.
     await pause(Math.max(0, timedStarted + timeoutMs - Date.now()));
     llm.script([reply.toolCalls([{ name: 'ping', id: 'call_2', arguments: { id: 'after' } }], { usage: USAGE })]);
-    second = await startTestApp(llmEnv(llm), { databaseUrl: database.url });
+    const second = await restart.startSecond();
     const after = new WorkflowApi(second.http, ADMIN_KEY);
 
     const countedRun = await after.waitForRun(countedId);

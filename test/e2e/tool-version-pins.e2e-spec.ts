@@ -1,9 +1,10 @@
 import request from 'supertest';
-import { OpenAITestServer, reply } from '../support/openai-test-server';
-import { ADMIN_KEY, bearer, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
-import { startToolBackend, type ToolBackend } from '../support/tool-backend';
+import { reply } from '../support/openai-test-server';
+import { ADMIN_KEY, bearer } from '../support/test-app';
+import { restartFixture } from '../support/restart-fixture';
+import type { ToolBackend } from '../support/tool-backend';
 import { WorkflowApi, type RunBody } from '../support/workflow-api';
-import { agentWorkflow, httpToolBody, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 
 // One test starts the application twice: on a loaded machine each start can take well over ten seconds.
@@ -132,32 +133,17 @@ describe('Tool versions pinned by a run (e2e)', () => {
   });
 
   describe('across a restart', () => {
-    let llm: OpenAITestServer;
-    let backend: ToolBackend;
-    let database: { url: string; drop: () => Promise<void> };
-    let second: TestApp | undefined;
-
-    beforeAll(async () => {
-      llm = await OpenAITestServer.start();
-      backend = await startToolBackend();
-      database = await throwawayDatabase();
-    });
-
-    afterAll(async () => {
-      await second?.app.close();
-      await llm?.close();
-      await backend?.close();
-      await database?.drop();
-    });
+    const restart = restartFixture();
 
     it('should resume a run on the versions it pinned, in a process that never saw its start', async () => {
+      const { llm, backend } = restart;
       llm.script([
         reply.toolCalls([{ name: 'lookup', arguments: { id: 'before' } }]),
         reply.text('Never delivered.', { delayMs: 60_000 }),
         reply.toolCalls([{ name: 'lookup', arguments: { id: 'after' } }]),
         reply.text('Done after the restart.'),
       ]);
-      const first = await startTestApp(llmEnv(llm, { SHUTDOWN_GRACE_MS: '100' }), { databaseUrl: database.url });
+      const first = await restart.startFirst();
       const before = new WorkflowApi(first.http, ADMIN_KEY);
       await before.createTool(pathTool('lookup', backend, 'first', 'Looks up, first edition'));
       const started = await before
@@ -172,7 +158,7 @@ describe('Tool versions pinned by a run (e2e)', () => {
         .expect(200);
       await first.app.close();
 
-      second = await startTestApp(llmEnv(llm), { databaseUrl: database.url });
+      const second = await restart.startSecond();
       const after = new WorkflowApi(second.http, ADMIN_KEY);
       const run = (await after.waitForRun(id)) as PinnedRun;
 

@@ -1,32 +1,21 @@
-import { OpenAITestServer, reply } from '../support/openai-test-server';
+import { reply } from '../support/openai-test-server';
 import { queryDatabase } from '../support/child-app';
 import { readRunEvents } from '../support/sse';
-import { ADMIN_KEY, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
+import { ADMIN_KEY } from '../support/test-app';
+import { restartFixture } from '../support/restart-fixture';
 import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
+import { agentWorkflow } from '../support/workflow-fixtures';
 
 // Two application starts in one test: on a loaded machine each can take well over ten seconds.
 jest.setTimeout(120_000);
 
 describe('Runs across a restart (e2e)', () => {
-  let llm: OpenAITestServer;
-  let database: { url: string; drop: () => Promise<void> };
-  let second: TestApp | undefined;
-
-  beforeAll(async () => {
-    llm = await OpenAITestServer.start();
-    database = await throwawayDatabase();
-  });
-
-  afterAll(async () => {
-    await second?.app.close();
-    await llm?.close();
-    await database?.drop();
-  });
+  const restart = restartFixture();
 
   it('should resume a run the stopped process handed back, on the next start, and finish it with one event log', async () => {
+    const { llm, databaseUrl } = restart;
     llm.script([reply.text('Never delivered.', { delayMs: 60_000 }), reply.text('Answered after the restart.')]);
-    const first = await startTestApp(llmEnv(llm, { SHUTDOWN_GRACE_MS: '100' }), { databaseUrl: database.url });
+    const first = await restart.startFirst();
     const before = new WorkflowApi(first.http, ADMIN_KEY);
     const started = await before.runInline(agentWorkflow({}), { question: 'Hi?' }, false).expect(202);
     const { id } = started.body as { id: string };
@@ -34,13 +23,13 @@ describe('Runs across a restart (e2e)', () => {
 
     await first.app.close();
     const [stored] = await queryDatabase<{ status: string; error: string | null }>(
-      database.url,
+      databaseUrl,
       'SELECT status, error FROM runs WHERE id = ?',
       [id],
     );
     expect(stored).toEqual({ status: 'running', error: null });
 
-    second = await startTestApp(llmEnv(llm), { databaseUrl: database.url });
+    const second = await restart.startSecond();
     const after = new WorkflowApi(second.http, ADMIN_KEY);
     const run = await after.waitForRun(id);
 
