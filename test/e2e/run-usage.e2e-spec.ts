@@ -1,38 +1,20 @@
-import { type OpenAITestServer, reply } from '../support/openai-test-server';
+import { reply } from '../support/openai-test-server';
 import { waitFor } from '../support/wait-for';
-import { ADMIN_KEY, type TestApp } from '../support/test-app';
-import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
-import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
+import { pingStackFixture } from '../support/workflow-stack';
+import { agentWorkflow } from '../support/workflow-fixtures';
 
 const PARENT_USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 const CHILD_USAGE = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
 
 describe('Usage of runs that fail, are cancelled, or call workflows (e2e)', () => {
-  let stack: WorkflowStack | undefined;
-  let app: TestApp;
-  let llm: OpenAITestServer;
-  let api: WorkflowApi;
-
-  beforeAll(async () => {
-    stack = await startWorkflowStack();
-    ({ app, llm } = stack);
-    api = new WorkflowApi(app.http, ADMIN_KEY);
-    await api.createTool(httpToolBody('ping', `${stack.backend.origin}/ping?id={id}`));
-  });
-
-  afterEach(() => llm.reset());
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = pingStackFixture();
 
   const pingCall = reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'a' } }], { usage: PARENT_USAGE });
 
   it('should keep the usage and partial output of a run whose model fails after a tool round', async () => {
-    llm.script([pingCall, reply.error(400, 'context window exceeded')]);
+    stack.llm.script([pingCall, reply.error(400, 'context window exceeded')]);
 
-    const run = await api.run(agentWorkflow({ tools: ['ping'] }), { question: 'Go' });
+    const run = await stack.api.run(agentWorkflow({ tools: ['ping'] }), { question: 'Go' });
 
     expect(run.status).toBe('failed');
     expect(run.usage).toEqual({ ...PARENT_USAGE, model_calls: 1 });
@@ -44,14 +26,16 @@ describe('Usage of runs that fail, are cancelled, or call workflows (e2e)', () =
   });
 
   it('should keep the usage and partial output of a run cancelled while its model answers', async () => {
-    llm.script([pingCall, reply.text('Too late.', { delayMs: 10_000 })]);
-    const started = await api.runInline(agentWorkflow({ tools: ['ping'] }), { question: 'Go' }, false).expect(202);
+    stack.llm.script([pingCall, reply.text('Too late.', { delayMs: 10_000 })]);
+    const started = await stack.api
+      .runInline(agentWorkflow({ tools: ['ping'] }), { question: 'Go' }, false)
+      .expect(202);
     const { id } = started.body as { id: string };
-    await waitFor(() => llm.requests.length === 2);
+    await waitFor(() => stack.llm.requests.length === 2);
 
-    await api.post(`/runs/${id}/cancel`).expect(200);
+    await stack.api.post(`/runs/${id}/cancel`).expect(200);
 
-    const run = await api.waitForRun(id);
+    const run = await stack.api.waitForRun(id);
     expect(run.status).toBe('cancelled');
     expect(run.usage).toEqual({ ...PARENT_USAGE, model_calls: 1 });
     expect(run.nodes?.find((candidate) => candidate.node_id === 'llm-1')).toMatchObject({
@@ -62,9 +46,9 @@ describe('Usage of runs that fail, are cancelled, or call workflows (e2e)', () =
 
   it("should add a child workflow-tool run's usage to its parent's, also when the child fails", async () => {
     const child = agentWorkflow({ tools: ['ping'] }, { name: `usage-child-${Date.now().toString(36)}` });
-    const created = await api.post('/workflows', child).expect(201);
+    const created = await stack.api.post('/workflows', child).expect(201);
     const childId = (created.body as { id: string }).id;
-    await api.createTool({
+    await stack.api.createTool({
       name: 'ask_child',
       description: 'Asks the child workflow',
       function_schema: { type: 'function', function: { name: 'ask_child', description: 'Asks the child workflow' } },
@@ -74,7 +58,7 @@ describe('Usage of runs that fail, are cancelled, or call workflows (e2e)', () =
     });
     const call = (id: string) =>
       reply.toolCalls([{ name: 'ask_child', id, arguments: { question: 'Inner?' } }], { usage: PARENT_USAGE });
-    llm.script([
+    stack.llm.script([
       call('call_ok'),
       reply.text('Inner answer.', { usage: CHILD_USAGE }),
       call('call_failing'),
@@ -84,10 +68,10 @@ describe('Usage of runs that fail, are cancelled, or call workflows (e2e)', () =
       reply.text('Done.', { usage: PARENT_USAGE }),
     ]);
 
-    const run = await api.run(agentWorkflow({ tools: ['ask_child'] }), { question: 'Go' });
+    const run = await stack.api.run(agentWorkflow({ tools: ['ask_child'] }), { question: 'Go' });
 
     expect(run.status).toBe('succeeded');
-    const children = (await api.get(`/runs?parent_run_id=${run.id}`).expect(200)).body as {
+    const children = (await stack.api.get(`/runs?parent_run_id=${run.id}`).expect(200)).body as {
       items: Array<{ status: string; usage: Record<string, number> }>;
     };
     expect(children.items.map((item) => item.status).sort()).toEqual(['failed', 'succeeded']);

@@ -1,10 +1,8 @@
-import { type OpenAITestServer, reply } from '../support/openai-test-server';
+import { reply } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
-import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { ADMIN_KEY } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
-import { WorkflowApi } from '../support/workflow-api';
-import { httpToolBody } from '../support/workflow-fixtures';
+import { pingStackFixture } from '../support/workflow-stack';
 
 /** start → (left: one node per entry of `left`) and (right: a ping tool node) → end, which joins both. */
 const branches = (left: Array<Record<string, unknown>>) => ({
@@ -28,44 +26,27 @@ const branches = (left: Array<Record<string, unknown>>) => ({
 });
 
 describe('Parallel branches (e2e)', () => {
-  let stack: WorkflowStack | undefined;
-  let app: TestApp;
-  let llm: OpenAITestServer;
-  let api: WorkflowApi;
+  const stack = pingStackFixture();
 
-  beforeAll(async () => {
-    stack = await startWorkflowStack();
-    ({ app, llm } = stack);
-    api = new WorkflowApi(app.http, ADMIN_KEY);
-    await api.createTool(httpToolBody('ping', `${stack.backend.origin}/ping?id={id}`));
-  });
-
-  afterEach(() => {
-    stack?.backend.releaseAll();
-    llm.reset();
-  });
-
-  afterAll(async () => {
-    await stack?.close();
-  });
+  afterEach(() => stack.backend.releaseAll());
 
   it('should run two branches at once (both calls wait at the backend together) and join them in the end node', async () => {
-    const backend = stack?.backend;
+    const backend = stack.backend;
     backend?.hold();
     const definition = branches([{ id: 'left', type: 'tool', data: { tool: 'ping', arguments: { id: 'left' } } }]);
 
-    const started = await api.post('/workflow-runs', { definition, inputs: {} }).expect(202);
+    const started = await stack.api.post('/workflow-runs', { definition, inputs: {} }).expect(202);
     const { id } = started.body as { id: string };
     // Sequentially the second call would start only after the first answered: both held at once proves overlap.
     await waitFor(() => (backend?.held.length ?? 0) === 2);
     expect([...(backend?.held ?? [])].sort()).toEqual(['left', 'right']);
     backend?.releaseAll();
-    const run = await api.waitForRun(id);
+    const run = await stack.api.waitForRun(id);
 
     expect(run).toMatchObject({ status: 'succeeded', stop_reason: 'completed' });
     expect(String(run.outputs?.left)).toContain('left');
     expect(String(run.outputs?.right)).toContain('right');
-    const { events } = await readRunEvents(app.http, id, ADMIN_KEY);
+    const { events } = await readRunEvents(stack.app.http, id, ADMIN_KEY);
     const lifecycle = events
       .filter((message) => message.event === 'node.started' || message.event === 'node.finished')
       .map((message) => `${message.event}:${String((message.data as { node_id: string }).node_id)}`);
@@ -77,14 +58,14 @@ describe('Parallel branches (e2e)', () => {
   });
 
   it('should stop the other branch with a clear error when one branch fails', async () => {
-    const backend = stack?.backend;
+    const backend = stack.backend;
     backend?.hold();
-    llm.script([reply.error(400, 'the model refuses')]);
+    stack.llm.script([reply.error(400, 'the model refuses')]);
     const definition = branches([{ id: 'llm-1', type: 'llm', data: { prompt: 'Hi?' } }]);
 
-    const started = await api.post('/workflow-runs', { definition, inputs: {} }).expect(202);
+    const started = await stack.api.post('/workflow-runs', { definition, inputs: {} }).expect(202);
     const { id } = started.body as { id: string };
-    const run = await api.waitForRun(id);
+    const run = await stack.api.waitForRun(id);
 
     expect(run).toMatchObject({
       status: 'failed',
