@@ -6,7 +6,7 @@ import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import { createValidationPipe } from '../common/http/validation.pipe';
 import { isRecord } from '../shared/is-record';
 import { CreateToolDto } from '../tools/tool.dto';
-import { type PlannedTool, type TakenNames, ToolsService } from '../tools/tools.service';
+import { type PlannedTool, type TakenNames, ToolImportService } from '../tools/tool-import.service';
 import type { WorkflowDefinition } from '../workflow/definition.schema';
 import { renameToolsIn } from '../workflow/rename-tools';
 import { normalizeWorkflowBody } from '../workflow/workflow-body';
@@ -50,7 +50,7 @@ const failed = (result: ImportItemResult, errors: FieldProblem[]): ImportItemRes
 @Injectable()
 export class BundleImportService {
   constructor(
-    private readonly tools: ToolsService,
+    private readonly tools: ToolImportService,
     private readonly workflows: WorkflowsService,
     private readonly dataSource: DataSource,
   ) {}

@@ -11,6 +11,7 @@ import { retryDatabaseWrite } from '../common/retry-database-write';
 import { DeferredCallLogs } from './deferred-call-logs';
 import { type ToolCallRecord, ToolCallLogsService } from './tool-call-logs.service';
 import { ToolsService } from '../tools/tools.service';
+import { ToolVersionsService } from '../tools/tool-versions.service';
 import type { ToolPin, ToolPins } from '../tools/stored-tool';
 import { ArgumentValidator } from './arguments';
 import type { ExecutorCatalog } from './executor-catalog';
@@ -86,6 +87,7 @@ export class RegistryService implements OnApplicationShutdown {
 
   constructor(
     private readonly tools: ToolsService,
+    private readonly versions: ToolVersionsService,
     private readonly logs: ToolCallLogsService,
     @Inject(EXECUTOR_CATALOG) private readonly executors: ExecutorCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -157,7 +159,7 @@ export class RegistryService implements OnApplicationShutdown {
   ): Promise<ResolvedTools> {
     const unique = [...new Set(names)];
     const wanted = selectors.length > 0 ? Object.entries(pins) : unique.flatMap((name) => pinOf(pins, name));
-    const pinned = await this.tools.findPinned(wanted.map(([, pin]) => pin));
+    const pinned = await this.versions.findPinned(wanted.map(([, pin]) => pin));
     const byPin = new Map(pinned.map((entry) => [pinKey(entry.tool), entry]));
     const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
     const seen = new Set<string>();

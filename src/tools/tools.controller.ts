@@ -35,6 +35,7 @@ import {
   UpdateToolDto,
 } from './tool.dto';
 import { ToolsService } from './tools.service';
+import { ToolVersionsService } from './tool-versions.service';
 
 /** PUT and PATCH: the tool's next version, refused with 412 when If-Match names a stale one. */
 const ApiToolEdit = (operationId: string, summary: string) =>
@@ -49,7 +50,10 @@ const ApiToolEdit = (operationId: string, summary: string) =>
 @UseInterceptors(VersionETagInterceptor)
 @Controller('tools')
 export class ToolsController {
-  constructor(private readonly tools: ToolsService) {}
+  constructor(
+    private readonly tools: ToolsService,
+    private readonly versions: ToolVersionsService,
+  ) {}
 
   @Get()
   @ApiOperation({ operationId: 'listTools', summary: 'List the tools this key can see (public ones and its own)' })
@@ -90,7 +94,7 @@ export class ToolsController {
   @ApiOkResponse({ type: [ToolVersionSummary] })
   @ApiProblemResponses(404)
   listVersions(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolVersionSummary[]> {
-    return this.tools.listVersions(id, principal);
+    return this.versions.listVersions(id, principal);
   }
 
   @Get(':id/versions/:version')
@@ -102,7 +106,7 @@ export class ToolsController {
     @Param('version', ParseIntPipe) version: number,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ToolVersionResponse> {
-    return this.tools.getVersion(id, version, principal);
+    return this.versions.getVersion(id, version, principal);
   }
 
   @Post(':id/rollback')

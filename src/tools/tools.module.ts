@@ -3,6 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
 import { ToolsController } from './tools.controller';
+import { ShippedToolsSeeder } from './shipped-tools.seeder';
+import { ToolFieldsService } from './tool-fields.service';
+import { ToolImportService } from './tool-import.service';
+import { ToolVersionsService } from './tool-versions.service';
 import { ToolsService } from './tools.service';
 
 @Module({})
@@ -16,8 +20,8 @@ export class ToolsModule {
       module: ToolsModule,
       imports: [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), implementations],
       controllers: [ToolsController],
-      providers: [ToolsService],
-      exports: [ToolsService],
+      providers: [ToolsService, ToolFieldsService, ToolVersionsService, ToolImportService, ShippedToolsSeeder],
+      exports: [ToolsService, ToolVersionsService, ToolImportService],
     };
   }
 }

@@ -7,6 +7,8 @@ import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
+import { ToolFieldsService } from './tool-fields.service';
+import { ToolVersionsService } from './tool-versions.service';
 import { ToolsService } from './tools.service';
 
 const owner = userPrincipal('owner');
@@ -27,13 +29,20 @@ const implementations: ToolImplementations = {
 describe(ToolsService.name, () => {
   let moduleRef: TestingModule;
   let sut: ToolsService;
+  let versions: ToolVersionsService;
   let tools: Repository<ToolEntity>;
 
   beforeEach(async () => {
     moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity])], {
-      providers: [ToolsService, { provide: TOOL_IMPLEMENTATIONS, useValue: implementations }],
+      providers: [
+        ToolsService,
+        ToolFieldsService,
+        ToolVersionsService,
+        { provide: TOOL_IMPLEMENTATIONS, useValue: implementations },
+      ],
     });
     sut = moduleRef.get(ToolsService);
+    versions = moduleRef.get(ToolVersionsService);
     tools = moduleRef.get(getRepositoryToken(ToolEntity));
   }, 60_000);
 
@@ -53,8 +62,8 @@ describe(ToolsService.name, () => {
       await sut.update(created.id, { requires_approval: true }, owner);
 
       expect(created.requires_approval).toBe(false);
-      expect((await sut.getVersion(created.id, 1, owner)).requires_approval).toBe(false);
-      expect((await sut.getVersion(created.id, 2, owner)).requires_approval).toBe(true);
+      expect((await versions.getVersion(created.id, 1, owner)).requires_approval).toBe(false);
+      expect((await versions.getVersion(created.id, 2, owner)).requires_approval).toBe(true);
       expect((await sut.findVisible(created.id, owner)).requiresApproval).toBe(true);
     });
 
@@ -143,13 +152,13 @@ describe(ToolsService.name, () => {
       const created = await sut.create(newTool({ name: 'adder', description: 'Adds' }), owner);
       await sut.update(created.id, { description: 'Adds fast', effect: 'idempotent' }, owner);
 
-      expect((await sut.listVersions('adder', owner)).map((version) => [version.version, version.description])).toEqual(
-        [
-          [2, 'Adds fast'],
-          [1, 'Adds'],
-        ],
-      );
-      await expect(sut.getVersion('adder', 1, owner)).resolves.toMatchObject({
+      expect(
+        (await versions.listVersions('adder', owner)).map((version) => [version.version, version.description]),
+      ).toEqual([
+        [2, 'Adds fast'],
+        [1, 'Adds'],
+      ]);
+      await expect(versions.getVersion('adder', 1, owner)).resolves.toMatchObject({
         tool_id: created.id,
         version: 1,
         description: 'Adds',
@@ -159,8 +168,8 @@ describe(ToolsService.name, () => {
       const rolledBack = await sut.rollback('adder', 1, owner);
 
       expect(rolledBack).toMatchObject({ version: 3, description: 'Adds', effect: 'read_only' });
-      await expect(sut.getVersion('adder', 2, owner)).resolves.toMatchObject({ description: 'Adds fast' });
-      await expect(sut.getVersion('adder', 9, owner)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(versions.getVersion('adder', 2, owner)).resolves.toMatchObject({ description: 'Adds fast' });
+      await expect(versions.getVersion('adder', 9, owner)).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('should read the versions a run pinned as they were saved, leaving out a tool deleted since', async () => {
@@ -169,7 +178,7 @@ describe(ToolsService.name, () => {
       const gone = await sut.create(newTool({ name: 'gone' }), owner);
       await sut.remove(gone.id, owner);
 
-      const pinned = await sut.findPinned([
+      const pinned = await versions.findPinned([
         { id: adder.id, version: 1 },
         { id: gone.id, version: 1 },
       ]);

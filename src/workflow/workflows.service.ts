@@ -30,7 +30,7 @@ import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
-import type { TakenNames } from '../tools/tools.service';
+import type { TakenNames } from '../tools/tool-import.service';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import type { NodeHandler, ToolUse } from './nodes/node-handler';
