@@ -6,6 +6,7 @@ import { ProviderRegistry } from './provider-registry';
 
 // Exact in float32, so base64 and JSON floats decode to the same numbers.
 const vectorOf = (text: string): number[] => [text.length, 0.5, -0.25];
+const retry = { baseDelayMs: 1, maxDelayMs: 1 };
 
 describe(OpenAIEmbeddings.name, () => {
   let server: OpenAITestServer;
@@ -31,19 +32,40 @@ describe(OpenAIEmbeddings.name, () => {
     expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
   });
 
-  it('should fail with the status and the provider message when the endpoint refuses', async () => {
+  it('should fail at once with the status and the provider message when the endpoint refuses', async () => {
     server.embedWith({ kind: 'status', status: 404, body: { error: { message: 'model not found' } } });
-    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl });
+    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl, retry });
 
     const failure = sut.embed('nope', ['a']);
 
     await expect(failure).rejects.toBeInstanceOf(ProviderError);
-    await expect(sut.embed('nope', ['a'])).rejects.toThrow(/embeddings 404: .*model not found/);
+    await expect(failure).rejects.toThrow(/embeddings 404: .*model not found/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('should retry a lost connection and a 503, then read the vectors', async () => {
+    server.embedWith(
+      { kind: 'drop' },
+      { kind: 'status', status: 503, body: { error: { message: 'overloaded' } } },
+      { kind: 'vectors', embed: vectorOf },
+    );
+    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl, retry });
+
+    await expect(sut.embed('m', ['a'])).resolves.toEqual([vectorOf('a')]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('should give up after the retries with the last failure', async () => {
+    server.embedWith({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } });
+    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl, retry: { ...retry, maxRetries: 1 } });
+
+    await expect(sut.embed('m', ['a'])).rejects.toThrow(/embeddings 503: .*overloaded/);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('should fail when the answer holds fewer vectors than texts', async () => {
     server.embedWith({ kind: 'status', status: 200, body: { object: 'list', data: [], model: 'm', usage: {} } });
-    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl });
+    const sut = new OpenAIEmbeddings({ name: 'openai', baseUrl: server.baseUrl, retry });
 
     await expect(sut.embed('m', ['a', 'b'])).rejects.toThrow('2 texts sent, 0 vectors received');
   });
@@ -73,9 +95,17 @@ describe(OllamaEmbeddings.name, () => {
 
   it("should fail with Ollama's own error text", async () => {
     server.embedWith({ kind: 'status', status: 400, body: { error: '"qwen3" does not support embeddings' } });
-    const sut = new OllamaEmbeddings({ name: 'local', baseUrl: server.baseUrl });
+    const sut = new OllamaEmbeddings({ name: 'local', baseUrl: server.baseUrl, retry });
 
     await expect(sut.embed('qwen3', ['a'])).rejects.toThrow('embeddings 400: "qwen3" does not support embeddings');
+  });
+
+  it('should retry a lost connection', async () => {
+    server.embedWith({ kind: 'drop' }, { kind: 'vectors', embed: vectorOf });
+    const sut = new OllamaEmbeddings({ name: 'local', baseUrl: server.baseUrl, retry });
+
+    await expect(sut.embed('nomic-embed-text', ['a'])).resolves.toEqual([vectorOf('a')]);
+    expect(server.requests).toHaveLength(2);
   });
 });
 

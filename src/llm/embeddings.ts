@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import { errorMessage } from '../shared/error-text';
 import { createOpenAIClient } from './openai-client';
 import { ProviderError } from './provider';
+import { RetryableProviderError, withRetry } from './retry';
 import type { ProviderOptions } from './streaming-provider';
 
 /** Time one embeddings request may take when the provider sets no `timeout_ms`. */
@@ -26,12 +27,30 @@ export class EmbeddingsUnsupportedError extends Error {
   }
 }
 
-type EmbeddingOptions = Pick<ProviderOptions, 'name' | 'baseUrl' | 'apiKey' | 'timeoutMs'>;
+type EmbeddingOptions = Pick<ProviderOptions, 'name' | 'baseUrl' | 'apiKey' | 'timeoutMs' | 'retry'>;
+const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 
-const signalFor = (options: EmbeddingOptions, signal: AbortSignal | undefined): AbortSignal => {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_EMBEDDINGS_TIMEOUT_MS);
-  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-};
+/**
+ * One embeddings call: each attempt within the provider's time limit, transient failures (connection lost,
+ * e.g. a pooled connection the server closed; 408/409/429/5xx) retried with the provider's backoff.
+ */
+function attempts<T>(
+  options: EmbeddingOptions,
+  signal: AbortSignal | undefined,
+  attempt: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  return withRetry(
+    async () => {
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_EMBEDDINGS_TIMEOUT_MS);
+      try {
+        return await attempt(signal === undefined ? timeout : AbortSignal.any([signal, timeout]));
+      } catch (error) {
+        throw toEmbeddingsError(error);
+      }
+    },
+    { ...options.retry, signal },
+  );
+}
 
 const checkCount = (vectors: number[][], texts: readonly string[]): number[][] => {
   if (vectors.length !== texts.length || vectors.some((vector) => !Array.isArray(vector) || vector.length === 0)) {
@@ -49,17 +68,12 @@ export class OpenAIEmbeddings implements EmbeddingProvider {
   }
 
   async embed(model: string, texts: readonly string[], { signal }: { signal?: AbortSignal } = {}): Promise<number[][]> {
-    try {
-      const response = await this.#client.embeddings.create(
-        { model, input: [...texts] },
-        { signal: signalFor(this.options, signal) },
-      );
+    return attempts(this.options, signal, async (attemptSignal) => {
+      const response = await this.#client.embeddings.create({ model, input: [...texts] }, { signal: attemptSignal });
       const vectors: number[][] = [];
       for (const item of response.data) vectors[item.index] = item.embedding;
       return checkCount(vectors, texts);
-    } catch (error) {
-      throw toEmbeddingsError(error);
-    }
+    });
   }
 }
 
@@ -72,18 +86,16 @@ export class OllamaEmbeddings implements EmbeddingProvider {
   }
 
   async embed(model: string, texts: readonly string[], { signal }: { signal?: AbortSignal } = {}): Promise<number[][]> {
-    const combined = signalFor(this.options, signal);
-    const client = new Ollama({
-      host: this.options.baseUrl,
-      headers: this.#apiKey === undefined ? undefined : { Authorization: `Bearer ${this.#apiKey}` },
-      fetch: (input, init) => fetch(input, { ...init, signal: combined }),
-    });
-    try {
+    return attempts(this.options, signal, async (attemptSignal) => {
+      // A client per attempt: its fetch carries this attempt's signal, which the SDK offers no other way to pass.
+      const client = new Ollama({
+        host: this.options.baseUrl,
+        headers: this.#apiKey === undefined ? undefined : { Authorization: `Bearer ${this.#apiKey}` },
+        fetch: (input, init) => fetch(input, { ...init, signal: attemptSignal }),
+      });
       const response = await client.embed({ model, input: [...texts] });
       return checkCount(response.embeddings, texts);
-    } catch (error) {
-      throw toEmbeddingsError(error);
-    }
+    });
   }
 }
 
@@ -95,6 +107,8 @@ function toEmbeddingsError(error: unknown): ProviderError {
       : typeof error === 'object' && error !== null && 'status_code' in error && typeof error.status_code === 'number'
         ? error.status_code
         : null;
-  const prefix = status === null ? 'embeddings' : `embeddings ${status}`;
-  return new ProviderError(`${prefix}: ${errorMessage(error, { descriptive: true })}`, status, false);
+  const message = `${status === null ? 'embeddings' : `embeddings ${status}`}: ${errorMessage(error, { descriptive: true })}`;
+  return status === null || RETRYABLE_STATUSES.has(status) || status >= 500
+    ? new RetryableProviderError(message, status)
+    : new ProviderError(message, status, false);
 }

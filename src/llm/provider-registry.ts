@@ -106,10 +106,7 @@ export class ProviderRegistry {
       apiKey: config.api_key,
       timeoutMs: config.timeout_ms,
       callBudgetMs: config.call_budget_ms,
-      retry: {
-        ...this.#options.retry,
-        ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }),
-      },
+      retry: this.#retry(config),
       now: this.#options.now,
     });
     const provider = new ObservedProvider(adapter, this.#listeners);
@@ -130,7 +127,13 @@ export class ProviderRegistry {
     const protocol = config.protocol ?? 'openai-chat';
     const adapter = EMBEDDING_ADAPTERS[protocol];
     if (adapter === null) throw new EmbeddingsUnsupportedError(name, protocol);
-    const embedder = adapter({ name, baseUrl: config.base_url, apiKey: config.api_key, timeoutMs: config.timeout_ms });
+    const embedder = adapter({
+      name,
+      baseUrl: config.base_url,
+      apiKey: config.api_key,
+      timeoutMs: config.timeout_ms,
+      retry: this.#retry(config),
+    });
     this.#embedders.set(name, embedder);
     return embedder;
   }
@@ -172,6 +175,11 @@ export class ProviderRegistry {
         },
       ]),
     );
+  }
+
+  /** The shared backoff settings, with the provider's own `max_retries`. */
+  #retry(config: ProviderConfig): RetryOptions {
+    return { ...this.#options.retry, ...(config.max_retries === undefined ? {} : { maxRetries: config.max_retries }) };
   }
 
   #config(name: string): ProviderConfig {

@@ -158,7 +158,7 @@ describe('LLM node tool selection with embeddings (e2e)', () => {
     llm.script([reply.text('One.')]);
     expect((await api.run(workflow, { question: QUESTION })).status).toBe('succeeded');
     llm.reset();
-    llm.embedWith({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } });
+    llm.embedWith({ kind: 'status', status: 400, body: { error: { message: 'input is too long' } } });
     llm.script([reply.text('Two.')]);
 
     const run = await api.run(workflow, { question: QUESTION });
@@ -168,7 +168,7 @@ describe('LLM node tool selection with embeddings (e2e)', () => {
     expect(inputCounts(embeddingRequests(llm, '/v1/embeddings'))).toEqual([1]);
     const { events } = await readRunEvents(app.http, run.id, ADMIN_KEY);
     expect(events.filter((event) => event.event === 'llm.embeddings_failed').map((event) => event.data)).toEqual([
-      expect.objectContaining({ stage: 'query', message: expect.stringContaining('overloaded') as string }),
+      expect.objectContaining({ stage: 'query', message: expect.stringContaining('input is too long') as string }),
     ]);
   });
 

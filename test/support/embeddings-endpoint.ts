@@ -1,14 +1,28 @@
 import type { RecordedRequest } from './openai-test-server';
 
-/** How a test server's embeddings endpoint answers: a vector per text, or an error status with its body. */
+/**
+ * How a test server's embeddings endpoint answers: a vector per text, an error status with its body, or a
+ * connection cut without an answer (`drop`, e.g. a pooled connection the server closed).
+ */
 export type EmbeddingsBehaviour =
   | { kind: 'vectors'; embed: (text: string, model: string) => number[] }
-  | { kind: 'status'; status: number; body: unknown };
+  | { kind: 'status'; status: number; body: unknown }
+  | { kind: 'drop' };
 
-export interface EmbeddingsAnswer {
-  status: number;
-  body: unknown;
+/** What `embedWith` scripts: each request takes the next behaviour; the last one answers every later request. */
+export class EmbeddingsScript {
+  private behaviours: EmbeddingsBehaviour[] = [];
+
+  set(behaviours: EmbeddingsBehaviour[]): void {
+    this.behaviours = [...behaviours];
+  }
+
+  next(): EmbeddingsBehaviour | undefined {
+    return this.behaviours.length > 1 ? this.behaviours.shift() : this.behaviours[0];
+  }
 }
+
+export type EmbeddingsAnswer = { status: number; body: unknown } | { drop: true };
 
 const inputsOf = (request: RecordedRequest): string[] => {
   const input = request.body.input;
@@ -28,6 +42,7 @@ export function openaiEmbeddings(
   behaviour: EmbeddingsBehaviour | undefined,
 ): EmbeddingsAnswer {
   if (behaviour === undefined) return { status: 404, body: { error: { message: 'no embeddings scripted' } } };
+  if (behaviour.kind === 'drop') return { drop: true };
   if (behaviour.kind === 'status') return behaviour;
   const model = modelOf(request);
   const texts = inputsOf(request);
@@ -50,6 +65,7 @@ export function openaiEmbeddings(
 /** Ollama's `POST /api/embed` answer. */
 export function ollamaEmbed(request: RecordedRequest, behaviour: EmbeddingsBehaviour | undefined): EmbeddingsAnswer {
   if (behaviour === undefined) return { status: 404, body: { error: 'no embeddings scripted' } };
+  if (behaviour.kind === 'drop') return { drop: true };
   if (behaviour.kind === 'status') return behaviour;
   const model = modelOf(request);
   const texts = inputsOf(request);

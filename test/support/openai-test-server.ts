@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type EmbeddingsBehaviour, openaiEmbeddings } from './embeddings-endpoint';
+import { type EmbeddingsBehaviour, EmbeddingsScript, openaiEmbeddings } from './embeddings-endpoint';
 
 /**
  * A local OpenAI-compatible Chat Completions server for tests. It answers `POST /v1/chat/completions`
@@ -290,7 +290,7 @@ export class OpenAITestServer {
   private readonly turns: Turn[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private gate: Promise<void> = Promise.resolve();
-  private embeddings: EmbeddingsBehaviour | undefined;
+  private readonly embeddings = new EmbeddingsScript();
 
   private readonly server: Server;
 
@@ -337,9 +337,12 @@ export class OpenAITestServer {
     return release;
   }
 
-  /** How `POST /v1/embeddings` answers from now on (not from the script: a node may embed at any time). */
-  embedWith(behaviour: EmbeddingsBehaviour): this {
-    this.embeddings = behaviour;
+  /**
+   * How `POST /v1/embeddings` answers from now on, one behaviour per request, the last for every later one
+   * (not from the chat script: a node may embed at any time).
+   */
+  embedWith(...behaviours: EmbeddingsBehaviour[]): this {
+    this.embeddings.set(behaviours);
     return this;
   }
 
@@ -347,7 +350,7 @@ export class OpenAITestServer {
   reset(): void {
     this.requests.length = 0;
     this.turns.length = 0;
-    this.embeddings = undefined;
+    this.embeddings.set([]);
   }
 
   async close(): Promise<void> {
@@ -362,8 +365,9 @@ export class OpenAITestServer {
     this.requests.push(recorded);
     const number = this.requests.length;
     if (request.method === 'POST' && recorded.path.endsWith('/embeddings')) {
-      const answer = openaiEmbeddings(recorded, this.embeddings);
-      sendJson(response, answer.status, answer.body, { 'x-request-id': `req_test_${number}` });
+      const answer = openaiEmbeddings(recorded, this.embeddings.next());
+      if ('drop' in answer) request.socket.destroy();
+      else sendJson(response, answer.status, answer.body, { 'x-request-id': `req_test_${number}` });
       return;
     }
     if (request.method !== 'POST' || !recorded.path.endsWith('/chat/completions')) {

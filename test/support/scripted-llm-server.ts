@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedRequest } from './openai-test-server';
-import type { EmbeddingsAnswer, EmbeddingsBehaviour } from './embeddings-endpoint';
+import { type EmbeddingsAnswer, type EmbeddingsBehaviour, EmbeddingsScript } from './embeddings-endpoint';
 
 export type { RecordedRequest } from './openai-test-server';
 
@@ -52,7 +52,7 @@ export class ScriptedLlmServer {
   readonly requests: RecordedRequest[] = [];
   private readonly turns: ScriptTurn[] = [];
   private readonly server: Server;
-  private embeddingsBehaviour: EmbeddingsBehaviour | undefined;
+  private readonly embeddingsScript = new EmbeddingsScript();
 
   protected constructor(private readonly options: ScriptedLlmServerOptions) {
     this.server = createServer((request, response) => {
@@ -83,16 +83,16 @@ export class ScriptedLlmServer {
     return this.turns.length;
   }
 
-  /** How the embeddings endpoint answers from now on. */
-  embedWith(behaviour: EmbeddingsBehaviour): this {
-    this.embeddingsBehaviour = behaviour;
+  /** How the embeddings endpoint answers from now on, one behaviour per request, the last for every later one. */
+  embedWith(...behaviours: EmbeddingsBehaviour[]): this {
+    this.embeddingsScript.set(behaviours);
     return this;
   }
 
   reset(): void {
     this.requests.length = 0;
     this.turns.length = 0;
-    this.embeddingsBehaviour = undefined;
+    this.embeddingsScript.set([]);
   }
 
   async close(): Promise<void> {
@@ -106,8 +106,9 @@ export class ScriptedLlmServer {
     const number = this.requests.length;
     const { embeddings } = this.options;
     if (request.method === 'POST' && embeddings !== undefined && recorded.path.split('?')[0] === embeddings.path) {
-      const answer = embeddings.answer(recorded, this.embeddingsBehaviour);
-      sendJson(response, answer.status, answer.body);
+      const answer = embeddings.answer(recorded, this.embeddingsScript.next());
+      if ('drop' in answer) request.socket.destroy();
+      else sendJson(response, answer.status, answer.body);
       return;
     }
     if (request.method !== 'POST' || recorded.path.split('?')[0] !== this.options.path) {
