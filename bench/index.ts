@@ -5,6 +5,7 @@ import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
 import { benchQueueLoad } from './queue-load.bench';
 import { benchToolSelection } from './tool-selection.bench';
+import { benchToolSelectionEmbeddings } from './tool-selection-embeddings.bench';
 
 /** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
 async function main(): Promise<void> {
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   }
   console.log('\ntool selection (recall of the right tool among the k offered; time of one ranking)');
   console.table(await benchToolSelection());
+  console.log('\ntool selection with embeddings (local Universal Sentence Encoder lite over a local /v1/embeddings)');
+  console.table(await benchToolSelectionEmbeddings());
 }
 
 main().catch((error: unknown) => {

@@ -7,13 +7,13 @@ import { ToolIndex, toolDocument, type ToolIndexOptions } from '../src/workflow/
 import { ToolSelection } from '../src/workflow/tool-selection/tool-selection';
 import { median } from './median';
 
-interface Question {
+export interface Question {
   question: string;
   tool: string;
 }
 
 const DATA = join(__dirname, 'tool-selection');
-const KS = [5, 10, 20];
+export const KS = [5, 10, 20];
 const SELECTION_POOL = 500;
 
 /** Plain BM25 over names and descriptions: one field, words as written, no stemming or synonyms. */
@@ -35,20 +35,15 @@ function evaluate(tools: readonly FunctionTool[], questions: readonly Question[]
     options,
   );
   const buildMs = performance.now() - builtAt;
-  const hits = KS.map(() => 0);
   for (const { question } of questions) index.rank(question, Math.max(...KS));
   const times: number[] = [];
-  for (const { question, tool } of questions) {
+  const rankings = questions.map(({ question, tool }) => {
     const started = performance.now();
-    const ranked = index.rank(question, Math.max(...KS));
+    const ranked = index.rank(question, Math.max(...KS)).map((entry) => entry.name);
     times.push(performance.now() - started);
-    const position = ranked.findIndex((entry) => entry.name === tool);
-    KS.forEach((k, slot) => {
-      if (position >= 0 && position < k) hits[slot] += 1;
-    });
-  }
-  const result: Record<string, number> = {};
-  KS.forEach((k, slot) => (result[`recall@${k}`] = Number((hits[slot] / questions.length).toFixed(3))));
+    return { tool, ranked };
+  });
+  const result = recall(rankings);
   result['median ms per selection'] = Number(median(times).toFixed(3));
   result['p99 ms per selection'] = Number([...times].sort((a, b) => a - b)[Math.floor(times.length * 0.99)].toFixed(3));
   result['index build ms'] = Number(buildMs.toFixed(1));
@@ -83,15 +78,33 @@ function timePick(tools: readonly FunctionTool[], questions: readonly Question[]
  * node's ranking and of plain BM25 on the same questions, over the whole pool and over a pool of 500 that
  * still holds every asked-about tool, and the time one selection takes.
  */
-export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
+/**
+ * The API Zoo pool: every tool, a pool of 500 that still holds every asked-about tool, the questions, and two
+ * halves by tool (every other asked-about tool in name order): a change of the ranking is tried on half A and
+ * must hold on half B, whose tools and questions it was not looked at with.
+ */
+export function apiZooPool() {
   const { tools, questions } = load();
   const asked = new Set(questions.map((question) => question.tool));
-  // Two halves by tool (every other asked-about tool in name order): a change of the ranking is tried on half A
-  // and must hold on half B, whose tools and questions it was not looked at with.
   const halfOf = new Map([...asked].sort().map((name, position) => [name, position % 2 === 0 ? 'A' : 'B']));
   const half = (name: 'A' | 'B') => questions.filter((question) => halfOf.get(question.tool) === name);
   const small = [...tools.filter((tool) => asked.has(tool.function.name))];
   for (const tool of tools) if (small.length < SELECTION_POOL && !asked.has(tool.function.name)) small.push(tool);
+  return { tools, questions, small, half };
+}
+
+/** recall@k of each k in KS: how often the right tool is among the first k names. */
+export function recall(rankings: ReadonlyArray<{ tool: string; ranked: readonly string[] }>): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (const k of KS) {
+    const hits = rankings.filter(({ tool, ranked }) => ranked.slice(0, k).includes(tool)).length;
+    result[`recall@${k}`] = Number((hits / rankings.length).toFixed(3));
+  }
+  return result;
+}
+
+export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
+  const { tools, questions, small, half } = apiZooPool();
   const label = (pool: number) => `${pool} tools, ${questions.length} questions`;
   return Promise.resolve({
     [`BM25F + stems + synonyms (${label(tools.length)})`]: evaluate(tools, questions, {}),

@@ -12,7 +12,7 @@ export interface RankedTool {
 export type Fusion = { kind: 'weighted'; lexicalWeight: number } | { kind: 'rrf'; k: number };
 
 /** Chosen on half A of the tool-selection bench and confirmed on half B (see bench/tool-selection.bench.ts). */
-export const DEFAULT_FUSION: Fusion = { kind: 'weighted', lexicalWeight: 0.5 };
+export const DEFAULT_FUSION: Fusion = { kind: 'weighted', lexicalWeight: 0.6 };
 
 /** The text embedded for a tool: `get_current_weather` as words, then its description. */
 export function embeddingText(tool: FunctionTool): string {

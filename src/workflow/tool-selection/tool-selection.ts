@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../shared/chat-types';
 import { SEARCH_TOOLS } from '../../shared/reserved-tool-names';
 import type { FunctionTool } from '../../shared/tool-types';
-import { fuseRankings, similarities, type RankedTool } from './semantic-ranking';
+import { DEFAULT_FUSION, fuseRankings, similarities, type Fusion, type RankedTool } from './semantic-ranking';
 import { ToolIndex, type ToolDocument } from './tool-index';
 
 export { SEARCH_TOOLS };
@@ -59,6 +59,7 @@ export class ToolSelection {
     tools: readonly FunctionTool[],
     documents: readonly ToolDocument[],
     semantic?: SemanticSearch,
+    private readonly fusion: Fusion = DEFAULT_FUSION,
   ) {
     this.index = new ToolIndex(documents);
     this.names = tools.map((tool) => tool.function.name);
@@ -97,7 +98,7 @@ export class ToolSelection {
     const vector = this.semantic === undefined ? undefined : this.queryVectors.get(query);
     if (vector === undefined || this.semantic === undefined) return this.index.rank(query, limit);
     const cosines = similarities(this.semantic.vectors, vector);
-    return fuseRankings(this.names, this.index.rank(query), cosines, limit);
+    return fuseRankings(this.names, this.index.rank(query), cosines, limit, this.fusion);
   }
 
   /**
