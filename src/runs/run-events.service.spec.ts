@@ -134,6 +134,10 @@ describe(RunEventsService.name, () => {
       api = new RunEventsService(repository, config, redis as unknown as RunRedis);
     });
 
+    // Made by hand, so the testing module does not shut them down: their pending writes would outlive the test
+    // (and its database) on a timer.
+    afterEach(() => Promise.all([worker, api].map((service) => service.onApplicationShutdown())));
+
     it('should publish the events a run emits in one turn of the event loop as one message, in order', async () => {
       worker.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
       worker.emit(RUN_ID, 'llm.delta', { node_id: 'llm-1', delta: 'Hel' });
