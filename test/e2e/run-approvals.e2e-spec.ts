@@ -205,6 +205,67 @@ describe('Human approval of tool calls (e2e)', () => {
     ]);
   });
 
+  describe('a tool node', () => {
+    /** start → a direct call of the wipe tool with the run's target → end with what the call gave. */
+    const toolNodeWorkflow = () => ({
+      name: 'direct-wipe',
+      inputs: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] },
+      nodes: [
+        { id: 'start', type: 'start', data: {} },
+        { id: 'wipe', type: 'tool', data: { tool, arguments: { target: '{{inputs.target}}' } } },
+        {
+          id: 'end',
+          type: 'end',
+          data: { outputs: { status: '{{wipe.status}}', output: '{{wipe.output}}' } },
+        },
+      ],
+      edges: [
+        { source: 'start', target: 'wipe' },
+        { source: 'wipe', target: 'end' },
+      ],
+    });
+
+    const startToolNodeRun = async (target: string): Promise<WaitingRun> => {
+      const response = await alice.runInline(toolNodeWorkflow(), { target }, true).expect(202);
+      return response.body as WaitingRun;
+    };
+
+    it('should wait for a person before a direct call of a tool that requires approval, then run the edited call', async () => {
+      const run = await startToolNodeRun('prod');
+
+      expect(run).toMatchObject({ status: 'waiting' });
+      expect(run.pending_approvals).toEqual([
+        expect.objectContaining({ node_id: 'wipe', call_id: 'wipe-call', tool, arguments: { target: 'prod' } }),
+      ]);
+      await alice
+        .post(`/runs/${run.id}/approvals/${run.pending_approvals[0].id}`, {
+          decision: 'approve',
+          arguments: { target: 'staging' },
+        })
+        .expect(200);
+
+      const finished = await alice.waitForRun(run.id);
+      expect(finished).toMatchObject({ status: 'succeeded', outputs: { status: 'success' } });
+      expect(JSON.parse(String((finished.outputs as { output: string }).output))).toEqual({
+        received: { target: 'staging' },
+      });
+    });
+
+    it('should give the node status rejected with the comment when the direct call is rejected, and go on', async () => {
+      const run = await startToolNodeRun('prod');
+      const comment = 'Not on a Friday.';
+
+      await alice
+        .post(`/runs/${run.id}/approvals/${run.pending_approvals[0].id}`, { decision: 'reject', comment })
+        .expect(200);
+
+      const finished = await alice.waitForRun(run.id);
+      expect(finished).toMatchObject({ status: 'succeeded', outputs: { status: 'rejected' } });
+      expect((finished.outputs as { output: string }).output).toContain(comment);
+      expect((finished.outputs as { output: string }).output).not.toContain('received');
+    });
+  });
+
   it('should let an admin decide on another user’s run', async () => {
     const run = await startWaiting([{ target: 'queue' }], 'Wiped the queue.');
 

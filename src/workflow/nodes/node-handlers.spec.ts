@@ -25,6 +25,8 @@ const services = (): NodeServices => ({
   registry: {
     resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
     flushRunInBackground: () => undefined,
+    // The weather tool needs no approval.
+    approvalRequestFor: () => null,
     runCall: ({ call }: { call: { id: string } }) =>
       Promise.resolve({
         call,

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { freeObject } from '../../json-schema/schema-helpers';
+import { AwaitingApprovalError } from '../agent/approval-gate';
 import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
 import { stopError } from '../run-context';
 import type { NodeHandler } from './node-handler';
+import { approvalGateFor } from './llm-node-approvals';
 import { toolsOfNode } from './node-tools';
 
 const PREVIEW_CHARS = 1000;
@@ -19,13 +21,18 @@ const ToolNodeData = Type.Object(
   { additionalProperties: false },
 );
 
-/** One direct tool call with arguments from references. A failing tool is data (`status`), not a failed node. */
+/**
+ * One direct tool call with arguments from references. A failing tool is data (`status`), not a failed node.
+ * A tool that requires approval waits for a person as a model's call does: the run waits; approved, it runs
+ * (with the person's arguments, when given); rejected, the node's `status` is `rejected` and the run goes on.
+ */
 export const toolNode: NodeHandler<typeof ToolNodeData> = {
   data: ToolNodeData,
   outputs: ['output', 'data', 'status', 'error'],
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
   renameTools: (data, rename) => ({ ...data, tool: rename(data.tool) }),
-  async run({ node, data, scope, run, services: { registry }, step }) {
+  async run({ node, data, scope, run, services, step }) {
+    const { registry } = services;
     const name = data.tool;
     const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
     const call = {
@@ -40,6 +47,20 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
       signal: run.signal,
       depth: run.depth,
     };
+    const decision = await approvalGateFor({ node, step, run, services }, tools).check(call);
+    if (decision === 'pending') throw new AwaitingApprovalError();
+    if (decision?.approved === false) {
+      await registry.recordUnrunCall({
+        call,
+        tools,
+        nodeId: node.id,
+        status: 'rejected',
+        response: decision.response,
+        context,
+      });
+      return { output: decision.response, data: null, status: 'rejected', error: decision.response };
+    }
+    if (decision?.arguments !== undefined) call.arguments = decision.arguments;
     // A call that may change things is marked started first: after a crash it is not repeated.
     if (step && !isRepeatable(tools[0].effect)) {
       if (step.state === STARTED) {
