@@ -83,8 +83,15 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
   /** The meters of the runs executing here, so a child workflow-tool run counts against its parent's budgets too. */
   private readonly liveMeters = new Map<string, RunMeter>();
-  /** The tools a run's start resolved, for its execution in this process (embedded mode), by run id. */
-  private readonly preparedTools = new Map<string, ReadonlyMap<string, readonly ToolDefinition[]>>();
+  /**
+   * Embedded mode: the row a run's start inserted and the tools it resolved, for its execution in this process,
+   * by run id. Nothing else writes that row before the run executes (a cancel of a queued run aborts it here), and
+   * its event log was opened empty at the start: the execution reads neither back.
+   */
+  private readonly prepared = new Map<
+    string,
+    { run: RunRecord; tools: ReadonlyMap<string, readonly ToolDefinition[]> | undefined }
+  >();
 
   constructor(
     private readonly runs: RunsService,
@@ -206,11 +213,12 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
 
   /** RUN_EXECUTOR: executes a stored run, rebuilt from its row, until it ends, waits, or is handed back. */
   async execute(runId: string, signal: AbortSignal): Promise<RunStop> {
-    const resolvedTools = this.preparedTools.get(runId);
-    this.preparedTools.delete(runId);
-    const run = await this.runs.record(runId);
+    const prepared = this.prepared.get(runId);
+    this.prepared.delete(runId);
+    const resolvedTools = prepared?.tools;
+    const run = prepared?.run ?? (await this.runs.record(runId));
     if (!run || isFinished(run.status)) return 'ended';
-    await this.events.openStored(run.id);
+    if (!prepared) await this.events.openStored(run.id);
     let checked: CheckedDefinition;
     try {
       const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
@@ -237,12 +245,12 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     // Queue mode: the run may execute in another process, whose events reach this one through Redis.
     if (!this.events.fansOut) {
       this.events.open(run.id);
-      if (checked.tools) this.preparedTools.set(run.id, checked.tools);
+      this.prepared.set(run.id, { run, tools: checked.tools });
     }
     try {
       place.submit(run.id);
     } catch (error) {
-      this.preparedTools.delete(run.id);
+      this.prepared.delete(run.id);
       throw error;
     }
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };

@@ -106,4 +106,16 @@ describe('What one run costs the database (e2e)', () => {
     const toolLookups = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]tools["`]/i.test(sql));
     expect(toolLookups).toHaveLength(1);
   });
+
+  it('should not read back the row or the event log of a run it created when executing it in the same process', async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    const runReads = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]runs["`]/i.test(sql));
+    const eventReads = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]run_events["`]/i.test(sql));
+    // The one read of the row left is the answer to ?wait=true, after the run ended.
+    expect(runReads).toHaveLength(1);
+    expect(eventReads).toHaveLength(0);
+  });
 });
