@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
-import { bulkInsert } from './bulk-insert';
+import { bulkInsert, upsertRow } from './bulk-insert';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
@@ -88,5 +88,61 @@ describe(bulkInsert.name, () => {
 
     counter.stop();
     expect(counter.statements).toEqual([]);
+  });
+});
+
+describe(upsertRow.name, () => {
+  let dataSource: DataSource;
+  let samples: Repository<SampleRow>;
+
+  beforeEach(async () => {
+    dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: [SampleRow],
+      synchronize: true,
+    }).initialize();
+    samples = dataSource.getRepository(SampleRow);
+  });
+
+  afterEach(() => dataSource.destroy());
+
+  const row = (id: string, position: number): SampleRow => ({
+    id,
+    batch: 'a',
+    position,
+    label: `it's "quoted" ✓ ${position}`,
+    flagged: position % 2 === 0,
+    data: { messages: [{ role: 'user', content: `step ${position}` }], nested: { list: [1, null, true] } },
+    at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, position)),
+  });
+
+  it('should insert a new row, then overwrite every other column of it, in one statement each', async () => {
+    const counter = countStatements(dataSource);
+
+    await upsertRow(samples.manager, SampleRow, row('a', 1), 'id');
+    await upsertRow(samples.manager, SampleRow, row('a', 2), 'id');
+
+    counter.stop();
+    expect(counter.statements).toHaveLength(2);
+    await expect(samples.find()).resolves.toEqual([row('a', 2)]);
+  });
+
+  it('should store rows that read back exactly like rows the repository upserted', async () => {
+    await samples.upsert(row('by-repository', 7) as QueryDeepPartialEntity<SampleRow>, ['id']);
+    await upsertRow(samples.manager, SampleRow, row('by-upsert-row', 7), 'id');
+
+    const [viaRepository, viaUpsertRow] = await Promise.all([
+      samples.findOneByOrFail({ id: 'by-repository' }),
+      samples.findOneByOrFail({ id: 'by-upsert-row' }),
+    ]);
+    expect({ ...viaUpsertRow, id: 'by-repository' }).toEqual(viaRepository);
+  });
+
+  it('should leave rows with another key alone', async () => {
+    await upsertRow(samples.manager, SampleRow, row('a', 1), 'id');
+    await upsertRow(samples.manager, SampleRow, row('b', 2), 'id');
+
+    await expect(samples.find({ order: { position: 'ASC' } })).resolves.toEqual([row('a', 1), row('b', 2)]);
   });
 });

@@ -1,4 +1,6 @@
-import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { Driver } from 'typeorm/driver/Driver';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 /** Rows per statement: far below SQLite's limit of bound parameters for any table of ours. */
 const ROWS_PER_STATEMENT = 500;
@@ -15,15 +17,66 @@ export async function bulkInsert<T extends ObjectLiteral>(
   rows: readonly T[],
 ): Promise<void> {
   const { driver } = manager.connection;
-  const metadata = manager.connection.getMetadata(target);
-  const columns = metadata.columns;
-  const head = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((column) => driver.escape(column.databaseName)).join(', ')}) VALUES `;
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const { columns, head, tuple } = insertParts(manager, target);
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
-    const parameters = chunk.flatMap((row) =>
-      columns.map((column) => (driver.preparePersistentValue(column.getEntityValue(row), column) as unknown) ?? null),
-    );
+    const parameters = chunk.flatMap((row) => columns.map((column) => persistentValue(driver, column, row)));
     await manager.query(head + chunk.map(() => tuple).join(', '), parameters);
   }
 }
+
+/**
+ * Inserts one whole row, or overwrites every other column of the row with the same `key` (a primary or unique
+ * column, by property name): one statement like TypeORM's upsert, built and converted as bulkInsert does, with
+ * none of the query builder's cost (a run stores its checkpoint this way after every step).
+ */
+export async function upsertRow<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  row: T,
+  key: keyof T & string,
+): Promise<void> {
+  const { driver } = manager.connection;
+  const { columns, head, tuple } = insertParts(manager, target);
+  const conflict = columns.find((column) => column.propertyName === key);
+  if (!conflict) throw new Error(`upsertRow: ${key} is not a column`);
+  const others = columns.filter((column) => column !== conflict).map((column) => driver.escape(column.databaseName));
+  const update =
+    driver.options.type === 'mysql'
+      ? ` ON DUPLICATE KEY UPDATE ${others.map((name) => `${name} = VALUES(${name})`).join(', ')}`
+      : ` ON CONFLICT (${driver.escape(conflict.databaseName)}) DO UPDATE SET ${others.map((name) => `${name} = excluded.${name}`).join(', ')}`;
+  await manager.query(
+    head + tuple + update,
+    columns.map((column) => persistentValue(driver, column, row)),
+  );
+}
+
+interface InsertParts {
+  columns: ColumnMetadata[];
+  /** `INSERT INTO table (columns) VALUES ` */
+  head: string;
+  /** One row's placeholders. */
+  tuple: string;
+}
+
+const insertPartsOf = new WeakMap<EntityMetadata, InsertParts>();
+
+function insertParts(manager: EntityManager, target: EntityTarget<ObjectLiteral>): InsertParts {
+  const { driver } = manager.connection;
+  const metadata = manager.connection.getMetadata(target);
+  let parts = insertPartsOf.get(metadata);
+  if (!parts) {
+    const columns = metadata.columns;
+    const names = columns.map((column) => driver.escape(column.databaseName)).join(', ');
+    parts = {
+      columns,
+      head: `INSERT INTO ${driver.escape(metadata.tableName)} (${names}) VALUES `,
+      tuple: `(${columns.map(() => '?').join(', ')})`,
+    };
+    insertPartsOf.set(metadata, parts);
+  }
+  return parts;
+}
+
+const persistentValue = (driver: Driver, column: ColumnMetadata, row: ObjectLiteral): unknown =>
+  (driver.preparePersistentValue(column.getEntityValue(row), column) as unknown) ?? null;

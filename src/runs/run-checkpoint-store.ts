@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
 import { RunEventEntity, toEventRows } from './run-event.entity';
-import { bulkInsert } from '../common/bulk-insert';
+import { bulkInsert, upsertRow } from '../common/bulk-insert';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 
@@ -51,14 +51,14 @@ export class RunCheckpointStore {
   }
 
   private async transaction(runId: string, state: Record<string, unknown>, step: CheckpointStepWrites): Promise<void> {
-    const row = { runId, state, updatedAt: new Date() } as QueryDeepPartialEntity<RunCheckpointEntity>;
+    const row: RunCheckpointEntity = { runId, state, updatedAt: new Date() };
     // The state alone is one statement, atomic by itself: no transaction around it (two statements fewer per step).
     if (!step.nodeFinished && (step.events ?? []).length === 0) {
-      await this.checkpoints.upsert(row, ['runId']);
+      await upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId');
       return;
     }
     await this.checkpoints.manager.transaction(async (manager) => {
-      await manager.upsert(RunCheckpointEntity, row, ['runId']);
+      await upsertRow(manager, RunCheckpointEntity, row, 'runId');
       const ended = step.nodeFinished;
       if (ended) {
         const changes = {
