@@ -723,6 +723,65 @@ describe(runAgentLoop.name, () => {
       expect(states[0].usage.modelCalls).toBe(1);
     });
 
+    it("should call the model again while the round's last results are being stored, and end once they are", async () => {
+      const storing = deferred();
+      const states: AgentLoopCheckpoint[] = [];
+      const { provider, run } = setup([{ toolCalls: [call('search', { q: 'a' })] }, { content: 'Found.' }], undefined, {
+        onCheckpoint: (state) => {
+          states.push(structuredClone(state));
+          return state.round?.calls[0].answer ? storing.promise : Promise.resolve();
+        },
+      });
+      let ended = false;
+
+      const result = run().then((value) => ((ended = true), value));
+      for (let tick = 0; tick < 20; tick++) await new Promise((resolve) => setImmediate(resolve));
+
+      expect(provider.requests).toHaveLength(2);
+      expect(ended).toBe(false);
+      expect(toolMessages(provider.requests[1]).map((message) => message.content)).toEqual(['search ok']);
+      storing.resolve();
+      await expect(result).resolves.toMatchObject({ output: 'Found.' });
+      expect(states.map((state) => state.round?.calls[0].answer?.status ?? null)).toEqual([null, 'success']);
+    });
+
+    it("should fail when the round's last result could not be stored during the next model call", async () => {
+      const { run } = setup([{ toolCalls: [call('search', { q: 'a' })] }, { content: 'Found.' }], undefined, {
+        onCheckpoint: (state) =>
+          state.round?.calls[0].answer ? Promise.reject(new Error('database down')) : Promise.resolve(),
+      });
+
+      await expect(run()).rejects.toMatchObject({ stopReason: 'error', message: 'database down' });
+    });
+
+    it('should store the result of a call before a call of the next batch starts', async () => {
+      const storing = deferred();
+      const executed: string[] = [];
+      const tools = [
+        tool(
+          'write',
+          'mutating',
+          ({ params }) => (executed.push(String(params.q)), Promise.resolve({ response: 'ok' })),
+        ),
+      ];
+      const { run } = setup(
+        [{ toolCalls: [call('write', { q: 'a' }), call('write', { q: 'b' })] }, { content: 'Done.' }],
+        tools,
+        {
+          onCheckpoint: (state) =>
+            state.round?.calls[0].answer && !state.round.calls[1].answer ? storing.promise : Promise.resolve(),
+        },
+      );
+
+      const result = run();
+      for (let tick = 0; tick < 20; tick++) await new Promise((resolve) => setImmediate(resolve));
+
+      expect(executed).toEqual(['a']);
+      storing.resolve();
+      await result;
+      expect(executed).toEqual(['a', 'b']);
+    });
+
     it('should not repeat stored model responses or tool results, and run the calls that had not started', async () => {
       const [first, second, third] = [call('write', { q: 'a' }), call('write', { q: 'b' }), call('write', { q: 'c' })];
       const writes: string[] = [];

@@ -83,10 +83,12 @@ const clampIterations = (value: number | undefined): number =>
  * limit when it wrote none. `timeout` skips that call (time is out) and returns the explanation.
  *
  * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
- * requested tools and after every tool result; `resume` continues from such a state, never repeating a
- * stored model response or tool result (see `resumeActions` for calls that were executing). A call that
- * `approvals` holds for a person stops the loop with AwaitingApprovalError once the round's other calls are
- * answered and checkpointed; resumed after the decision, the loop runs it (or answers it as rejected).
+ * requested tools and after every tool result (the results of a round's last batch are stored while the model
+ * is called again: no call starts before they are, and the loop ends only once they are); `resume` continues
+ * from such a state, never repeating a stored model response or tool result (see `resumeActions` for calls
+ * that were executing). A call that `approvals` holds for a person stops the loop with AwaitingApprovalError
+ * once the round's other calls are answered and checkpointed; resumed after the decision, the loop runs it (or
+ * answers it as rejected).
  *
  * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
  * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
@@ -125,6 +127,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private round: LoopRound | null = null;
   /** The round came from a checkpoint: some of its calls may have been executing when the state was stored. */
   private resumedRound = false;
+  /** Checkpoints of the round's last answers, stored while the model is called again (see answer()). */
+  private storing: Promise<void>[] = [];
 
   constructor(private readonly options: AgentLoopOptions<O>) {
     const resume = options.resume;
@@ -163,10 +167,19 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
 
   async execute(): Promise<AgentLoopResult> {
     try {
-      return await this.loop();
+      const result = await this.loop();
+      await this.stored();
+      return result;
     } catch (error) {
+      // Every write is over before the loop ends: a run handed back must not be stored after another process resumed it.
+      await Promise.allSettled(this.storing.splice(0));
       return this.fail(error);
     }
+  }
+
+  /** Waits for the checkpoints still being stored; throws when one failed. */
+  private async stored(): Promise<void> {
+    await Promise.all(this.storing.splice(0));
   }
 
   dispose(): void {
@@ -181,6 +194,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     for (;;) {
       await this.prepareSelection();
       const response = await this.callModel(this.nextRequest());
+      await this.stored();
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
       if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
@@ -321,8 +335,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const action = new Map(round.calls.map((item, index) => [item, actions[index]]));
     const waiting = await this.decideApprovals(round);
     const runnable = round.calls.filter((item) => item.approval !== 'pending');
-    const answered = await runToolBatches(runnable, isConcurrent, (item) =>
-      this.answer(item, action.get(item) ?? 'run', snapshot),
+    const answered = await runToolBatches(runnable, isConcurrent, (item, lastBatch) =>
+      this.answer(item, action.get(item) ?? 'run', snapshot, lastBatch),
     );
     if (waiting) {
       this.scope.throwIfAborted();
@@ -374,8 +388,17 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return waiting;
   }
 
-  /** One call's answer: stored, run, or (after a resume) not repeated; a new answer is checkpointed before the next call starts. */
-  private async answer(item: RoundCall, action: ResumeAction, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+  /**
+   * One call's answer: stored, run, or (after a resume) not repeated; a new answer is checkpointed before the next
+   * call starts. The answers of the round's last batch are stored while the model is called again: no call starts
+   * before they are, and the next state is written after them.
+   */
+  private async answer(
+    item: RoundCall,
+    action: ResumeAction,
+    snapshot: readonly ChatMessage[],
+    lastBatch: boolean,
+  ): Promise<AnsweredCall> {
     if (item.answer) return { call: item.call, ...item.answer };
     // A call the loop answers itself gets the same answer again after a resume: nothing to store.
     if (item.skipResponse !== undefined) return this.run(item, snapshot);
@@ -389,7 +412,14 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
     if (this.scope.signal.aborted) return answered;
     item.answer = { status: answered.status, response: answered.response, durationMs: answered.durationMs };
-    await this.checkpoint();
+    const storing = this.checkpoint();
+    if (!lastBatch) {
+      await storing;
+      return answered;
+    }
+    // Awaited by stored(); until then a failure must not count as unhandled.
+    storing.catch(() => undefined);
+    this.storing.push(storing);
     return answered;
   }
 

@@ -16,17 +16,19 @@ export const toToolBatches = <T>(items: readonly T[], isConcurrent: (item: T) =>
 };
 
 /**
- * Runs items batch after batch: a concurrent batch all at once, the others one at a time.
- * Results come back in item order whatever order they finished in.
+ * Runs items batch after batch: a concurrent batch all at once, the others one at a time. `run` is told
+ * whether its item is in the last batch. Results come back in item order whatever order they finished in.
  */
 export const runToolBatches = async <T, R>(
   items: readonly T[],
   isConcurrent: (item: T) => boolean,
-  run: (item: T) => Promise<R>,
+  run: (item: T, lastBatch: boolean) => Promise<R>,
 ): Promise<R[]> => {
   const results: R[] = [];
-  for (const batch of toToolBatches(items, isConcurrent)) {
-    results.push(...(await Promise.all(batch.items.map(run))));
+  const batches = toToolBatches(items, isConcurrent);
+  for (const [index, batch] of batches.entries()) {
+    const last = index === batches.length - 1;
+    results.push(...(await Promise.all(batch.items.map((item) => run(item, last)))));
   }
   return results;
 };
