@@ -64,3 +64,39 @@ describe('applyEvent (approvals)', () => {
     expect(state.nodes[0].modelCalls[0].toolCalls[0]).toMatchObject({ status: 'rejected', endedAt: Date.parse(at(3)) });
   });
 });
+
+describe('applyEvent (context notes)', () => {
+  it('should note a trimmed context and lost embeddings on the model call they came before', () => {
+    const state = fold([
+      { type: 'run.started', data: { at: at(0) } },
+      { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+      { type: 'llm.usage', data: { node_id: 'llm-1', usage: { total_tokens: 9 }, at: at(1) } },
+      {
+        type: 'llm.embeddings_failed',
+        data: { node_id: 'llm-1', stage: 'query', message: 'embeddings 404: model not found', at: at(2) },
+      },
+      {
+        type: 'llm.context_trimmed',
+        data: {
+          node_id: 'llm-1',
+          iteration: 2,
+          context_window: 8192,
+          tokens_before: 12000,
+          tokens_after: 7900,
+          shortened_results: 3,
+          dropped_messages: 1,
+          at: at(2),
+        },
+      },
+      { type: 'llm.delta', data: { node_id: 'llm-1', delta: 'Done.', at: at(3) } },
+    ]);
+
+    const [first, second] = state.nodes[0].modelCalls;
+    expect(first.notes).toEqual([]);
+    expect(second.notes).toEqual([
+      'tool selection without embeddings from here on (query: embeddings 404: model not found)',
+      'context trimmed to fit 8192 tokens: 12000 → 7900 tokens (3 older tool results shortened, 1 message left out)',
+    ]);
+    expect(second.text).toBe('Done.');
+  });
+});

@@ -29,6 +29,8 @@ export interface ModelCallView {
   text: string;
   toolCalls: ToolCallView[];
   retries: string[];
+  /** What the node did to the request before this call: context trimmed, embeddings given up. */
+  notes: string[];
   usage: Usage | null;
 }
 
@@ -83,6 +85,8 @@ export const emptyTrace = (): TraceState => ({
 });
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const plural = (count: number, one: string, many: string): string =>
+  count === 0 ? '' : `${count} ${count === 1 ? one : many}`;
 const number = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 const timeOf = (data: Record<string, unknown>): number => {
   const at = typeof data.at === 'string' ? Date.parse(data.at) : NaN;
@@ -135,6 +139,7 @@ function modelCallFor(node: NodeView, at: number, startsAnswer: boolean): ModelC
     text: '',
     toolCalls: [],
     retries: [],
+    notes: [],
     usage: null,
   };
   node.modelCalls.push(call);
@@ -186,6 +191,24 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
     case 'llm.retry': {
       const call = modelCallFor(nodeFor(state, data, at), at, false);
       call.retries.push(`attempt ${number(data.attempt) ?? '?'}: ${text(data.reason)}`);
+      break;
+    }
+    case 'llm.context_trimmed': {
+      const call = modelCallFor(nodeFor(state, data, at), at, true);
+      const changes = [
+        plural(number(data.shortened_results) ?? 0, 'older tool result shortened', 'older tool results shortened'),
+        plural(number(data.dropped_messages) ?? 0, 'message left out', 'messages left out'),
+      ].filter((change) => change !== '');
+      call.notes.push(
+        `context trimmed to fit ${number(data.context_window) ?? '?'} tokens: ` +
+          `${number(data.tokens_before) ?? '?'} → ${number(data.tokens_after) ?? '?'} tokens` +
+          (changes.length > 0 ? ` (${changes.join(', ')})` : ''),
+      );
+      break;
+    }
+    case 'llm.embeddings_failed': {
+      const call = modelCallFor(nodeFor(state, data, at), at, true);
+      call.notes.push(`tool selection without embeddings from here on (${text(data.stage)}: ${text(data.message)})`);
       break;
     }
     case 'llm.usage': {
