@@ -134,18 +134,23 @@ describe(RunEventsService.name, () => {
       api = new RunEventsService(repository, config, redis as unknown as RunRedis);
     });
 
+    afterEach(() => jest.useRealTimers());
+
     // Made by hand, so the testing module does not shut them down: their pending writes would outlive the test
     // (and its database) on a timer.
     afterEach(() => Promise.all([worker, api].map((service) => service.onApplicationShutdown())));
 
-    it('should publish the events a run emits in one turn of the event loop as one message, in order', async () => {
+    it('should publish each batch of events as one message, in order, once it is stored', async () => {
       worker.emit(RUN_ID, 'node.started', { node_id: 'llm-1' });
       worker.emit(RUN_ID, 'llm.delta', { node_id: 'llm-1', delta: 'Hel' });
       worker.emit(RUN_ID, 'llm.delta', { node_id: 'llm-1', delta: 'lo' });
       await tick();
+      const beforeStored = redis.published.length;
+      await worker.flush(RUN_ID);
       worker.emit(RUN_ID, 'node.finished', { node_id: 'llm-1' });
-      await tick();
+      await worker.flush(RUN_ID);
 
+      expect(beforeStored).toBe(0);
       const seqs = redis.published.map(({ message }) => (JSON.parse(message) as RunEvent[]).map((event) => event.seq));
       expect(seqs).toEqual([[1, 2, 3], [4]]);
       expect(new Set(redis.published.map(({ channel }) => channel))).toEqual(new Set([`test:run-events:${RUN_ID}`]));
@@ -183,6 +188,74 @@ describe(RunEventsService.name, () => {
       }
 
       expect(seen).toEqual([1, 2]);
+    });
+
+    /** The worker's event writes wait for `store()`: a database slower than any fixed wait. */
+    const slowWorker = () => {
+      const repository = moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity));
+      let store: () => void = () => undefined;
+      const stored = new Promise<void>((resolve) => (store = resolve));
+      const manager = new Proxy(repository.manager, {
+        get: (target, key, receiver) =>
+          key === 'query'
+            ? async (...args: Parameters<typeof target.query>) => {
+                await stored;
+                return (await target.query(...args)) as unknown;
+              }
+            : (Reflect.get(target, key, receiver) as unknown),
+      });
+      const slow = new Proxy(repository, {
+        get: (target, key, receiver) => (key === 'manager' ? manager : (Reflect.get(target, key, receiver) as unknown)),
+      });
+      return {
+        sut: new RunEventsService(slow, moduleRef.get<AppConfig>(APP_CONFIG), redis as unknown as RunRedis),
+        store,
+      };
+    };
+
+    it('should give the stream of a run another process finished its run.finished, however long that process takes to store it', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const slow = slowWorker();
+      // Its row says finished, but the worker still holds it while it stores the end of the log.
+      let logComplete = false;
+      slow.sut.emit(RUN_ID, 'run.started', {});
+      slow.sut.emit(RUN_ID, 'run.finished', { status: 'succeeded' });
+      await tick();
+
+      const stream = collect(api.stream(RUN_ID, 0, () => Promise.resolve(logComplete)));
+      for (let second = 0; second < 60; second++) await jest.advanceTimersByTimeAsync(1_000);
+      const completedEarly = stream.isCompleted();
+      slow.store();
+      await slow.sut.flush(RUN_ID);
+      logComplete = true;
+      for (let turn = 0; turn < 5; turn++) await tick();
+      jest.useRealTimers();
+
+      expect(completedEarly).toBe(false);
+      expect(stream.messages.filter((message) => message.type).map(({ id, type }) => ({ id, type }))).toEqual([
+        { id: '1', type: 'run.started' },
+        { id: '2', type: 'run.finished' },
+      ]);
+      expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should end, at its next heartbeat, the stream of a run whose worker died before storing its run.finished', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      await worker.appendStored(RUN_ID, 'run.started', {});
+      let logComplete = false;
+      const stream = collect(api.stream(RUN_ID, 0, () => Promise.resolve(logComplete)));
+      await stream.received(1);
+      await jest.advanceTimersByTimeAsync(15_000);
+      const openWhileHeld = !stream.isCompleted();
+
+      // The dead worker's lease ran out: nothing more will be stored.
+      logComplete = true;
+      await jest.advanceTimersByTimeAsync(15_000);
+      await stream.done;
+      jest.useRealTimers();
+
+      expect(openWhileHeld).toBe(true);
+      expect(stream.messages.filter((message) => message.type).map(({ type }) => type)).toEqual(['run.started']);
     });
 
     it('should also take the one-event messages a process of the previous release publishes', async () => {

@@ -18,7 +18,6 @@ import { bulkInsert } from '../common/bulk-insert';
 import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RUN_REDIS, type RunRedis } from './run-redis';
-import { sleep } from '../shared/sleep';
 
 type Listener = (event: RunEvent) => void;
 /** Told of every event of every run as it is emitted (the port metrics use); must not throw. */
@@ -45,13 +44,11 @@ const FLUSH_DELAY_MS = 50;
  * Live subscribers get every event at once whatever its type.
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
-/** A comment line every so often keeps proxies from closing a quiet stream. */
+/**
+ * A comment line every so often keeps proxies from closing a quiet stream; the stream of a run that finished
+ * then also asks whether its log is complete (its worker died before storing run.finished).
+ */
 const HEARTBEAT_MS = 15_000;
-/** A live event ahead of the stored log waits this long, in steps, for the events before it to be stored. */
-const GAP_WAIT_STEPS = 40;
-const GAP_WAIT_STEP_MS = 50;
-/** A remote subscriber reads the stored log again this long after subscribing (see subscribeRemote). */
-const LATE_READS_MS = [4 * FLUSH_DELAY_MS, 40 * FLUSH_DELAY_MS];
 
 const toMessage = (event: RunEvent): MessageEvent => ({
   id: String(event.seq),
@@ -73,8 +70,6 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
    * restart). They get events appended to its stored log, and join the live log when the run starts here.
    */
   private readonly waiting = new Map<string, Set<Listener>>();
-  /** Queue mode: events emitted this turn of the event loop, per run, published together at its end. */
-  private readonly outgoing = new Map<string, RunEvent[]>();
   /** Open SSE streams, completed on shutdown so that the HTTP server can close. */
   private readonly streams = new Set<() => void>();
 
@@ -137,7 +132,6 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     run.unsaved.push(event);
     for (const listener of run.listeners) listener(event);
     for (const observer of this.observers) observer(runId, event);
-    if (this.redis) this.fanOut(runId, event);
     // flush() never rejects: write() logs its own failures.
     if (WRITTEN_AT_ONCE.has(type)) void this.flush(runId);
     else run.timer ??= setTimeout(() => void this.flush(runId), FLUSH_DELAY_MS);
@@ -151,7 +145,8 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     if (run.timer) clearTimeout(run.timer);
     run.timer = null;
     // The batch is taken when the previous write ends: events emitted during a slow write join the next one.
-    if (run.unsaved.length > 0) run.writing = run.writing.then(() => this.write(runId, run.unsaved.splice(0)));
+    if (run.unsaved.length > 0)
+      run.writing = run.writing.then(() => this.writeAndPublish(runId, run.unsaved.splice(0)));
     await run.writing;
   }
 
@@ -261,29 +256,18 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
   }
 
   /**
-   * Queue mode: the events a run emits in one turn of the event loop (a burst of tokens, a node's end and
-   * the next one's start) go to Redis as one message, an array in order, instead of one PUBLISH each.
+   * Stores a batch of events; in queue mode then publishes it to Redis as one message, an array in order.
+   * Published only once stored, so that a process that hears of an event can read every event before it.
    */
-  private fanOut(runId: string, event: RunEvent): void {
-    const waiting = this.outgoing.get(runId);
-    if (waiting) {
-      waiting.push(event);
-      return;
-    }
-    this.outgoing.set(runId, [event]);
-    setImmediate(() => this.publishOutgoing(runId));
-  }
-
-  private publishOutgoing(runId: string): void {
-    const batch = this.outgoing.get(runId);
-    this.outgoing.delete(runId);
-    if (batch) this.redis?.publish(this.channelOf(runId), JSON.stringify(batch));
+  private async writeAndPublish(runId: string, batch: RunEvent[]): Promise<void> {
+    await this.write(runId, batch);
+    this.redis?.publish(this.channelOf(runId), JSON.stringify(batch));
   }
 
   /**
    * A run executing in another process: stored events first, then live ones from Redis. The channel is
-   * subscribed before the database is read; a live event ahead of what was delivered waits for the events
-   * before it to be stored (they are written in batches), so the client sees every seq once, in order.
+   * subscribed before the database is read, and a batch is published only after it was stored, so the events
+   * before a live one are in the database: the client sees every seq once, in order.
    */
   private async subscribeRemote(runId: string, afterSeq: number, onEvent: Listener): Promise<() => void> {
     let last = afterSeq;
@@ -294,10 +278,7 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
       onEvent(event);
     };
     const catchUp = async (before: number) => {
-      for (let step = 0; step < GAP_WAIT_STEPS && last < before - 1 && !stopped; step++) {
-        for (const event of await this.storedAfter(runId, last, before - 1)) deliver(event);
-        if (last < before - 1) await sleep(GAP_WAIT_STEP_MS);
-      }
+      for (const event of await this.storedAfter(runId, last, before - 1)) deliver(event);
     };
     let chain = Promise.resolve();
     const stop = await (this.redis as RunRedis).listen(this.channelOf(runId), (message) => {
@@ -313,25 +294,12 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
         })
         .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not catch up on run events'));
     });
-    const readStored = () => {
-      chain = chain
-        .then(async () => {
-          if (stopped) return;
-          for (const event of await this.storedAfter(runId, last)) deliver(event);
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error, runId }, 'could not read stored run events'));
-    };
     chain = chain.then(async () => {
       for (const event of await this.storedAfter(runId, afterSeq)) deliver(event);
     });
     await chain;
-    // Events published before the channel was subscribed but stored only after the read above are in neither;
-    // when the run then falls quiet (a long model call) nothing else would bring them: read the log again
-    // once they must have been written.
-    const lateReads = LATE_READS_MS.map((delay) => setTimeout(readStored, delay));
     return () => {
       stopped = true;
-      for (const timer of lateReads) clearTimeout(timer);
       stop();
     };
   }
@@ -349,35 +317,44 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
 
   /**
    * The events after `afterSeq` as Server-Sent Events: past ones first, then live ones, with a heartbeat
-   * comment while it is quiet; completes after run.finished. `hasFinished` ends the stream of a run that
-   * finished without a stored run.finished (e.g. it was interrupted) and does not execute here.
+   * comment while it is quiet; completes after run.finished. `logComplete` says the run has finished and
+   * nothing more will be added to its stored log (no worker still holds it): it ends the stream of a run that
+   * finished without a stored run.finished (e.g. its worker died) and does not execute here. A run whose row
+   * says finished while its worker still stores the end of its log gets run.finished live, once stored.
    */
-  stream(runId: string, afterSeq: number, hasFinished: () => Promise<boolean>): Observable<MessageEvent> {
+  stream(runId: string, afterSeq: number, logComplete: () => Promise<boolean>): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
       let stop: () => void = () => undefined;
       let lastSeq = afterSeq;
-      const heartbeat = setInterval(() => subscriber.next({ comment: 'keep-alive' }), HEARTBEAT_MS);
-      const end = () => subscriber.complete();
-      this.streams.add(end);
+      let started = false;
       const forward = (event: RunEvent) => {
         if (subscriber.closed || event.seq <= lastSeq) return;
         lastSeq = event.seq;
         subscriber.next(toMessage(event));
         if (event.type === 'run.finished') subscriber.complete();
       };
+      const endIfComplete = async (atHeartbeat: boolean) => {
+        if (subscriber.closed || !(await logComplete()) || this.isLive(runId)) return;
+        if (this.redis) {
+          // Read after the run was seen complete: what its worker stored last is in it.
+          for (const event of await this.storedAfter(runId, lastSeq)) forward(event);
+          // A run cancelled while queued gets its run.finished from the api process just after its row changed:
+          // it comes live, or the next heartbeat ends the stream.
+          if (!atHeartbeat) return;
+        }
+        subscriber.complete();
+      };
+      const heartbeat = setInterval(() => {
+        subscriber.next({ comment: 'keep-alive' });
+        if (started) endIfComplete(true).catch((error: unknown) => subscriber.error(error));
+      }, HEARTBEAT_MS);
+      const end = () => subscriber.complete();
+      this.streams.add(end);
       const start = async () => {
         stop = await this.subscribe(runId, afterSeq, forward);
         if (subscriber.closed) return stop();
-        if (!(await hasFinished()) || this.isLive(runId)) return;
-        // The row says finished before its run.finished event is stored: read what the worker still writes.
-        if (this.redis)
-          await this.drainStored(
-            runId,
-            () => lastSeq,
-            forward,
-            () => subscriber.closed,
-          );
-        subscriber.complete();
+        started = true;
+        await endIfComplete(false);
       };
       start().catch((error: unknown) => subscriber.error(error));
       return () => {
@@ -388,23 +365,8 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     });
   }
 
-  private async drainStored(
-    runId: string,
-    lastSeq: () => number,
-    forward: Listener,
-    closed: () => boolean,
-  ): Promise<void> {
-    for (let step = 0; step < GAP_WAIT_STEPS && !closed(); step++) {
-      const events = await this.storedAfter(runId, lastSeq());
-      for (const event of events) forward(event);
-      if (events.some((event) => event.type === 'run.finished')) return;
-      await sleep(GAP_WAIT_STEP_MS);
-    }
-  }
-
   /** Ends every open event stream cleanly so that the HTTP server can close its connections. */
   beforeApplicationShutdown(): void {
-    for (const runId of [...this.outgoing.keys()]) this.publishOutgoing(runId);
     for (const end of [...this.streams]) end();
   }
 

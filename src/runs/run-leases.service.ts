@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { In, IsNull, LessThan, Repository } from 'typeorm';
+import { In, IsNull, LessThan, MoreThan, Not, Repository } from 'typeorm';
 import { RunEntity, type RunStatus } from './run.entity';
 
 /** How often a process measures again how far its clock is from the database's. */
@@ -45,6 +45,11 @@ export class RunLeasesService {
       { leaseExpiresAt: new Date((await this.now()).getTime() + leaseMs) },
     );
     return result.affected === 1;
+  }
+
+  /** Whether a worker holds a live lease on the run: it executes it, or still stores how it ended. */
+  async isHeld(runId: string): Promise<boolean> {
+    return this.runs.exists({ where: { id: runId, leaseOwner: Not(IsNull()), leaseExpiresAt: MoreThan(new Date()) } });
   }
 
   /** Lets go of a run `owner` holds (it ended or waits on a person); false when `owner` no longer held it. */
