@@ -72,4 +72,19 @@ jest.setTimeout(60_000);
 
     expect(await leases.acquire(run.id, 'worker-b', LEASE_MS)).toBe(true);
   });
+
+  it('should tell a run held by a worker from one let go of or whose lease ran out', async () => {
+    const { leases, runs } = await process();
+    const held = await runs.create(newRun({ userId: 'owner' }));
+    const released = await runs.create(newRun({ userId: 'owner' }));
+    const expired = await runs.create(newRun({ userId: 'owner' }));
+    await leases.acquire(held.id, 'worker-a', LEASE_MS);
+    await leases.acquire(released.id, 'worker-a', LEASE_MS);
+    await leases.release(released.id, 'worker-a');
+    await leases.acquire(expired.id, 'worker-a', -1000);
+
+    expect(await leases.isHeld(held.id)).toBe(true);
+    expect(await leases.isHeld(released.id)).toBe(false);
+    expect(await leases.isHeld(expired.id)).toBe(false);
+  });
 });

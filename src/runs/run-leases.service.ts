@@ -49,7 +49,8 @@ export class RunLeasesService {
 
   /** Whether a worker holds a live lease on the run: it executes it, or still stores how it ended. */
   async isHeld(runId: string): Promise<boolean> {
-    return this.runs.exists({ where: { id: runId, leaseOwner: Not(IsNull()), leaseExpiresAt: MoreThan(new Date()) } });
+    const now = await this.now();
+    return this.runs.exists({ where: { id: runId, leaseOwner: Not(IsNull()), leaseExpiresAt: MoreThan(now) } });
   }
 
   /** Lets go of a run `owner` holds (it ended or waits on a person); false when `owner` no longer held it. */
