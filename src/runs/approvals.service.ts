@@ -16,7 +16,7 @@ import type { ApprovalResponse, DecideApprovalDto, ListApprovalsQuery } from './
 import { toApprovalResponse } from './approval-response';
 import { type ApprovalStatus, RunApprovalEntity } from './run-approval.entity';
 import type { RunResponse } from './run.dto';
-import { FINISHED_STATUSES, isFinished, RunEntity } from './run.entity';
+import { FINISHED_STATUSES, isFinished, RunEntity, type UsageTotals } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import type { RunEventType } from './run-event-types';
 import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
@@ -104,10 +104,11 @@ export class ApprovalsService {
 
   /**
    * The run stops for its pending approvals: waiting, without a worker. When every decision came in while it
-   * was still stopping, it goes back to running at once (the supervisor that executed it resumes it).
+   * was still stopping, it goes back to running at once (the supervisor that executed it resumes it). `usage` is
+   * what the run has used so far: a run that waits for hours shows it meanwhile.
    */
-  async wait(runId: string): Promise<void> {
-    if (!(await this.runs.markWaiting(runId))) return;
+  async wait(runId: string, usage?: UsageTotals): Promise<void> {
+    if (!(await this.runs.markWaiting(runId, usage))) return;
     if ((await this.pendingCount(runId)) === 0) await this.runs.resumeWaiting(runId);
   }
 

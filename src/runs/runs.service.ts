@@ -169,12 +169,12 @@ export class RunsService {
   }
 
   /** A running run now waits for a person (holding no worker); false when it is no longer running (cancelled). */
-  async markWaiting(runId: string): Promise<boolean> {
+  async markWaiting(runId: string, usage?: UsageTotals): Promise<boolean> {
     let affected = 0;
     await this.retry(async () => {
       const result = await this.runs.update(
         { id: runId, status: 'running' },
-        { status: 'waiting', leaseOwner: null, leaseExpiresAt: null },
+        { status: 'waiting', leaseOwner: null, leaseExpiresAt: null, ...(usage && { usage }) },
       );
       affected = result.affected ?? 0;
     });

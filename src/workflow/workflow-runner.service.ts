@@ -363,7 +363,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         // Embedded, the log stays open here: live streams go on with the run once it resumes in this process.
         if (this.events.fansOut) await this.events.close(run.id);
         else await this.events.flush(run.id);
-        await this.approvals.wait(run.id);
+        await this.approvals.wait(run.id, usage);
       } else {
         await this.events.close(run.id);
       }

@@ -102,6 +102,9 @@ describe('Human approval of tool calls (e2e)', () => {
     const run = await startWaiting([{ target: 'db', api_key: 'sk-live-secret' }]);
 
     expect(run.status).toBe('waiting');
+    // The model call that asked is counted while the run waits.
+    expect(run.usage).toMatchObject({ model_calls: 1 });
+    expect((await alice.get(`/runs/${run.id}`).expect(200)).body).toMatchObject({ usage: { model_calls: 1 } });
     expect(run.pending_approvals).toEqual([
       {
         id: expect.any(String) as string,
