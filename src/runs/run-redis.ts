@@ -15,6 +15,8 @@ export class RunRedis implements OnApplicationShutdown {
   readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, Set<Handler>>();
+  /** The SUBSCRIBE of each channel someone listens to, until Redis confirms it. */
+  private readonly subscriptions = new Map<string, Promise<unknown>>();
   private readonly extra: Redis[] = [];
 
   constructor(
@@ -52,7 +54,10 @@ export class RunRedis implements OnApplicationShutdown {
       .catch((error: unknown) => this.logger.warn({ err: error, channel }, 'could not publish to Redis'));
   }
 
-  /** Listens to `channel` until the returned function is called; resolves once Redis confirmed the subscription. */
+  /**
+   * Listens to `channel` until the returned function is called; resolves once Redis confirmed the subscription,
+   * also for a listener that joins while an earlier one's SUBSCRIBE is still on its way.
+   */
   async listen(channel: string, handler: Handler): Promise<() => void> {
     let handlers = this.handlers.get(channel);
     if (!handlers) {
@@ -60,13 +65,26 @@ export class RunRedis implements OnApplicationShutdown {
       this.handlers.set(channel, handlers);
     }
     handlers.add(handler);
-    if (handlers.size === 1) await this.subscriber.subscribe(channel);
-    return () => {
+    const stop = () => {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
       this.handlers.delete(channel);
+      this.subscriptions.delete(channel);
       this.subscriber.unsubscribe(channel).catch(() => undefined);
     };
+    let confirmed = this.subscriptions.get(channel);
+    if (!confirmed) {
+      confirmed = this.subscriber.subscribe(channel);
+      this.subscriptions.set(channel, confirmed);
+    }
+    try {
+      await confirmed;
+    } catch (error) {
+      if (this.subscriptions.get(channel) === confirmed) this.subscriptions.delete(channel);
+      stop();
+      throw error;
+    }
+    return stop;
   }
 
   async onApplicationShutdown(): Promise<void> {
