@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../../../shared/tool-errors';
+import type { ChildProcess } from 'node:child_process';
+import { waitFor } from '../../../../test/support/wait-for';
 import { SqliteRunner } from './sqlite-runner';
 
 // Each query process starts through the TypeScript hook here, which takes seconds on a busy machine.
@@ -26,8 +28,8 @@ describe(SqliteRunner.name, () => {
     sut = new SqliteRunner(file);
   });
 
-  afterAll(() => {
-    sut.close();
+  afterAll(async () => {
+    await sut.close();
     rmSync(folder, { recursive: true, force: true });
   });
 
@@ -107,7 +109,23 @@ describe(SqliteRunner.name, () => {
         'cannot open the query database',
       );
     } finally {
-      missing.close();
+      await missing.close();
     }
+  });
+
+  it('should have every query process exited, an idle and a busy one, once close resolves', async () => {
+    const runner = new SqliteRunner(file);
+    const pool = runner as unknown as { idle: ChildProcess[]; running: Set<ChildProcess> };
+    const busy = runner.run(UNBOUNDED, [], { rowLimit: 1, timeoutMs: 60_000 });
+    const failed = expect(busy).rejects.toBeInstanceOf(ToolExecutionError);
+    await waitFor(() => pool.running.size === 1, { what: 'a query process took the unbounded query' });
+    await runner.run('SELECT 1', [], { rowLimit: 1, timeoutMs: 10_000 });
+    expect([pool.idle.length, pool.running.size]).toEqual([1, 1]);
+    const children = [...pool.idle, ...pool.running];
+
+    await runner.close();
+
+    expect(children.map((child) => child.exitCode !== null || child.signalCode !== null)).toEqual([true, true]);
+    await failed;
   });
 });

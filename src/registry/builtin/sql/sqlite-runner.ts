@@ -33,11 +33,24 @@ export class SqliteRunner {
     throw new ToolExecutionError(`the SQLite query process answered out of turn (${message.type})`);
   }
 
-  /** Kills every query process, idle or busy; their queries fail. */
-  close(): void {
-    for (const child of [...this.idle, ...this.running]) child.kill('SIGKILL');
+  /**
+   * Kills every query process, idle or busy (their queries fail); resolves once they have exited and their pipes closed, so that a
+   * process that closes its runners and then ends is not held up by a child still on its way out.
+   */
+  async close(): Promise<void> {
+    const children = [...this.idle, ...this.running];
     this.idle.length = 0;
     this.running.clear();
+    await Promise.all(
+      children.map((child) => {
+        const exited =
+          child.exitCode !== null || child.signalCode !== null
+            ? Promise.resolve()
+            : new Promise<void>((resolve) => child.once('close', () => resolve()));
+        child.kill('SIGKILL');
+        return exited;
+      }),
+    );
   }
 
   private async start(signal: AbortSignal | undefined): Promise<ChildProcess> {
