@@ -1,4 +1,4 @@
-import type { TakenNames } from '../tools/tool-import.service';
+import type { TakenNames } from '../common/owned-queries';
 import type { ConflictPolicy, ImportStatus } from './bundle.dto';
 
 export interface NameDecision {

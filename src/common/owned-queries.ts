@@ -1,4 +1,4 @@
-import { Brackets, QueryFailedError, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import { Brackets, QueryFailedError, type ObjectLiteral, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { isAdmin, type Principal } from './auth/principal';
 import { DomainError } from './errors/domain-error';
 
@@ -17,6 +17,27 @@ export interface OwnedRow {
   name: string;
   isPublic: boolean;
   userId: string | null;
+}
+
+/** Names an import may clash with: the caller's own rows and the public ones, each name to its row's id. */
+export interface TakenNames {
+  readonly own: ReadonlyMap<string, string>;
+  readonly public: ReadonlyMap<string, string>;
+}
+
+/** The names a principal's import into `repository` (tools, workflows) may clash with, in one query. */
+export async function namesTaken(
+  repository: Repository<OwnedRow & { id: string }>,
+  principal: Principal,
+): Promise<TakenNames> {
+  const rows = await repository.find({
+    select: { id: true, name: true, userId: true, isPublic: true },
+    where: [{ userId: principal.userId }, { isPublic: true }],
+  });
+  return {
+    own: new Map(rows.filter((row) => row.userId === principal.userId).map((row) => [row.name, row.id])),
+    public: new Map(rows.filter((row) => row.isPublic).map((row) => [row.name, row.id])),
+  };
 }
 
 /** The same rule as whereVisibleTo, for a row already loaded. */

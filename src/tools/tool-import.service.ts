@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { type EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
-import { isDuplicateKey } from '../common/owned-queries';
+import { isDuplicateKey, namesTaken, type TakenNames } from '../common/owned-queries';
 import { dropMaskedValues } from '../shared/secrets';
 import type { CreateToolDto } from './tool.dto';
 import { ToolEntity } from './tool.entity';
@@ -25,12 +25,6 @@ export interface PlannedTool {
   readonly fields: ToolFields;
 }
 
-/** Names an import may clash with: the caller's own tools and the public ones, each name to its tool id. */
-export interface TakenNames {
-  readonly own: ReadonlyMap<string, string>;
-  readonly public: ReadonlyMap<string, string>;
-}
-
 /** Tools an import (a bundle) brings: checked first, all of them, then stored in the importer's transaction. */
 @Injectable()
 export class ToolImportService {
@@ -41,15 +35,8 @@ export class ToolImportService {
   ) {}
 
   /** The names an import may clash with. */
-  async namesTaken(principal: Principal): Promise<TakenNames> {
-    const rows = await this.tools.find({
-      select: { id: true, name: true, userId: true, isPublic: true },
-      where: [{ userId: principal.userId }, { isPublic: true }],
-    });
-    return {
-      own: new Map(rows.filter((row) => row.userId === principal.userId).map((row) => [row.name, row.id])),
-      public: new Map(rows.filter((row) => row.isPublic).map((row) => [row.name, row.id])),
-    };
+  namesTaken(principal: Principal): Promise<TakenNames> {
+    return namesTaken(this.tools, principal);
   }
 
   /**

@@ -17,7 +17,9 @@ import {
   byIdOrName,
   isDuplicateKey,
   isVisibleTo,
+  namesTaken,
   pickByName,
+  type TakenNames,
   whereNameOrDescriptionContains,
   whereVisibleTo,
 } from '../common/owned-queries';
@@ -30,7 +32,6 @@ import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
 import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
-import type { TakenNames } from '../tools/tool-import.service';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import type { NodeHandler, ToolUse } from './nodes/node-handler';
@@ -295,15 +296,8 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
   }
 
   /** Names an import may clash with: the caller's own workflows and the public ones, each name to its id. */
-  async namesTaken(principal: Principal): Promise<TakenNames> {
-    const rows = await this.workflows.find({
-      select: { id: true, name: true, userId: true, isPublic: true },
-      where: [{ userId: principal.userId }, { isPublic: true }],
-    });
-    return {
-      own: new Map(rows.filter((row) => row.userId === principal.userId).map((row) => [row.name, row.id])),
-      public: new Map(rows.filter((row) => row.isPublic).map((row) => [row.name, row.id])),
-    };
+  namesTaken(principal: Principal): Promise<TakenNames> {
+    return namesTaken(this.workflows, principal);
   }
 
   /**
