@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { APIZOO_POOL, createPoolTools } from '../support/apizoo-pool';
 import { conceptEmbedder } from '../support/embeddings-endpoint';
 import { OllamaTestServer } from '../support/ollama-test-server';
 import { type OpenAITestServer, type RecordedRequest, reply } from '../support/openai-test-server';
@@ -10,12 +9,6 @@ import { agentWorkflow } from '../support/workflow-fixtures';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 
 type Body = { tools?: Array<{ function: { name: string } }> };
-type PoolTool = { function: { name: string; description: string; parameters: Record<string, unknown> } };
-
-/** 300 real API descriptions from the tool-selection benchmark (Gorilla API Zoo, Apache-2.0). */
-const POOL = (
-  JSON.parse(readFileSync(join(__dirname, '../../bench/tool-selection/apizoo-tools.json'), 'utf8')) as PoolTool[]
-).slice(0, 300);
 
 // The right tool shares no word with the question: only a semantic model connects "haircut" with "barbers".
 const QUESTION = 'Where can I get a haircut close to me?';
@@ -56,18 +49,8 @@ describe('LLM node tool selection with embeddings (e2e)', () => {
     }));
     ({ app, llm } = stack);
     api = new WorkflowApi(app.http, ADMIN_KEY);
-    for (const { function: fn } of [...POOL, { function: { ...VENUES, parameters: { type: 'object' } } }]) {
-      const description = fn.description.slice(0, 2000);
-      await api.createTool({
-        name: fn.name,
-        description,
-        category: 'apizoo',
-        effect: 'read_only',
-        function_schema: { name: fn.name, description, parameters: fn.parameters },
-        implementation_type: 'code',
-        implementation_config: { language: 'javascript', code: 'return {};' },
-      });
-    }
+    const venues = { function: { ...VENUES, parameters: { type: 'object' } } };
+    await createPoolTools(api, [...APIZOO_POOL, venues], () => 'return {};');
   }, 120_000);
 
   afterEach(() => {

@@ -1,12 +1,11 @@
+import { APIZOO_POOL, createPoolTools } from '../support/apizoo-pool';
 import { type OpenAITestServer, reply } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow } from '../support/workflow-fixtures';
-import { readFileSync } from 'node:fs';
 import { countTokens } from '../../src/llm/token-count';
-import { join } from 'node:path';
 
 const CUSTOMERS_CODE =
   'const rows = []; for (let i = 0; i < 60000; i++) rows.push({ id: i, name: "customer " + i, ' +
@@ -20,12 +19,6 @@ const customersResult = () => {
 
 type Message = { role: string; tool_call_id?: string; content?: string | null };
 type Body = { messages: Message[]; tools?: Array<{ function: { name: string } }> };
-type PoolTool = { function: { name: string; description: string; parameters: Record<string, unknown> } };
-
-/** 300 real API descriptions from the tool-selection benchmark (Gorilla API Zoo, Apache-2.0). */
-const POOL = (
-  JSON.parse(readFileSync(join(__dirname, '../../bench/tool-selection/apizoo-tools.json'), 'utf8')) as PoolTool[]
-).slice(0, 300);
 
 describe('LLM node context engineering (e2e)', () => {
   let stack: WorkflowStack | undefined;
@@ -272,18 +265,7 @@ describe('LLM node context engineering (e2e)', () => {
     const names = (body: Body) => (body.tools ?? []).map((tool) => tool.function.name);
 
     beforeAll(async () => {
-      for (const { function: fn } of POOL) {
-        const description = fn.description.slice(0, 2000);
-        await api.createTool({
-          name: fn.name,
-          description,
-          category: 'apizoo',
-          effect: 'read_only',
-          function_schema: { name: fn.name, description, parameters: fn.parameters },
-          implementation_type: 'code',
-          implementation_config: { language: 'javascript', code: `return { called: ${JSON.stringify(fn.name)} };` },
-        });
-      }
+      await createPoolTools(api, APIZOO_POOL, (name) => `return { called: ${JSON.stringify(name)} };`);
     }, 120_000);
 
     it('should offer at most k tools plus search_tools on every call of a node over 300, the right one among them', async () => {
