@@ -22,7 +22,7 @@ import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
 import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
-import { approvalGateFor } from './llm-node-approvals';
+import { approvalGateFor } from './node-approvals';
 import { checkEmbeddings, semanticSearchFor } from './llm-node-embeddings';
 
 const PREVIEW_CHARS = 1000;

@@ -6,7 +6,7 @@ import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint
 import { resolveReferences } from '../references';
 import { stopError } from '../run-context';
 import type { NodeHandler } from './node-handler';
-import { approvalGateFor } from './llm-node-approvals';
+import { approvalGateFor } from './node-approvals';
 import { toolsOfNode } from './node-tools';
 
 const PREVIEW_CHARS = 1000;

@@ -3,7 +3,7 @@ import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowNode } from '../definition.schema';
 import type { RunContext } from '../run-context';
 import type { NodeStep } from '../run-checkpointer';
-import { approvalGateFor, NO_APPROVAL_RESPONSE, rejectedResponse } from './llm-node-approvals';
+import { approvalGateFor, NO_APPROVAL_RESPONSE, rejectedResponse } from './node-approvals';
 import type { NodeServices } from './node-handler';
 
 const call = { id: 'call_0', name: 'wipe', arguments: '{"target":"db","api_key":"sk-1"}' };

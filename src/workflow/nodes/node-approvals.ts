@@ -15,9 +15,10 @@ export const NO_APPROVAL_RESPONSE =
   'cannot pause). Run the workflow that calls it directly to have the call approved.';
 
 /**
- * The approval gate of one LLM node: a call of a tool that requires approval (with valid arguments) is recorded
- * as a request and waits; the decision, once made, approves it (with the person's arguments, when given) or
- * answers it as rejected. A node without a step checkpoint cannot wait, so such calls are answered unrun.
+ * The approval gate of one node (an LLM node's calls, a tool node's one call): a call of a tool that requires
+ * approval (with valid arguments) is recorded as a request and waits; the decision, once made, approves it (with
+ * the person's arguments, when given) or answers it as rejected. A node without a step checkpoint cannot wait,
+ * so such calls are answered unrun.
  */
 export function approvalGateFor(
   input: Pick<NodeRunInput<unknown>, 'node' | 'step'> & { run: RunContext; services: NodeServices },
