@@ -46,9 +46,12 @@ const redisUrl = process.env.TEST_REDIS_URL;
     await waitFor(() => got.length === 2, { what: 'both listeners got the message' });
     stopA();
     stopB();
+    // A later listener hears 'two' in the same dispatch the stopped ones would have: once it has, they did not.
+    const stopC = await sut.listen(channel, (message) => got.push(`c:${message}`));
     await sut.commands.publish(channel, 'two');
-    await sut.commands.ping();
+    await waitFor(() => got.includes('c:two'), { what: 'the later listener got the message' });
+    stopC();
 
-    expect(got.sort()).toEqual(['a:one', 'b:one']);
+    expect(got.sort()).toEqual(['a:one', 'b:one', 'c:two']);
   });
 });
