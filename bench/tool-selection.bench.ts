@@ -10,6 +10,8 @@ import { median } from './median';
 export interface Question {
   question: string;
   tool: string;
+  /** Of a translated question: the position of its English original in apizoo-questions.json. */
+  source_index?: number;
 }
 
 const DATA = join(__dirname, 'tool-selection');
@@ -23,9 +25,18 @@ const BASELINE: ToolIndexOptions = {
   synonymWeight: 0,
 };
 
+const read = <T>(file: string) => JSON.parse(readFileSync(join(DATA, file), 'utf8')) as T;
+
 function load(): { tools: FunctionTool[]; questions: Question[] } {
-  const read = <T>(file: string) => JSON.parse(readFileSync(join(DATA, file), 'utf8')) as T;
   return { tools: read<FunctionTool[]>('apizoo-tools.json'), questions: read<Question[]>('apizoo-questions.json') };
+}
+
+/** Chinese translations of every 6th English question, and a few Chinese questions with an English term. */
+export function chineseQuestions(): { chinese: Question[]; mixed: Question[] } {
+  return {
+    chinese: read<Question[]>('apizoo-questions-zh.json'),
+    mixed: read<Question[]>('apizoo-questions-zh-mixed.json'),
+  };
 }
 
 function evaluate(tools: readonly FunctionTool[], questions: readonly Question[], options: ToolIndexOptions) {
@@ -87,7 +98,8 @@ export function apiZooPool() {
   const { tools, questions } = load();
   const asked = new Set(questions.map((question) => question.tool));
   const halfOf = new Map([...asked].sort().map((name, position) => [name, position % 2 === 0 ? 'A' : 'B']));
-  const half = (name: 'A' | 'B') => questions.filter((question) => halfOf.get(question.tool) === name);
+  const half = (name: 'A' | 'B', of: readonly Question[] = questions) =>
+    of.filter((question) => halfOf.get(question.tool) === name);
   const small = [...tools.filter((tool) => asked.has(tool.function.name))];
   for (const tool of tools) if (small.length < SELECTION_POOL && !asked.has(tool.function.name)) small.push(tool);
   return { tools, questions, small, half };
@@ -103,6 +115,35 @@ export function recall(rankings: ReadonlyArray<{ tool: string; ranked: readonly 
   return result;
 }
 
+function chineseRows(
+  small: readonly FunctionTool[],
+  half: (name: 'A' | 'B', of: readonly Question[]) => Question[],
+): Record<string, Record<string, number>> {
+  const { chinese, mixed } = chineseQuestions();
+  const english = read<Question[]>('apizoo-questions.json');
+  const originals = chinese.map((question) => english[question.source_index ?? -1]);
+  const pool = `${small.length} tools`;
+  return {
+    [`English originals of the Chinese, BM25F, ${pool} (${originals.length} questions)`]: evaluate(
+      small,
+      originals,
+      {},
+    ),
+    [`Chinese, BM25F, ${pool}, all (${chinese.length} questions)`]: evaluate(small, chinese, {}),
+    [`Chinese, BM25F, ${pool}, half A (${half('A', chinese).length} questions)`]: evaluate(
+      small,
+      half('A', chinese),
+      {},
+    ),
+    [`Chinese, BM25F, ${pool}, half B (${half('B', chinese).length} questions)`]: evaluate(
+      small,
+      half('B', chinese),
+      {},
+    ),
+    [`Chinese with an English term, BM25F, ${pool} (${mixed.length} questions)`]: evaluate(small, mixed, {}),
+  };
+}
+
 export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
   const { tools, questions, small, half } = apiZooPool();
   const label = (pool: number) => `${pool} tools, ${questions.length} questions`;
@@ -113,6 +154,7 @@ export function benchToolSelection(): Promise<Record<string, Record<string, numb
     [`plain BM25 (${label(small.length)})`]: evaluate(small, questions, BASELINE),
     [`BM25F, ${small.length} tools, half A (${half('A').length} questions)`]: evaluate(small, half('A'), {}),
     [`BM25F, ${small.length} tools, half B (${half('B').length} questions)`]: evaluate(small, half('B'), {}),
+    ...chineseRows(small, half),
     [`node selection of 10 per call, median ms`]: {
       [`${tools.length} tools`]: timePick(tools, questions),
       [`${small.length} tools`]: timePick(small, questions),
