@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { errorMessage } from '../shared/error-text';
+import { causeChainMessage } from '../shared/error-text';
 import { ProviderError, type ChatRequest } from './provider';
 import { OllamaStreamReader, toOllamaBody, type OllamaChatBody } from './ollama-chat';
 import { readEvents } from './read-events';
@@ -51,7 +51,6 @@ export class OllamaProvider extends StreamingProvider<OllamaChatBody> {
     if (error instanceof Error && error.constructor === Error) {
       return new RetryableProviderError(`provider stream error: ${error.message}`, null);
     }
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new RetryableProviderError(`provider connection lost: ${errorMessage(error)}${cause}`, null);
+    return new RetryableProviderError(`provider connection lost: ${causeChainMessage(error)}`, null);
   }
 }

@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { abortListenersLeftBy } from '../../test/support/abort-listeners';
+import { freePort } from '../../test/support/free-port';
 import { delta, OpenAITestServer, reply, type ToolCallsOptions } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider } from './openai-chat.provider';
 import { ProviderError, type ChatStreamEvent } from './provider';
@@ -455,6 +456,15 @@ describe(OpenAIChatProvider.name, () => {
       expect(response.content).toBe('ok');
       expect(harness.server.requests).toHaveLength(2);
       expect(eventsOf('retry')[0].reason).toMatch(/^provider connection failed/);
+    });
+
+    it('should name what failed underneath when the provider cannot be reached at all', async () => {
+      const port = await freePort();
+      const unreachable = createSut({ baseUrl: `http://127.0.0.1:${port}/v1`, retry: { maxRetries: 0 } });
+
+      await expect(chat({}, unreachable)).rejects.toMatchObject({
+        message: `provider connection failed: Connection error: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+      });
     });
 
     it('should retry a stream cut after deltas were emitted and announce it with a retry event', async () => {

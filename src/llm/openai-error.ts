@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { ProviderError } from './provider';
 import { retryAfterFromHeaders, RetryableProviderError } from './retry';
+import { causeChainMessage } from '../shared/error-text';
 import { isRecord } from '../shared/is-record';
 
 /** 408 and 409 (lock timeout) are retried by OpenAI's own SDK too. */
@@ -37,7 +38,7 @@ export function sdkErrorToProviderError(
     return new RetryableProviderError('provider timed out before answering', null);
   }
   if (error instanceof sdk.APIConnectionError) {
-    return new RetryableProviderError(`provider connection failed: ${causeMessage(error)}`, null);
+    return new RetryableProviderError(`provider connection failed: ${causeChainMessage(error)}`, null);
   }
   if (error instanceof sdk.APIError && 'status' in error && 'headers' in error && 'error' in error) {
     // The SDK's generics narrow to `any` here; read each field as what it really may be.
@@ -58,7 +59,7 @@ export function sdkErrorToProviderError(
     return new ProviderError(`provider sent a stream chunk that is not JSON: ${error.message}`, null, false);
   }
   // undici reports a connection cut mid-body as a TypeError ("terminated") with the socket error as cause.
-  return new RetryableProviderError(`provider connection lost: ${causeMessage(error)}`, null);
+  return new RetryableProviderError(`provider connection lost: ${causeChainMessage(error)}`, null);
 }
 
 /**
@@ -71,10 +72,4 @@ function providerMessage(body: unknown, sdkMessage: string, status: unknown): st
   if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') return body.error.message;
   const prefix = typeof status === 'number' ? `${status} ` : '';
   return sdkMessage.startsWith(prefix) ? sdkMessage.slice(prefix.length) : sdkMessage;
-}
-
-function causeMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
 }

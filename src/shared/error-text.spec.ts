@@ -1,5 +1,5 @@
 import { runInNewContext } from 'node:vm';
-import { errorMessage, errorText } from './error-text';
+import { causeChainMessage, errorMessage, errorText } from './error-text';
 
 describe(errorText.name, () => {
   it('should read the name and message of an error', () => {
@@ -34,5 +34,25 @@ describe(errorMessage.name, () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(errorMessage(cyclic, { descriptive: true })).toBe('[object Object]');
+  });
+});
+
+describe(causeChainMessage.name, () => {
+  it('should join the messages of the causes, outermost first, without their closing periods', () => {
+    const root = new Error('getaddrinfo ENOTFOUND api.example.com');
+    const error = new Error('Connection error.', { cause: new TypeError('fetch failed', { cause: root }) });
+    expect(causeChainMessage(error)).toBe('Connection error: fetch failed: getaddrinfo ENOTFOUND api.example.com');
+  });
+
+  it('should read causes from another realm and the first error of a message-less AggregateError', () => {
+    const foreign = runInNewContext('new Error("connect ECONNREFUSED ::1:11434")') as unknown;
+    const aggregate = new AggregateError([foreign, new Error('connect ECONNREFUSED 127.0.0.1:11434')], '');
+    const error = new TypeError('fetch failed', { cause: aggregate });
+    expect(causeChainMessage(error)).toBe('fetch failed: connect ECONNREFUSED ::1:11434');
+  });
+
+  it('should not repeat a message and should give the thrown value when it has none', () => {
+    expect(causeChainMessage(new Error('lost', { cause: new Error('lost') }))).toBe('lost');
+    expect(causeChainMessage('plain')).toBe('plain');
   });
 });

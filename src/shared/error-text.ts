@@ -1,3 +1,5 @@
+import { isRecord } from './is-record';
+
 /**
  * Name and message of anything thrown. Duck-typed: errors from another realm (isolated-vm, a vm context,
  * Jest's own) fail `instanceof Error`.
@@ -31,3 +33,20 @@ export const errorMessage = (error: unknown, options: ErrorMessageOptions = {}):
     return String(error);
   }
 };
+
+/**
+ * The error's message and those of its causes, outermost first: e.g. the OpenAI SDK's "Connection error." wraps
+ * undici's "fetch failed", which wraps what actually happened ("getaddrinfo ENOTFOUND api.openai.com"). Causes are read
+ * by shape: undici's errors may come from another realm than this module's `Error`.
+ */
+export function causeChainMessage(error: unknown): string {
+  const messages: string[] = [];
+  for (let cause: unknown = error; isRecord(cause) && messages.length < 4; cause = cause.cause) {
+    // A failed connect to a name with several addresses is an AggregateError without a message of its own.
+    const nested = Array.isArray(cause.errors) && isRecord(cause.errors[0]) ? cause.errors[0].message : '';
+    const own = typeof cause.message === 'string' && cause.message !== '' ? cause.message : nested;
+    const message = typeof own === 'string' ? own.replace(/\.+$/, '') : '';
+    if (message !== '' && !messages.includes(message)) messages.push(message);
+  }
+  return messages.length > 0 ? messages.join(': ') : String(error);
+}

@@ -1,21 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
 import { databaseOptions } from '../../src/database-options';
+import { freePort } from './free-port';
 import { ADMIN_KEY } from './test-app';
 
 const ROOT = join(__dirname, '..', '..');
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** ToolFlow started as its own process (src/main.ts through @swc-node/register), for signals and exits. */
 export interface ChildApp {
