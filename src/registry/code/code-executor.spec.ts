@@ -55,7 +55,7 @@ describe(createCodeExecutor.name, () => {
     value: { sum: 3 },
     logs: [{ level: 'log', message: 'hi' }],
     durationMs: 4.5,
-    queueMs: 0.5,
+    queueMs: 0.182_176_000_002,
   };
   let run: jest.Mock<Promise<CodeRunResult>, [CodeRunRequest]>;
 
@@ -109,11 +109,11 @@ describe(createCodeExecutor.name, () => {
     expect(sut.secretPaths).toEqual([]);
   });
 
-  it('should turn the sandbox result into the response, data and metadata', async () => {
+  it('should turn the sandbox result into the response, data and metadata (the wait in whole microseconds)', async () => {
     await expect(execute({}, { a: 1, b: 2 })).resolves.toEqual({
       response: '{"sum":3}',
       data: { sum: 3 },
-      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5, queue_ms: 0.5 },
+      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5, queue_ms: 0.182 },
     });
   });
 

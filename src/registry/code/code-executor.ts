@@ -74,7 +74,8 @@ export const createCodeExecutor = (
         return {
           response: JSON.stringify(value),
           data: value,
-          metadata: { logs, duration_ms: durationMs, queue_ms: queueMs },
+          // Microseconds are the most a wait measured on this event loop can tell.
+          metadata: { logs, duration_ms: durationMs, queue_ms: Math.round(queueMs * 1000) / 1000 },
         };
       },
     };
