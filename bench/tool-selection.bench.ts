@@ -141,6 +141,7 @@ function chineseRows(
       {},
     ),
     [`Chinese with an English term, BM25F, ${pool} (${mixed.length} questions)`]: evaluate(small, mixed, {}),
+    [`node selection of 10 per call, Chinese questions, median ms`]: { [pool]: timePick(small, chinese) },
   };
 }
 

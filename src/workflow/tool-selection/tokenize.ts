@@ -1,4 +1,5 @@
-import { SYNONYM_GROUPS, TRANSLATIONS } from './vocabulary';
+import { chineseTerms } from './chinese-words';
+import { SYNONYM_GROUPS } from './vocabulary';
 
 export interface TokenizeOptions {
   /** Split `getWeather`, `get_weather`, `HTTPRequest` into words. Default true. */
@@ -19,7 +20,6 @@ const STOPWORDS = new Set(
 // Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
-const GLOSSARY = Object.entries(TRANSLATIONS).map(([word, english]) => [word, english.split(' ')] as const);
 
 /** Light English stemming: enough to meet `forecasts`/`forecast`, `created`/`create`/`creation`. */
 export function stem(word: string): string {
@@ -40,8 +40,8 @@ export function stem(word: string): string {
 
 /**
  * Words of a text for lexical ranking: identifiers split, lower case, stop words out, stemmed. Runs of
- * CJK characters become overlapping bigrams (and a lone character itself), plus the English words of a
- * small glossary for the words they contain, so a Chinese question can still meet English descriptions.
+ * CJK characters become the English words of the glossary words in them (so a Chinese question can meet
+ * English descriptions) and overlapping bigrams; see `chineseTerms`.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const { splitIdentifiers = true, stem: stemming = true } = options;
@@ -49,9 +49,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   let rest = text;
   if (CJK.test(text)) {
     rest = text.replace(CJK_RUN, (run) => {
-      for (const [word, english] of GLOSSARY) if (run.includes(word)) tokens.push(...english);
-      if (run.length === 1) tokens.push(run);
-      for (let index = 0; index + 1 < run.length; index++) tokens.push(run.slice(index, index + 2));
+      tokens.push(...chineseTerms(run));
       return ' ';
     });
     if (stemming) for (let index = 0; index < tokens.length; index++) tokens[index] = stem(tokens[index]);

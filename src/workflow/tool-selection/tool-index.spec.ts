@@ -75,6 +75,26 @@ describe(ToolIndex.name, () => {
     expect(top('帮我翻译这段话')).toBe('translate_text');
   });
 
+  it('should find the tool a Chinese question asks for among tools that share its words', () => {
+    const tools = [
+      tool('gmail_get_profile', 'Gets the Gmail profile of the user: email address and message count'),
+      tool('list_users', 'Lists the users of the account'),
+      tool('publish_page', 'Publishes a draft page'),
+      tool('unpublish_page', 'Unpublishes a published page so that readers no longer see it'),
+      tool('cancel_order', 'Cancels an order that has not shipped'),
+      tool('delete_attachment', 'Deletes an attachment of a record', { record_id: 'Record ID' }),
+      tool('update_record', 'Updates fields of a record', { record_id: 'Record ID' }),
+    ];
+    const chinese = new ToolIndex(tools.map((entry) => toolDocument(entry)));
+    const first = (query: string) => chinese.rank(query, 1)[0]?.name;
+
+    expect(first('怎么获取我Gmail账号的邮箱地址？')).toBe('gmail_get_profile');
+    expect(first('取消发布这个页面')).toBe('unpublish_page');
+    expect(first('删除这条记录的附件')).toBe('delete_attachment');
+    expect(first('修改一条记录的字段')).toBe('update_record');
+    expect(first('列出账户里的所有用户')).toBe('list_users');
+  });
+
   it('should rank nothing for a question that shares no word with any tool', () => {
     expect(index.rank('zzz qqq')).toEqual([]);
   });
