@@ -23,7 +23,13 @@ export const searchToolsSchema: FunctionTool = {
     parameters: {
       type: 'object',
       properties: {
-        query: { type: 'string', minLength: 1, maxLength: 500, description: 'What the tool should do, in words' },
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          // Ranking is by shared words: a question in another language than the tools meets few of them.
+          description: 'What the tool should do, in words, in the language of the tool descriptions',
+        },
       },
       required: ['query'],
       additionalProperties: false,
