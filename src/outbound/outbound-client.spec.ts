@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { startHttpTestServer, type HttpTestServer } from '../../test/support/http-test-server';
 import { ToolExecutionError } from '../shared/tool-errors';
 import { OutboundBlockedError } from './outbound-blocked-error';
@@ -437,6 +438,75 @@ describe(OutboundClient.name, () => {
           'domain api.public.test not allowed',
         );
       });
+    });
+
+    describe('compressed bodies', () => {
+      const sut = (options: Partial<OutboundClientOptions> = {}): OutboundClient =>
+        createClient({ allowPrivate: ['127.0.0.1/32'], ...options });
+      const text = 'a body worth compressing, '.repeat(40);
+
+      it.each([
+        ['gzip', gzipSync],
+        ['deflate', deflateSync],
+        ['deflate', deflateRawSync],
+        ['br', brotliCompressSync],
+      ])('should ask for compression and hand back a %s body decoded', async (encoding, compress) => {
+        handler = (_url, response) => {
+          response.writeHead(200, { 'content-encoding': encoding, 'content-type': 'text/plain' });
+          response.end(compress(Buffer.from(text)));
+        };
+
+        const result = await sut().request({ url: `${server.origin}/` });
+
+        expect(server.requests[0].headers['accept-encoding']).toBe('gzip, deflate, br');
+        expect(result.body.toString()).toBe(text);
+        expect(result.bytes).toBe(text.length);
+        expect(result.headers).not.toHaveProperty('content-encoding');
+      });
+
+      it('should cap the decoded size, not the compressed one', async () => {
+        const bomb = gzipSync(Buffer.alloc(1024 * 1024, 'a'));
+        handler = (_url, response) => {
+          response.writeHead(200, { 'content-encoding': 'gzip' });
+          response.end(bomb);
+        };
+
+        expect(bomb.length).toBeLessThan(4096);
+        await expect(sut({ maxResponseBytes: 4096 }).request({ url: `${server.origin}/` })).rejects.toThrow(
+          'response exceeded 4096 bytes',
+        );
+      });
+
+      it('should fail readably on a body that does not decode', async () => {
+        handler = (_url, response) => {
+          response.writeHead(200, { 'content-encoding': 'gzip' });
+          response.end('not gzip at all');
+        };
+
+        await expect(sut().request({ url: `${server.origin}/` })).rejects.toBeInstanceOf(ToolExecutionError);
+      });
+
+      it('should keep a caller Accept header and send a default one otherwise', async () => {
+        await sut().request({ url: `${server.origin}/a`, headers: { Accept: 'text/csv' } });
+        await sut().request({ url: `${server.origin}/b` });
+
+        expect(server.requests.map((request) => request.headers.accept)).toEqual([
+          'text/csv',
+          'application/json, text/plain, */*',
+        ]);
+      });
+    });
+
+    it('should fail readably when the connection drops in the middle of the body', async () => {
+      handler = (_url, response) => {
+        response.writeHead(200, { 'content-length': '1000' });
+        response.write('only part of it');
+        setImmediate(() => response.socket?.destroy());
+      };
+
+      await expect(
+        createClient({ allowPrivate: ['127.0.0.1/32'] }).request({ url: `${server.origin}/` }),
+      ).rejects.toThrow(`connection to 127.0.0.1:${server.port} was closed unexpectedly`);
     });
 
     describe('limits and failures', () => {

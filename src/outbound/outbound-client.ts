@@ -1,11 +1,11 @@
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { pipeline, Readable } from 'node:stream';
 import { Deadline } from '../common/deadline';
 import { ToolExecutionError } from '../shared/tool-errors';
 import { isSecretName, redactUrl } from '../shared/secrets';
 import { AddressPolicy } from './address-policy';
-import { createGuardedAgents } from './guarded-agents';
+import { createGuardedAgents, type GuardedAgents } from './guarded-agents';
 import { createGuardedLookup } from './guarded-lookup';
+import { exchange, type ExchangeResponse, StaleConnectionError } from './http-exchange';
 import { toOutboundError } from './outbound-error';
 import type { OutboundBody, OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 import { systemResolver, type OutboundResolver } from './outbound-resolver';
@@ -18,10 +18,6 @@ export type { OutboundClientOptions, OutboundRequest, OutboundResponse } from '.
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
-const isResetReusedSocket = (error: unknown): boolean => {
-  const { code, request } = (error ?? {}) as { code?: unknown; request?: { reusedSocket?: unknown } };
-  return (code === 'ECONNRESET' || code === 'EPIPE') && request?.reusedSocket === true;
-};
 // Framing and routing headers are the transport's business; a caller (or a model) may not set them.
 const RESERVED_HEADERS = new Set([
   'host',
@@ -63,17 +59,6 @@ const lowerCaseHeaders = (headers: Record<string, string> = {}): Record<string, 
       .filter(([name]) => !RESERVED_HEADERS.has(name)),
   );
 
-const flattenHeaders = (response: AxiosResponse): Record<string, string> => {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers as Record<string, unknown>)) {
-    if (typeof value === 'string' || typeof value === 'number') flat[name.toLowerCase()] = String(value);
-    else if (Array.isArray(value)) {
-      flat[name.toLowerCase()] = value.filter((item): item is string => typeof item === 'string').join(', ');
-    }
-  }
-  return flat;
-};
-
 /**
  * The only way ToolFlow talks to the outside world over HTTP. Every hop is checked against the
  * SSRF policy (scheme, credentials, IP literals) and every resolved address is checked again when
@@ -81,7 +66,7 @@ const flattenHeaders = (response: AxiosResponse): Record<string, string> => {
  */
 export class OutboundClient {
   private readonly policy: AddressPolicy;
-  private readonly http: AxiosInstance;
+  private readonly agents: GuardedAgents;
 
   /** @param lookup resolver used at connect time; tests inject one to play DNS. */
   constructor(
@@ -89,19 +74,7 @@ export class OutboundClient {
     lookup: OutboundResolver = systemResolver,
   ) {
     this.policy = new AddressPolicy(options.allowPrivate);
-    const agents = createGuardedAgents(this.policy, createGuardedLookup(lookup, this.policy));
-    this.http = axios.create({
-      httpAgent: agents.http,
-      httpsAgent: agents.https,
-      proxy: false,
-      maxRedirects: 0,
-      responseType: 'stream',
-      decompress: true,
-      validateStatus: () => true,
-      transformRequest: [(data: unknown) => data],
-      maxContentLength: -1,
-      maxBodyLength: -1,
-    });
+    this.agents = createGuardedAgents(this.policy, createGuardedLookup(lookup, this.policy));
   }
 
   async request(request: OutboundRequest): Promise<OutboundResponse> {
@@ -125,9 +98,9 @@ export class OutboundClient {
         checkOutboundUrl(hop.url, this.policy);
         request.checkUrl?.(hop.url);
         const response = await this.send(hop, deadline);
-        const location: unknown = response.headers.location;
-        if (maxRedirects > 0 && REDIRECT_STATUSES.has(response.status) && typeof location === 'string') {
-          response.data.destroy();
+        const location = response.headers.location;
+        if (maxRedirects > 0 && REDIRECT_STATUSES.has(response.status) && location !== undefined) {
+          response.body.destroy();
           if (redirects.length >= maxRedirects) {
             throw new ToolExecutionError(
               `too many redirects (more than ${maxRedirects}), last to ${redactUrl(location, request.sensitiveQuery)}`,
@@ -139,14 +112,14 @@ export class OutboundClient {
         }
         const declared = Number(response.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) {
-          response.data.destroy();
+          response.body.destroy();
           throw new ResponseTooLargeError(maxBytes, 0);
         }
-        const body = await readCapped(response.data, maxBytes, deadline.signal);
+        const body = await readCapped(response.body, maxBytes, deadline.signal);
         return {
           status: response.status,
           statusText: response.statusText,
-          headers: flattenHeaders(response),
+          headers: response.headers,
           body,
           bytes: body.length,
           finalUrl: redactUrl(hop.url.href, request.sensitiveQuery),
@@ -155,9 +128,11 @@ export class OutboundClient {
         };
       }
     } catch (error) {
-      throw toOutboundError(error, hop.url, deadline);
-    } finally {
+      const failure = toOutboundError(error, hop.url, deadline);
+      // Whatever is still open for this request (a connection, a body) closes with it.
       deadline.cancel();
+      throw failure;
+    } finally {
       deadline.dispose();
     }
   }
@@ -184,22 +159,20 @@ export class OutboundClient {
         ...lowerCaseHeaders(Object.fromEntries(new Headers(init.headers).entries())),
       };
       const method = (init.method ?? 'GET').toUpperCase();
-      const response = await this.http.request<Readable>({
-        url: url.href,
-        method,
-        headers,
-        data: init.body ?? undefined,
-        signal: stream.signal,
-      });
+      const response = await exchange(
+        { url, method, headers, body: init.body ?? undefined },
+        this.agents,
+        stream.signal,
+      );
       headersPhase.signal.removeEventListener('abort', onHeadersAbort);
-      response.data.once('close', () => stream.dispose());
+      response.body.once('close', () => stream.dispose());
       const bodiless = method === 'HEAD' || [101, 204, 205, 304].includes(response.status);
-      if (bodiless) response.data.destroy();
+      if (bodiless) response.body.destroy();
       const body = bodiless ? null : (Readable.toWeb(this.capped(response)) as unknown as ReadableStream<Uint8Array>);
       return new Response(body, {
         status: response.status,
         statusText: response.statusText,
-        headers: flattenHeaders(response),
+        headers: response.headers,
       });
     } catch (error) {
       stream.dispose();
@@ -209,27 +182,22 @@ export class OutboundClient {
     }
   };
 
-  private capped(response: AxiosResponse<Readable>): Readable {
-    const eventStream = /^text\/event-stream\b/i.test(String(response.headers['content-type'] ?? ''));
+  private capped(response: ExchangeResponse): Readable {
+    const eventStream = /^text\/event-stream\b/i.test(response.headers['content-type'] ?? '');
     const cap = capBytes(this.options.maxResponseBytes, eventStream);
-    pipeline(response.data, cap, () => undefined);
+    pipeline(response.body, cap, () => undefined);
     return cap;
   }
 
-  private async send(hop: Hop, deadline: RequestDeadline): Promise<AxiosResponse<Readable>> {
-    const send = () =>
-      this.http.request<Readable>({
-        url: hop.url.href,
-        method: hop.method,
-        headers: hop.headers,
-        data: hop.body,
-        signal: deadline.signal,
-      });
+  private async send(hop: Hop, deadline: RequestDeadline): Promise<ExchangeResponse> {
+    const send = () => exchange(hop, this.agents, deadline.signal);
     try {
       return await send();
     } catch (error) {
       // A kept-alive connection the server closed just as it was reused: an idempotent request goes out once more, on a new one.
-      if (!IDEMPOTENT_METHODS.has(hop.method) || !isResetReusedSocket(error) || deadline.signal.aborted) throw error;
+      if (!IDEMPOTENT_METHODS.has(hop.method) || !(error instanceof StaleConnectionError) || deadline.signal.aborted) {
+        throw error;
+      }
       return send();
     }
   }

@@ -3,17 +3,25 @@ import { OutboundNetworkError } from './outbound-network-error';
 import type { RequestDeadline } from './request-deadline';
 import { errorMessage } from '../shared/error-text';
 
+/** The error and its causes. Duck-typed: Node's own errors fail `instanceof Error` under Jest (another realm). */
+function* causeChain(error: unknown): Generator<{ code?: unknown; cause?: unknown }> {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 10; depth += 1) {
+    const link = current as { code?: unknown; cause?: unknown };
+    yield link;
+    current = link.cause;
+  }
+}
+
 const codeOf = (error: unknown): string | undefined => {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (code && code !== 'ERR_CANCELED' && code !== 'ERR_BAD_REQUEST' && code !== 'ERR_BAD_RESPONSE') return code;
+  for (const { code } of causeChain(error)) {
+    if (typeof code === 'string' && code !== '') return code;
   }
   return undefined;
 };
 
 const findToolError = (error: unknown): ToolExecutionError | undefined => {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if (current instanceof ToolExecutionError) return current;
+  for (const link of causeChain(error)) {
+    if (link instanceof ToolExecutionError) return link;
   }
   return undefined;
 };
@@ -21,8 +29,8 @@ const findToolError = (error: unknown): ToolExecutionError | undefined => {
 const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT|UNABLE_TO_)/;
 
 /**
- * Turns whatever axios or Node threw into a ToolExecutionError the model can act on:
- * never a raw axios error, never a stack, always the host that was being contacted.
+ * Turns whatever Node threw into a ToolExecutionError the model can act on:
+ * never a raw Node error, never a stack, always the host that was being contacted.
  */
 export const toOutboundError = (error: unknown, target: URL, deadline: RequestDeadline): ToolExecutionError => {
   const toolError = findToolError(error);
