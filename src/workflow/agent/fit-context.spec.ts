@@ -1,6 +1,12 @@
 import type { ChatMessage } from '../../shared/chat-types';
 import type { FunctionTool } from '../../shared/tool-types';
+import { countTokens } from '../../llm/token-count';
 import { ContextFitter, ContextOverflowError } from './fit-context';
+
+jest.mock('../../llm/token-count', () => {
+  const actual = jest.requireActual<typeof import('../../llm/token-count')>('../../llm/token-count');
+  return { ...actual, countTokens: jest.fn(actual.countTokens) };
+});
 
 const words = (count: number, seed: string): string =>
   Array.from({ length: count }, (_, index) => `${seed}${index}`).join(' ');
@@ -44,6 +50,29 @@ const expectValidPairing = (messages: readonly ChatMessage[]): void => {
 };
 
 describe(ContextFitter.name, () => {
+  beforeEach(() => jest.mocked(countTokens).mockClear());
+
+  it('should not count the tokens of a request whose bytes alone fit the window', () => {
+    const sut = new ContextFitter({ contextWindow: 100_000, reservedTokens: 4096 });
+
+    const fitted = sut.fit(conversation(3), [tool], 1);
+
+    expect(fitted.trim).toBeNull();
+    expect(countTokens).not.toHaveBeenCalled();
+  });
+
+  it('should count a request whose bytes could exceed the window, and trim nothing when its tokens fit', () => {
+    const messages = conversation(3);
+    const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message)), 0);
+    const sut = new ContextFitter({ contextWindow: bytes, reservedTokens: 0 });
+
+    const fitted = sut.fit(messages, [tool], 1);
+
+    expect(countTokens).toHaveBeenCalled();
+    expect(fitted.trim).toBeNull();
+    expect(fitted.messages).toEqual(messages);
+  });
+
   it('should leave a request that fits untouched', () => {
     const sut = new ContextFitter({ contextWindow: 100_000, reservedTokens: 4096 });
     const messages = conversation(3);

@@ -60,6 +60,7 @@ export class ContextOverflowError extends Error {
  */
 export class ContextFitter {
   private readonly counted = new WeakMap<object, number>();
+  private readonly bounds = new WeakMap<object, number>();
   private readonly shortForms = new WeakMap<ChatMessage, ChatMessage>();
 
   constructor(readonly limit: ContextLimit) {}
@@ -67,6 +68,7 @@ export class ContextFitter {
   /** `taskIndex`: where the task is in `messages` (-1: none). */
   fit(messages: readonly ChatMessage[], tools: readonly FunctionTool[], taskIndex: number): FittedRequest {
     const budget = this.limit.contextWindow - this.limit.reservedTokens;
+    if (this.upperBound(messages, tools) <= budget) return { messages: [...messages], trim: null };
     const toolTokens = tools.reduce((sum, tool) => sum + this.tokensOf(tool, () => JSON.stringify(tool)), 0);
     const tokensBefore = toolTokens + messages.reduce((sum, message) => sum + this.messageTokens(message), 0);
     if (tokensBefore <= budget) return { messages: [...messages], trim: null };
@@ -104,6 +106,32 @@ export class ContextFitter {
     const tokensAfter = toolTokens + result.reduce((sum, message) => sum + this.messageTokens(message), 0);
     if (tokensAfter > budget) throw new ContextOverflowError(tokensAfter, this.limit);
     return { messages: result, trim: { tokensBefore, tokensAfter, shortenedResults, droppedMessages: dropped.size } };
+  }
+
+  /**
+   * At least the request's tokens, without encoding: a token stands for one byte of UTF-8 or more. Far from
+   * the window (the common case) this settles that the request fits, and nothing is counted.
+   */
+  private upperBound(messages: readonly ChatMessage[], tools: readonly FunctionTool[]): number {
+    const boundOf = (key: object, text: () => string): number => {
+      let bound = this.bounds.get(key);
+      if (bound === undefined) {
+        bound = Buffer.byteLength(text());
+        this.bounds.set(key, bound);
+      }
+      return bound;
+    };
+    let total = 0;
+    for (const tool of tools) total += boundOf(tool, () => JSON.stringify(tool));
+    for (const message of messages) {
+      total +=
+        MESSAGE_OVERHEAD_TOKENS +
+        boundOf(message, () => {
+          const { content, ...rest } = message;
+          return `${content ?? ''}${JSON.stringify(rest)}`;
+        });
+    }
+    return total;
   }
 
   private messageTokens(message: ChatMessage): number {
