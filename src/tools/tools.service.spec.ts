@@ -5,6 +5,7 @@ import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory'
 import { newTool } from '../../test/factories/tool.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
+import { TOOL_VERSION_LISTENER, type ToolVersionChange, type ToolVersionListener } from './tool-version-listener';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
 import { ToolFieldsService } from './tool-fields.service';
@@ -31,14 +32,27 @@ describe(ToolsService.name, () => {
   let sut: ToolsService;
   let versions: ToolVersionsService;
   let tools: Repository<ToolEntity>;
+  let changes: ToolVersionChange[][];
+  let listener: ToolVersionListener;
 
   beforeEach(async () => {
+    changes = [];
+    listener = {
+      toolsChanged: (told) => {
+        changes.push([...told]);
+        return Promise.resolve();
+      },
+    };
     moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity])], {
       providers: [
         ToolsService,
         ToolFieldsService,
         ToolVersionsService,
         { provide: TOOL_IMPLEMENTATIONS, useValue: implementations },
+        {
+          provide: TOOL_VERSION_LISTENER,
+          useValue: { toolsChanged: (told: ToolVersionChange[]) => listener.toolsChanged(told) },
+        },
       ],
     });
     sut = moduleRef.get(ToolsService);
@@ -272,6 +286,46 @@ describe(ToolsService.name, () => {
       const usable = await sut.findUsableByNames(['mine', 'theirs', 'shared', 'off'], owner);
 
       expect(usable.map((tool) => tool.name).sort()).toEqual(['mine', 'off', 'shared']);
+    });
+  });
+
+  describe('version listener', () => {
+    it('should tell the new version after a write and a null version after a delete, one or many', async () => {
+      const adder = await sut.create(newTool({ name: 'adder' }), owner);
+      const first = await sut.create(newTool({ name: 'first' }), owner);
+      const second = await sut.create(newTool({ name: 'second' }), owner);
+
+      await sut.update(adder.id, { description: 'Adds fast' }, owner);
+      await sut.replace(adder.id, newTool({ name: 'adder', description: 'Adds' }), owner);
+      await sut.remove(adder.id, owner);
+      await sut.removeMany([first.id, second.id], owner, 'Tools');
+
+      expect(changes).toEqual([
+        [{ id: adder.id, version: 2 }],
+        [{ id: adder.id, version: 3 }],
+        [{ id: adder.id, version: null }],
+        expect.arrayContaining([
+          { id: first.id, version: null },
+          { id: second.id, version: null },
+        ]),
+      ]);
+      expect(changes).toHaveLength(4);
+    });
+
+    it('should keep a write and a delete that succeeded when the listener fails', async () => {
+      listener = { toolsChanged: () => Promise.reject(new Error('database gone')) };
+      const adder = await sut.create(newTool({ name: 'adder' }), owner);
+
+      await expect(sut.update(adder.id, { description: 'Adds fast' }, owner)).resolves.toMatchObject({ version: 2 });
+      await expect(sut.remove(adder.id, owner)).resolves.toBeUndefined();
+      expect(await tools.countBy({ id: adder.id })).toBe(0);
+    });
+
+    it('should tell nothing when a write was refused', async () => {
+      const adder = await sut.create(newTool({ name: 'adder' }), owner);
+
+      await expect(sut.update(adder.id, { description: 'mine now' }, stranger)).rejects.toBeDefined();
+      expect(changes).toEqual([]);
     });
   });
 });

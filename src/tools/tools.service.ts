@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +34,8 @@ import { ToolVersionEntity } from './tool-version.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
+import { TOOL_VERSION_LISTENER, type ToolVersionChange, type ToolVersionListener } from './tool-version-listener';
+import { errorMessage } from '../shared/error-text';
 import { ToolFieldsService } from './tool-fields.service';
 import { asRow, findVisibleTool, nameTaken, snapshotRow } from './tool-rows';
 import { ToolVersionsService } from './tool-versions.service';
@@ -44,6 +46,8 @@ import { ToolVersionsService } from './tool-versions.service';
  */
 @Injectable()
 export class ToolsService {
+  private readonly logger = new Logger(ToolsService.name);
+
   constructor(
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
@@ -211,6 +215,7 @@ export class ToolsService {
     if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
     await this.dependants()?.disableWorkflows(dependants.map((dependant) => dependant.id));
+    await this.versionsChanged([{ id: entity.id, version: null }]);
   }
 
   /**
@@ -228,6 +233,14 @@ export class ToolsService {
     if (unique.length > 0 && !force) throw dependantsConflict(what, unique, principal);
     await this.tools.delete({ id: In(entities.map((entity) => entity.id)) });
     await this.dependants()?.disableWorkflows(unique.map((dependant) => dependant.id));
+    await this.versionsChanged(entities.map((entity) => ({ id: entity.id, version: null })));
+  }
+
+  /** The current version of each of the tools that still exist. */
+  async currentVersions(ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.tools.find({ where: { id: In([...ids]) }, select: { id: true, version: true } });
+    return new Map(rows.map((row) => [row.id, row.version]));
   }
 
   /** Every tool of one implementation type, whoever owns it (for finding what points at a row). */
@@ -257,6 +270,21 @@ export class ToolsService {
     );
     const entities = await builder.orderBy('tool.name', 'ASC').addOrderBy('tool.id', 'ASC').getMany();
     return entities.map((entity) => this.toResponse(entity));
+  }
+
+  /** Tells the listener above; a failure is logged, not the caller's: a later sweep of the listener's data catches up. */
+  private async versionsChanged(changes: ToolVersionChange[]): Promise<void> {
+    let listener: ToolVersionListener;
+    try {
+      listener = this.moduleRef.get<ToolVersionListener>(TOOL_VERSION_LISTENER, { strict: false });
+    } catch {
+      return;
+    }
+    try {
+      await listener.toolsChanged(changes);
+    } catch (error) {
+      this.logger.warn(`Dropping data of older tool versions failed: ${errorMessage(error)}`);
+    }
   }
 
   /** The workflow module's answer to "who uses this tool"; absent where no workflow module is wired (unit tests). */
@@ -323,6 +351,7 @@ export class ToolsService {
     if (result.affected === 0) {
       throw DomainError.conflict(`Tool "${existing.name}" was changed by another request; read it again and retry`);
     }
+    await this.versionsChanged([{ id: existing.id, version: updated.version }]);
     return { ...this.toResponse(this.tools.merge(existing, updated)), warnings };
   }
 

@@ -13,6 +13,7 @@ import { ToolResultsService } from '../runs/tool-results.service';
 import { ApprovalsService } from '../runs/approvals.service';
 import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
 import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
+import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
 import { WorkflowEngine } from './engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
@@ -32,6 +33,7 @@ import { WorkflowsService } from './workflows.service';
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     // Looked up by ToolsService (tools/) through ModuleRef: tools/ declares the port, workflow/ provides it.
     { provide: TOOL_DEPENDANTS, useExisting: WorkflowsService },
+    { provide: TOOL_VERSION_LISTENER, useExisting: ToolEmbeddingsService },
     WorkflowRunner,
     { provide: WORKFLOW_TOOL_RUNNER, useExisting: WorkflowRunner },
     // Looked up by the run supervisor (runs/) through ModuleRef: runs/ declares the port, workflow/ provides it.

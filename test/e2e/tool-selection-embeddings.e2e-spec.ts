@@ -1,9 +1,12 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ToolEmbeddingEntity } from '../../src/workflow/tool-selection/tool-embedding.entity';
 import { APIZOO_POOL, createPoolTools } from '../support/apizoo-pool';
 import { conceptEmbedder } from '../support/embeddings-endpoint';
 import { OllamaTestServer } from '../support/ollama-test-server';
 import { type OpenAITestServer, type RecordedRequest, reply } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
-import { ADMIN_KEY, type TestApp } from '../support/test-app';
+import { ADMIN_KEY, bearer, type TestApp } from '../support/test-app';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow } from '../support/workflow-fixtures';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
@@ -153,6 +156,50 @@ describe('LLM node tool selection with embeddings (e2e)', () => {
     expect(events.filter((event) => event.event === 'llm.embeddings_failed').map((event) => event.data)).toEqual([
       expect.objectContaining({ stage: 'query', message: expect.stringContaining('input is too long') as string }),
     ]);
+  });
+
+  it('should delete the stored vectors of a tool when it changes (older version) and when it is deleted', async () => {
+    const probe = { name: 'probe_tool', description: 'Finds barbers for a probe', parameters: { type: 'object' } };
+    const created = await api.createTool({
+      name: probe.name,
+      description: probe.description,
+      category: 'probe',
+      effect: 'read_only',
+      function_schema: probe,
+      implementation_type: 'code',
+      implementation_config: { language: 'javascript', code: 'return {};' },
+    });
+    const id = (created.body as { id: string }).id;
+    const workflow = agentWorkflow({
+      tools: [{ category: 'apizoo' }, 'probe_tool'],
+      tool_selection: { max_tools: MAX_TOOLS, embedding_model: 'cleanup-embed' },
+    });
+    const rows = app.app.get(DataSource).getRepository(ToolEmbeddingEntity);
+    const probeKeys = async () =>
+      (await rows.find({ where: { modelKey: 'openai/cleanup-embed' } }))
+        .map((row) => row.toolKey)
+        .filter((key) => key.startsWith(`${id}@`))
+        .map((key) => key.slice(0, key.indexOf(':')));
+    llm.embedWith({ kind: 'vectors', embed: embedder });
+    llm.script([reply.text('One.'), reply.text('Two.')]);
+    expect((await api.run(workflow, { question: QUESTION })).status).toBe('succeeded');
+    const before = await probeKeys();
+
+    await request(app.http)
+      .patch(`/api/v1/tools/${id}`)
+      .set(bearer(ADMIN_KEY))
+      .send({ description: 'Finds barbers and salons for a probe' })
+      .expect(200);
+    const afterUpdate = await probeKeys();
+    expect((await api.run(workflow, { question: QUESTION })).status).toBe('succeeded');
+    const afterRun = await probeKeys();
+    expect((await api.delete(`/tools/${id}`)).status).toBe(204);
+
+    expect(before).toEqual([`${id}@1`]);
+    expect(afterUpdate).toEqual([]);
+    expect(afterRun).toEqual([`${id}@2`]);
+    expect(await probeKeys()).toEqual([]);
+    expect(await rows.countBy({ modelKey: 'openai/cleanup-embed' })).toBe(APIZOO_POOL.length + 1);
   });
 
   it('should refuse a definition whose embedding provider has no embeddings API (Anthropic)', async () => {

@@ -1,7 +1,12 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { countStatements } from '../../../test/support/statement-counter';
+import { throwawayMysqlDatabase } from '../../../test/support/throwaway-mysql';
 import { ToolEmbeddingEntity } from './tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-embeddings.service';
+
+const mysqlUrl = process.env.TEST_MYSQL_URL;
+/** The tools as ToolsService knows them: id → current version (absent: deleted). */
+const NO_TOOLS = { currentVersions: () => Promise.resolve(new Map<string, number>()) };
 
 describe(ToolEmbeddingsService.name, () => {
   let dataSource: DataSource;
@@ -17,7 +22,7 @@ describe(ToolEmbeddingsService.name, () => {
 
   afterEach(() => dataSource.destroy());
 
-  const createSut = () => new ToolEmbeddingsService(dataSource.getRepository(ToolEmbeddingEntity));
+  const createSut = () => new ToolEmbeddingsService(dataSource.getRepository(ToolEmbeddingEntity), NO_TOOLS);
   const vector = (seed: number) => Float32Array.from({ length: 8 }, (_, index) => Math.sin(seed + index) / 3);
 
   it('should read back exactly the vectors stored, per model, in a fresh process', async () => {
@@ -73,3 +78,114 @@ describe(ToolEmbeddingsService.name, () => {
     expect(found.get('t1199@1:h')).toEqual(vector(1199));
   });
 });
+
+const ID_A = '0b7e1c2a-0000-4000-8000-00000000000a';
+const ID_B = '0b7e1c2a-0000-4000-8000-00000000000b';
+const ID_GONE = '0b7e1c2a-0000-4000-8000-0000000000ff';
+
+/** A fresh database of each kind at hand: SQLite always, MySQL with TEST_MYSQL_URL. */
+const DATABASES: Array<[string, () => Promise<{ options: DataSourceOptions; drop: () => Promise<void> }>]> = [
+  [
+    'SQLite',
+    () => Promise.resolve({ options: { type: 'better-sqlite3', database: ':memory:' }, drop: () => Promise.resolve() }),
+  ],
+];
+if (mysqlUrl)
+  DATABASES.push([
+    'MySQL (TEST_MYSQL_URL)',
+    async () => {
+      const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_embeddings');
+      return { options: { type: 'mysql', url: database.url }, drop: database.drop };
+    },
+  ]);
+
+describe.each(DATABASES)(
+  `${ToolEmbeddingsService.name}: vectors of deleted tools and older versions (%s)`,
+  (_name, database) => {
+    let dataSource: DataSource;
+    let drop: () => Promise<void>;
+    let current: Map<string, number>;
+
+    beforeAll(async () => {
+      const created = await database();
+      drop = created.drop;
+      dataSource = await new DataSource({
+        ...created.options,
+        entities: [ToolEmbeddingEntity],
+        synchronize: true,
+      }).initialize();
+    }, 60_000);
+
+    beforeEach(async () => {
+      await dataSource.getRepository(ToolEmbeddingEntity).clear();
+      current = new Map([
+        [ID_A, 3],
+        [ID_B, 1],
+      ]);
+    });
+
+    afterAll(async () => {
+      await dataSource.destroy();
+      await drop();
+    });
+
+    const vector = Float32Array.of(0.6, 0.8);
+    const createSut = () =>
+      new ToolEmbeddingsService(dataSource.getRepository(ToolEmbeddingEntity), {
+        currentVersions: (ids) =>
+          Promise.resolve(new Map(ids.flatMap((id) => (current.has(id) ? [[id, current.get(id)!] as const] : [])))),
+      });
+    const store = async (keys: string[], model = 'openai/small') =>
+      createSut().save(model, new Map(keys.map((key) => [key, vector] as const)));
+    const storedKeys = async () =>
+      (await dataSource.getRepository(ToolEmbeddingEntity).find())
+        .map((row) => `${row.modelKey} ${row.toolKey}`)
+        .sort();
+
+    it('should delete the vectors of the older versions of a tool for every model and keep the current one and other tools', async () => {
+      await store([`${ID_A}@1:aa`, `${ID_A}@2:bb`, `${ID_A}@3:cc`, `${ID_B}@1:aa`, 'get_weather:aa']);
+      await store([`${ID_A}@2:bb`], 'local/nomic');
+
+      await createSut().toolsChanged([{ id: ID_A, version: 3 }]);
+
+      expect(await storedKeys()).toEqual([
+        `openai/small ${ID_A}@3:cc`,
+        `openai/small ${ID_B}@1:aa`,
+        'openai/small get_weather:aa',
+      ]);
+    });
+
+    it('should delete every vector of a deleted tool, and not those of a tool whose id it begins', async () => {
+      await store([`${ID_A}@1:aa`, `${ID_A}@2:bb`, `${ID_A}0@1:aa`]);
+
+      await createSut().toolsChanged([{ id: ID_A, version: null }]);
+
+      expect(await storedKeys()).toEqual([`openai/small ${ID_A}0@1:aa`]);
+    });
+
+    it('should sweep, page by page, the vectors of tools deleted or changed behind its back and keep the rest', async () => {
+      await store([
+        `${ID_A}@1:aa`,
+        `${ID_A}@3:cc`,
+        `${ID_B}@1:aa`,
+        `${ID_B}@1:bb`,
+        `${ID_GONE}@4:aa`,
+        'get_weather:aa',
+        'web@search:aa',
+      ]);
+      await store([`${ID_GONE}@4:aa`, `${ID_A}@3:cc`], 'local/nomic');
+
+      const deleted = await createSut().sweep(2);
+
+      expect(deleted).toBe(2);
+      expect(await storedKeys()).toEqual([
+        `local/nomic ${ID_A}@3:cc`,
+        `openai/small ${ID_A}@3:cc`,
+        `openai/small ${ID_B}@1:aa`,
+        `openai/small ${ID_B}@1:bb`,
+        'openai/small get_weather:aa',
+        'openai/small web@search:aa',
+      ]);
+    });
+  },
+);
