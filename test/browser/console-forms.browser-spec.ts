@@ -6,7 +6,7 @@ import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from 
 import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
-import { agentWorkflow } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const SECRET = 'Bearer mcp-secret-4711';
@@ -43,6 +43,11 @@ describe('console forms (browser)', () => {
     mcp = await McpTestServer.start([textTool('lookup', 'found')]);
     ({ context, page, errors } = await stack.newPage());
     await signIn(page, `${stack.url}/console/mcp-servers`, ADMIN_KEY);
+  });
+
+  const cleanUp: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanUp.splice(0)) await step();
   });
 
   afterAll(async () => {
@@ -129,6 +134,49 @@ describe('console forms (browser)', () => {
       summarize_results: true,
       tool_selection: { max_tools: 4, always: ['calculator'] },
     });
+  });
+
+  it('should offer every enabled tool in the picker, past the first page, with "*" and category selectors', async () => {
+    const names = Array.from({ length: 101 }, (_, index) => `bulk_${String(index).padStart(3, '0')}`);
+    for (const name of names) {
+      await request(stack.app.http)
+        .post('/api/v1/tools')
+        .set(bearer(ADMIN_KEY))
+        .send({ ...httpToolBody(name, 'https://api.example.com/items?id={id}'), category: 'bulk' })
+        .expect(201);
+    }
+    // The other tests' lists stay as they were.
+    cleanUp.push(async () => {
+      for (const name of names) await request(stack.app.http).delete(`/api/v1/tools/${name}`).set(bearer(ADMIN_KEY));
+    });
+    await page.goto(`${stack.url}/console/workflows/new`);
+    // Another test saves the default name.
+    const json = page.locator('#workflow-json');
+    await json.fill((await json.inputValue()).replace('"my-workflow"', '"picker-workflow"'));
+    await page.locator('[data-node="llm-1"]').click();
+    const panel = page.getByRole('region', { name: 'Node llm-1' });
+    await panel.getByRole('tab', { name: 'Tools' }).click();
+    await panel.getByLabel('Filter tools').fill('bulk_');
+    // 101 of them: the picker read past the API's 100-item page.
+    await visible(panel.locator('.tool', { hasText: 'bulk_100' }));
+    expect(await panel.locator('.tool').count()).toBe(101);
+
+    await panel.locator('.tool', { hasText: 'bulk_042' }).locator('.n-checkbox').click();
+    await panel.locator('.category-add .n-base-selection').click();
+    await page.locator('.n-base-select-option').getByText('bulk', { exact: true }).click();
+    await panel.getByRole('button', { name: 'Add category' }).click();
+    await visible(panel.getByRole('list', { name: 'Categories offered' }).getByText('bulk'));
+    await panel.locator('.selectors > .n-checkbox').click();
+
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL(/\/console\/workflows\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').at(-1) as string;
+    const stored = await request(stack.app.http).get(`/api/v1/workflows/${id}`).set(bearer(ADMIN_KEY)).expect(200);
+    const llm = (
+      stored.body as { definition: { nodes: Array<{ id: string; data: Record<string, unknown> }> } }
+    ).definition.nodes.find((node) => node.id === 'llm-1');
+    // calculator comes with a new workflow.
+    expect(llm?.data.tools).toEqual(['calculator', 'bulk_042', { category: 'bulk' }, '*']);
   });
 
   it("should show a run's budgets on its page", async () => {

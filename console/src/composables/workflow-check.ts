@@ -3,6 +3,9 @@ import type { FieldProblem } from '../api/types';
 
 type Schema = Record<string, unknown>;
 
+/** What an LLM node's `tools` list holds: tool names, `"*"` (every tool) and `{category}` selectors. */
+export type ToolEntry = string | { category: string };
+
 export interface DraftNode {
   id: string;
   type: string;
