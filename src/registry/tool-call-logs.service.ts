@@ -101,17 +101,9 @@ export class ToolCallLogsService {
    */
   async insert(records: readonly ToolCallRecord[], options: { retryBudgetMs?: number } = {}): Promise<void> {
     if (records.length === 0) return;
-    const max = this.config.tools.logMaxChars;
     const createdAt = new Date();
     const entities = records.map((record) =>
-      this.logs.create({
-        ...record,
-        id: randomUUID(),
-        input: cut(maskedInput(record.input), max) ?? '',
-        output: cut(record.output, max),
-        errorMessage: cut(record.errorMessage, 2000),
-        createdAt,
-      }),
+      this.logs.create({ ...this.asStored(record), id: randomUUID(), createdAt }),
     );
     const write = () => bulkInsert(this.logs.manager, ToolCallLogEntity, entities);
     if (options.retryBudgetMs === undefined) {
@@ -122,6 +114,17 @@ export class ToolCallLogsService {
       budgetMs: options.retryBudgetMs,
       alreadyDone: isDuplicateKey,
     });
+  }
+
+  /** A call as its row stores it: arguments with credentials masked, long texts truncated. */
+  asStored(record: ToolCallRecord): ToolCallRecord {
+    const max = this.config.tools.logMaxChars;
+    return {
+      ...record,
+      input: cut(maskedInput(record.input), max) ?? '',
+      output: cut(record.output, max),
+      errorMessage: cut(record.errorMessage, 2000),
+    };
   }
 
   /** `onlyUserId` limits the rows to one caller's: users reading a public tool see only their own calls. */

@@ -10,6 +10,7 @@ import { RunEventEntity, toEventRows } from './run-event.entity';
 import { bulkInsert, upsertRow } from '../common/bulk-insert';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
+import { RunJournal } from './run-journal';
 
 /** What else a step wrote: stored in the checkpoint's transaction, so that both are there or neither. */
 export interface CheckpointStepWrites {
@@ -18,6 +19,13 @@ export interface CheckpointStepWrites {
   /** Events of the step (numbered already), stored with it instead of on their own. */
   events?: readonly RunEvent[];
 }
+
+const nodeRunEnd = (ended: NonNullable<CheckpointStepWrites['nodeFinished']>, finishedAt: Date) => ({
+  status: ended.status,
+  output: ended.output ?? null,
+  error: ended.error ?? null,
+  finishedAt,
+});
 
 /**
  * Checkpoints of runs: one row per run holding its last state (JSON whose shape workflow/ owns). Each save
@@ -31,6 +39,7 @@ export class RunCheckpointStore {
   constructor(
     @InjectRepository(RunCheckpointEntity) private readonly checkpoints: Repository<RunCheckpointEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly journal: RunJournal,
   ) {}
 
   async load(runId: string): Promise<Record<string, unknown> | null> {
@@ -39,18 +48,28 @@ export class RunCheckpointStore {
   }
 
   async save(runId: string, state: Record<string, unknown>, step: CheckpointStepWrites = {}): Promise<void> {
+    const finishedAt = new Date();
     const write = () =>
-      retryDatabaseWrite(() => this.transaction(runId, state, step), { budgetMs: this.config.runDbRetryMs });
+      retryDatabaseWrite(() => this.transaction(runId, state, step, finishedAt), {
+        budgetMs: this.config.runDbRetryMs,
+      });
     if (this.config.database.type !== 'sqlite') {
       await write();
-      return;
+    } else {
+      const queued = this.sqliteQueue.then(write, write);
+      this.sqliteQueue = queued.catch(() => undefined);
+      await queued;
     }
-    const queued = this.sqliteQueue.then(write, write);
-    this.sqliteQueue = queued.catch(() => undefined);
-    await queued;
+    const ended = step.nodeFinished;
+    if (ended) this.journal.nodeChanged(ended.nodeRunId, nodeRunEnd(ended, finishedAt));
   }
 
-  private async transaction(runId: string, state: Record<string, unknown>, step: CheckpointStepWrites): Promise<void> {
+  private async transaction(
+    runId: string,
+    state: Record<string, unknown>,
+    step: CheckpointStepWrites,
+    finishedAt: Date,
+  ): Promise<void> {
     const row: RunCheckpointEntity = { runId, state, updatedAt: new Date() };
     // The state alone is one statement, atomic by itself: no transaction around it (two statements fewer per step).
     if (!step.nodeFinished && (step.events ?? []).length === 0) {
@@ -61,12 +80,7 @@ export class RunCheckpointStore {
       await upsertRow(manager, RunCheckpointEntity, row, 'runId');
       const ended = step.nodeFinished;
       if (ended) {
-        const changes = {
-          status: ended.status,
-          output: ended.output ?? null,
-          error: ended.error ?? null,
-          finishedAt: new Date(),
-        } as QueryDeepPartialEntity<NodeRunEntity>;
+        const changes = nodeRunEnd(ended, finishedAt) as QueryDeepPartialEntity<NodeRunEntity>;
         await manager.update(NodeRunEntity, { id: ended.nodeRunId }, changes);
       }
       if (step.events && step.events.length > 0)

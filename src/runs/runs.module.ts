@@ -8,6 +8,7 @@ import { RunEventEntity } from './run-event.entity';
 import { RunEntity } from './run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
 import { RunCheckpointStore } from './run-checkpoint-store';
+import { RunJournal } from './run-journal';
 import { RunEventsService } from './run-events.service';
 import { RunEventStreamService } from './run-event-stream.service';
 import { RunsController } from './runs.controller';
@@ -43,6 +44,7 @@ import { ApprovalsController } from './approvals.controller';
     RunEventStreamService,
     ToolResultsService,
     RunCheckpointStore,
+    RunJournal,
     RunLeasesService,
     ApprovalsService,
     {

@@ -1,14 +1,33 @@
 import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
 import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { countStatements } from '../../test/support/statement-counter';
 import { DomainError } from '../common/errors/domain-error';
+import { type ToolCallRecord, ToolCallLogsService } from '../registry/tool-call-logs.service';
 import type { RunNodeRef } from './run-definition';
 import { RunEntity } from './run.entity';
 import { RunsService } from './runs.service';
 
 const node = (id: string, type = 'template'): RunNodeRef => ({ id, type });
+
+const call = (runId: string, callId: string, overrides: Partial<ToolCallRecord> = {}): ToolCallRecord => ({
+  toolId: 'tool-1',
+  toolName: 'ping',
+  toolVersion: 1,
+  runId,
+  nodeId: 'llm-1',
+  callId,
+  userId: 'user-1',
+  input: '{"id":"a"}',
+  output: 'pong',
+  status: 'success',
+  errorMessage: null,
+  durationMs: 3,
+  startedAt: new Date(),
+  ...overrides,
+});
 
 describe(RunsService.name, () => {
   let moduleRef: TestingModule;
@@ -52,6 +71,58 @@ describe(RunsService.name, () => {
     expect(run.nodes).toEqual([
       expect.objectContaining({ node_id: 'start', node_type: 'start', status: 'succeeded', output: { inputs: {} } }),
     ]);
+  });
+
+  it('should answer a run that ended in this process from its copy, as get reads it back, with no statement', async () => {
+    const logs = moduleRef.get(ToolCallLogsService);
+    const created = await sut.create(newRun({ inputs: { question: 'Hi?' } }));
+    sut.keepCopy(created);
+    await sut.markRunning(created.id);
+    await sut.nodeEnded(created.id, node('start', 'start'), new Date(), {
+      status: 'succeeded',
+      output: { inputs: {} },
+    });
+    const nodeRunId = await sut.nodeStarted(created.id, node('llm-1', 'llm'));
+    const startedAt = new Date();
+    // The model's order (second, first) wins over the same start; the stored row masks and truncates.
+    const calls = [
+      call(created.id, 'second', { startedAt, input: '{"headers":{"Authorization":"Bearer secret-token"}}' }),
+      call(created.id, 'first', { startedAt, output: 'x'.repeat(100_000), status: 'error', errorMessage: 'boom' }),
+    ];
+    for (const record of calls) logs.announce(record);
+    await logs.insert(calls);
+    const output = { output: 'done', tool_calls: [{ id: 'first' }, { id: 'second' }], offered_tools: [['ping']] };
+    await sut.nodeFinished(nodeRunId, { status: 'succeeded', output });
+    await sut.finish(created.id, {
+      status: 'succeeded',
+      outputs: { answer: 'done' },
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, model_calls: 1 },
+    });
+    const counter = countStatements(moduleRef.get(DataSource));
+
+    const answer = sut.endedHere(created.id);
+
+    counter.stop();
+    expect(counter.statements).toEqual([]);
+    const readBack = await sut.get(created.id, userPrincipal());
+    expect(JSON.parse(JSON.stringify(answer))).toEqual(JSON.parse(JSON.stringify(readBack)));
+    expect(readBack.nodes?.[1].tool_calls.map((logged) => logged.call_id)).toEqual(['first', 'second']);
+    expect(sut.endedHere(created.id)).toBeNull();
+  });
+
+  it('should keep no answer for a run that has not ended, or whose row changed in a way its copy does not follow', async () => {
+    const running = await sut.create(newRun());
+    sut.keepCopy(running);
+    await sut.markRunning(running.id);
+    const cancelled = await sut.create(newRun());
+    sut.keepCopy(cancelled);
+    await sut.markRunning(cancelled.id);
+
+    await sut.cancelUnfinished(cancelled.id, 'cancelled by a person');
+    await sut.finish(cancelled.id, { status: 'cancelled', error: 'cancelled by a person' });
+
+    expect(sut.endedHere(running.id)).toBeNull();
+    expect(sut.endedHere(cancelled.id)).toBeNull();
   });
 
   it('should hide a run from other users but not from admins', async () => {

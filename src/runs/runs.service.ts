@@ -23,8 +23,8 @@ import { RunApprovalEntity } from './run-approval.entity';
 import type { PendingApprovalDto } from './approval.dto';
 import { toPendingApproval } from './approval-response';
 import { type RunRecord, toRunRecord } from './run-record';
-import type { ToolCallLogRecord } from '../registry/tool-call-log-record';
-import { ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { type ToolCallRecord, ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 
 export interface NewRun {
@@ -59,15 +59,21 @@ const duration = (start: Date | null, end: Date | null) => (start && end ? end.g
 const versionsOf = (pins: ToolPins): Record<string, number> =>
   Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, pin.version]));
 
+/** What a run's answer shows of a logged call. */
+type CallRow = Pick<
+  ToolCallRecord,
+  'nodeId' | 'callId' | 'toolName' | 'status' | 'input' | 'output' | 'errorMessage' | 'durationMs' | 'startedAt'
+>;
+
 /**
  * Parallel calls of one node can start in the same millisecond; an LLM node's output lists its
  * calls in the order the model made them, so that order wins over the timestamps.
  */
-function inCallOrder(calls: ToolCallLogRecord[], output: unknown): ToolCallLogRecord[] {
+function inCallOrder<T extends CallRow>(calls: T[], output: unknown): T[] {
   const recorded = (output as { tool_calls?: Array<{ id?: string }> } | null)?.tool_calls;
   if (!Array.isArray(recorded)) return calls;
   const position = new Map(recorded.map((call, index) => [call.id, index]));
-  const rank = (call: ToolCallLogRecord) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
+  const rank = (call: CallRow) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
   return [...calls].sort((a, b) => rank(a) - rank(b));
 }
 
@@ -88,6 +94,7 @@ export class RunsService {
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
     @InjectRepository(RunApprovalEntity) private readonly approvals: Repository<RunApprovalEntity>,
     private readonly toolCalls: ToolCallLogsService,
+    private readonly journal: RunJournal,
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -99,6 +106,7 @@ export class RunsService {
       where: { status: In(['running', 'queued']), parentRunId: Not(IsNull()) },
     });
     const ids = unfinished.map((run) => run.id);
+    for (const id of ids) this.journal.drop(id);
     const finishedAt = new Date();
     if (ids.length > 0) {
       const stopReason: RunStopReason = 'interrupted';
@@ -161,6 +169,7 @@ export class RunsService {
 
   /** Marks a run that has not ended `cancelled`; false when it had already ended. */
   async cancelUnfinished(runId: string, reason: string): Promise<boolean> {
+    this.journal.drop(runId);
     const result = await this.runs.update(
       { id: runId, status: Not(In(FINISHED_STATUSES)) },
       { status: 'cancelled', error: reason, stopReason: 'cancelled', finishedAt: new Date() },
@@ -170,6 +179,7 @@ export class RunsService {
 
   /** A running run now waits for a person (holding no worker); false when it is no longer running (cancelled). */
   async markWaiting(runId: string, usage?: UsageTotals): Promise<boolean> {
+    this.journal.drop(runId);
     let affected = 0;
     await this.retry(async () => {
       const result = await this.runs.update(
@@ -186,6 +196,7 @@ export class RunsService {
    * lease sweep resumes, so it is not lost if the process that takes it up dies. False when it was not waiting.
    */
   async resumeWaiting(runId: string): Promise<boolean> {
+    this.journal.drop(runId);
     const result = await this.runs.update(
       { id: runId, status: 'waiting' },
       { status: 'running', leaseOwner: null, leaseExpiresAt: null },
@@ -196,6 +207,7 @@ export class RunsService {
   async markRunning(runId: string): Promise<void> {
     const startedAt = new Date();
     await this.retry(() => this.runs.update({ id: runId }, { status: 'running', startedAt }));
+    this.journal.runChanged(runId, { status: 'running', startedAt });
   }
 
   async finish(
@@ -208,22 +220,22 @@ export class RunsService {
       stopReason?: RunStopReason;
     },
   ): Promise<void> {
-    const changes = asRow<RunEntity>({
+    const changes = {
       status: result.status,
       outputs: result.outputs ?? null,
       error: result.error ?? null,
       stopReason: result.stopReason ?? stopReasonOf(result.status),
       usage: result.usage ?? EMPTY_USAGE,
       finishedAt: new Date(),
-    });
-    await this.retry(() => this.runs.update({ id: runId }, changes));
+    };
+    await this.retry(() => this.runs.update({ id: runId }, asRow<RunEntity>(changes)));
+    this.journal.runChanged(runId, changes, true);
   }
 
   async nodeStarted(runId: string, node: RunNodeRef): Promise<string> {
     const id = randomUUID();
-    const row = asRow<NodeRunEntity>({
+    const row: NodeRunRow = {
       id,
-      runId,
       nodeId: node.id,
       nodeType: node.type,
       status: 'running',
@@ -231,13 +243,15 @@ export class RunsService {
       error: null,
       startedAt: new Date(),
       finishedAt: null,
-    });
-    await this.retry(() => this.nodeRuns.insert(row));
+    };
+    await this.retry(() => this.nodeRuns.insert(asRow<NodeRunEntity>({ ...row, runId })));
+    this.journal.nodeWritten(runId, row);
     return id;
   }
 
   /** Ends the node runs an earlier execution of the run left running, when the run ends before it reaches them. */
   async closeRunningNodes(runId: string, result: { status: 'failed' | 'cancelled'; error: string }): Promise<void> {
+    this.journal.drop(runId);
     const changes = asRow<NodeRunEntity>({ status: result.status, error: result.error, finishedAt: new Date() });
     await this.retry(() => this.nodeRuns.update({ runId, status: 'running' }, changes));
   }
@@ -249,9 +263,8 @@ export class RunsService {
     startedAt: Date,
     result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
   ): Promise<void> {
-    const row = asRow<NodeRunEntity>({
+    const row: NodeRunRow = {
       id: randomUUID(),
-      runId,
       nodeId: node.id,
       nodeType: node.type,
       status: result.status,
@@ -259,8 +272,9 @@ export class RunsService {
       error: result.error ?? null,
       startedAt,
       finishedAt: new Date(),
-    });
-    await this.retry(() => this.nodeRuns.insert(row));
+    };
+    await this.retry(() => this.nodeRuns.insert(asRow<NodeRunEntity>({ ...row, runId })));
+    this.journal.nodeWritten(runId, row);
   }
 
   /** Whether a previous execution of this run stored a node run for this node. */
@@ -278,13 +292,14 @@ export class RunsService {
     nodeRunId: string,
     result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
   ): Promise<void> {
-    const changes = asRow<NodeRunEntity>({
+    const changes = {
       status: result.status,
       output: result.output ?? null,
       error: result.error ?? null,
       finishedAt: new Date(),
-    });
-    await this.retry(() => this.nodeRuns.update({ id: nodeRunId }, changes));
+    };
+    await this.retry(() => this.nodeRuns.update({ id: nodeRunId }, asRow<NodeRunEntity>(changes)));
+    this.journal.nodeChanged(nodeRunId, changes);
   }
 
   async get(runId: string, principal: Principal): Promise<RunResponse> {
@@ -293,6 +308,31 @@ export class RunsService {
       this.nodeRuns.find({ where: { runId }, order: { startedAt: 'ASC' } }),
       this.toolCalls.listForRun(runId),
     ]);
+    return { ...this.toDetail(run, nodes, calls), pending_approvals: await this.pendingApprovals(run) };
+  }
+
+  /**
+   * Starts keeping a copy of what a run that is about to execute in this process writes, so that `endedHere`
+   * can answer once it ended without reading it back.
+   */
+  keepCopy(run: RunRecord): void {
+    this.journal.track(run);
+  }
+
+  /**
+   * A run as `get` would read it, from the copy `keepCopy` kept, once its end was stored in this process
+   * (a run that ended has no pending approvals); null when there is no such copy, and the copy is forgotten.
+   */
+  endedHere(runId: string): RunResponse | null {
+    const journaled = this.journal.take(runId);
+    if (!journaled) return null;
+    const calls = journaled.calls.map((call) => this.toolCalls.asStored(call));
+    calls.sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+    return { ...this.toDetail(journaled.run, [...journaled.nodes.values()], calls), pending_approvals: [] };
+  }
+
+  /** The run with its node runs and their logged calls (in `startedAt` order). */
+  private toDetail(run: RunRecord, nodes: NodeRunRow[], calls: CallRow[]): RunResponse {
     // Timestamps have millisecond precision; nodes started within the same one keep their definition order.
     const position = new Map(run.definition.nodes.map((node, index) => [node.id, index]));
     nodes.sort(
@@ -323,7 +363,7 @@ export class RunsService {
         started_at: call.startedAt.toISOString(),
       })),
     }));
-    return { ...this.toResponse(run), nodes: nodeDtos, pending_approvals: await this.pendingApprovals(run) };
+    return { ...this.toResponse(run), nodes: nodeDtos };
   }
 
   /** The calls of a run that wait for a decision; none once the run has ended. */

@@ -246,6 +246,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     if (!this.events.fansOut) {
       this.events.open(run.id);
       this.prepared.set(run.id, { run, tools: checked.tools });
+      // It executes here: the answer to ?wait=true comes from what it wrote, not read back.
+      if (options.wait) this.runs.keepCopy(run);
     }
     try {
       place.submit(run.id);
@@ -255,7 +257,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     }
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
     await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
-    const current = await this.runs.get(run.id, options.principal);
+    const current = this.runs.endedHere(run.id) ?? (await this.runs.get(run.id, options.principal));
     return { finished: isFinished(current.status), run: current };
   }
 

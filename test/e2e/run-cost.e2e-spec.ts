@@ -114,8 +114,20 @@ describe('What one run costs the database (e2e)', () => {
 
     const runReads = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]runs["`]/i.test(sql));
     const eventReads = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]run_events["`]/i.test(sql));
-    // The one read of the row left is the answer to ?wait=true, after the run ended.
-    expect(runReads).toHaveLength(1);
+    expect(runReads).toHaveLength(0);
     expect(eventReads).toHaveLength(0);
+  });
+
+  it('should answer ?wait=true from what the run wrote, without reading it back, the same as GET reads it', async () => {
+    counter.reset();
+
+    const run = await runThreeRounds();
+
+    const reads = counter.statements.filter((sql) =>
+      /^SELECT\b[\s\S]*\bFROM\s+["`](runs|node_runs|tool_call_logs)["`]/i.test(sql),
+    );
+    expect(reads).toEqual([]);
+    const readBack = (await api.get(`/runs/${run.id}`).expect(200)).body as RunBody;
+    expect(run).toEqual(readBack);
   });
 });

@@ -10,6 +10,7 @@ import { RunEventEntity } from '../../src/runs/run-event.entity';
 import { RunEntity } from '../../src/runs/run.entity';
 import { RunCheckpointEntity } from '../../src/runs/run-checkpoint.entity';
 import { RunApprovalEntity } from '../../src/runs/run-approval.entity';
+import { RunJournal } from '../../src/runs/run-journal';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -24,7 +25,8 @@ export async function runsTestingModule(
       TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity, RunApprovalEntity]),
       ToolCallLogsModule,
     ],
-    providers,
+    // What RunsService and RunCheckpointStore note their writes in.
+    providers: [RunJournal, ...providers],
   }).compile();
   await moduleRef.init();
   return moduleRef;
