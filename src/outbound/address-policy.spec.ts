@@ -70,4 +70,14 @@ describe(AddressPolicy.name, () => {
   it('should refuse something that is not an IP address', () => {
     expect(sut.check('example.com')).toMatchObject({ rule: 'invalid-url' });
   });
+
+  it('should answer an address asked again as the first time, by its own allowlist', () => {
+    const allowing = new AddressPolicy(['127.0.0.1']);
+    const answers = (policy: AddressPolicy, address: string) => [1, 2, 3].map(() => policy.check(address));
+
+    expect(answers(allowing, '127.0.0.1')).toEqual([null, null, null]);
+    expect(answers(sut, '127.0.0.1').map((refusal) => refusal?.rule)).toEqual(['loopback', 'loopback', 'loopback']);
+    expect(answers(allowing, '10.0.0.1').map((refusal) => refusal?.rule)).toEqual(['private', 'private', 'private']);
+    expect(answers(allowing, '[::ffff:7f00:1]')).toEqual([null, null, null]);
+  });
 });

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { LruCache } from '../shared/lru-cache';
 import { BLOCKED_RANGES, GLOBAL_UNICAST_IPV6, type BlockedRange } from './blocked-ranges';
 import { ALLOW_PRIVATE_HINT, OutboundBlockedError } from './outbound-blocked-error';
 
@@ -28,6 +29,8 @@ const TEREDO = ipaddr.parseCIDR('2001::/32');
 const ipv4At = (bytes: number[], offset: number, mask = 0): ipaddr.IPv4 =>
   new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((byte) => byte ^ mask));
 
+const PASSED_CACHE_SIZE = 512;
+
 const matches = (address: Address, cidr: Cidr): boolean => address.kind() === cidr[0].kind() && address.match(cidr);
 
 /**
@@ -36,6 +39,8 @@ const matches = (address: Address, cidr: Cidr): boolean => address.kind() === ci
  */
 export class AddressPolicy {
   private readonly allowed: Cidr[];
+  /** Addresses that passed: each hop and each new connection to the same service asks again. */
+  private readonly passed = new LruCache<string, true>(PASSED_CACHE_SIZE);
 
   /** @param allowPrivate CIDRs (or single addresses) operators deliberately open, e.g. `10.0.0.0/8`. */
   constructor(allowPrivate: readonly string[] = []) {
@@ -48,6 +53,13 @@ export class AddressPolicy {
 
   /** The refusal for `address`, or null when it may be contacted. */
   check(address: string): OutboundBlockedError | null {
+    if (this.passed.get(address)) return null;
+    const refusal = this.verdict(address);
+    if (refusal === null) this.passed.set(address, true);
+    return refusal;
+  }
+
+  private verdict(address: string): OutboundBlockedError | null {
     const parsed = this.parse(address);
     if (!parsed) return new OutboundBlockedError('invalid-url', `${address} is not a valid IP address`);
     const shown = parsed.toString();
