@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
-import { bulkInsert, upsertRow } from './bulk-insert';
+import { bulkInsert, incrementColumn, updateRows, upsertRow } from './bulk-insert';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
@@ -131,6 +131,68 @@ describe('bulk writes', () => {
       await upsertRow(samples.manager, SampleRow, row('b', 2), 'id');
 
       await expect(samples.find({ order: { position: 'ASC' } })).resolves.toEqual([row('a', 1), row('b', 2)]);
+    });
+  });
+
+  describe(updateRows.name, () => {
+    const row = (id: string, position: number): SampleRow => ({
+      id,
+      batch: 'a',
+      position,
+      label: `row ${position}`,
+      flagged: false,
+      data: null,
+      at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, position)),
+    });
+
+    it('should change the rows that match like the repository does, in one statement', async () => {
+      await bulkInsert(samples.manager, SampleRow, [
+        row('by-repository', 1),
+        row('by-update-rows', 1),
+        row('other', 1),
+      ]);
+      const changes = {
+        label: `it's "quoted" ✓`,
+        flagged: true,
+        data: { list: [1, null] },
+        at: new Date(Date.UTC(2027, 1, 1, 0, 0, 0, 7)),
+      };
+      await samples.update({ id: 'by-repository' }, changes);
+      const counter = countStatements(dataSource);
+
+      await updateRows(samples.manager, SampleRow, { id: 'by-update-rows', batch: 'a' }, changes);
+
+      counter.stop();
+      expect(counter.statements).toHaveLength(1);
+      const [viaRepository, viaUpdateRows, other] = await Promise.all(
+        ['by-repository', 'by-update-rows', 'other'].map((id) => samples.findOneByOrFail({ id })),
+      );
+      expect({ ...viaUpdateRows, id: 'by-repository' }).toEqual(viaRepository);
+      expect(other).toEqual(row('other', 1));
+    });
+
+    it('should refuse an update that sets nothing or matches every row', async () => {
+      await expect(updateRows(samples.manager, SampleRow, { id: 'x' }, {})).rejects.toThrow('no column');
+      await expect(updateRows(samples.manager, SampleRow, {}, { label: 'all' })).rejects.toThrow('no column');
+    });
+  });
+
+  describe(incrementColumn.name, () => {
+    it('should add to the column of the matching rows only', async () => {
+      const at = new Date(Date.UTC(2026, 0, 1));
+      const base = { batch: 'a', label: 'x', flagged: false, data: null, at };
+      await bulkInsert(samples.manager, SampleRow, [
+        { id: 'a', position: 1, ...base },
+        { id: 'b', position: 1, ...base },
+      ]);
+
+      await incrementColumn(samples.manager, SampleRow, { id: 'a' }, 'position', 3);
+      await incrementColumn(samples.manager, SampleRow, { id: 'a' }, 'position', 2);
+
+      await expect(samples.find({ order: { id: 'ASC' } })).resolves.toEqual([
+        { id: 'a', position: 6, ...base },
+        { id: 'b', position: 1, ...base },
+      ]);
     });
   });
 });

@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
 import { RunEventEntity, toEventRows } from './run-event.entity';
-import { bulkInsert, upsertRow } from '../common/bulk-insert';
+import { bulkInsert, updateRows, upsertRow } from '../common/bulk-insert';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RunJournal } from './run-journal';
@@ -80,8 +79,7 @@ export class RunCheckpointStore {
       await upsertRow(manager, RunCheckpointEntity, row, 'runId');
       const ended = step.nodeFinished;
       if (ended) {
-        const changes = nodeRunEnd(ended, finishedAt) as QueryDeepPartialEntity<NodeRunEntity>;
-        await manager.update(NodeRunEntity, { id: ended.nodeRunId }, changes);
+        await updateRows(manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt));
       }
       if (step.events && step.events.length > 0)
         await bulkInsert(manager, RunEventEntity, toEventRows(runId, step.events));

@@ -137,7 +137,7 @@ describe(RunsService.name, () => {
   it('should retry a run write through a database outage', async () => {
     const created = await sut.create(newRun());
     const lost = Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
-    const update = jest.spyOn(runs, 'update').mockRejectedValueOnce(lost).mockRejectedValueOnce(lost);
+    const update = jest.spyOn(runs.manager, 'query').mockRejectedValueOnce(lost).mockRejectedValueOnce(lost);
 
     await sut.finish(created.id, { status: 'succeeded', outputs: { answer: 42 } });
 

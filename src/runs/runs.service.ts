@@ -26,6 +26,7 @@ import { type RunRecord, toRunRecord } from './run-record';
 import { type ToolCallRecord, ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
+import { bulkInsert, updateRows } from '../common/bulk-insert';
 
 export interface NewRun {
   definition: RunDefinition;
@@ -157,7 +158,7 @@ export class RunsService {
       finishedAt: null,
       toolPins: input.toolPins ?? null,
     });
-    await this.runs.insert(asRow<RunEntity>(entity));
+    await bulkInsert(this.runs.manager, RunEntity, [entity]);
     return toRunRecord(entity);
   }
 
@@ -206,7 +207,7 @@ export class RunsService {
 
   async markRunning(runId: string): Promise<void> {
     const startedAt = new Date();
-    await this.retry(() => this.runs.update({ id: runId }, { status: 'running', startedAt }));
+    await this.retry(() => updateRows(this.runs.manager, RunEntity, { id: runId }, { status: 'running', startedAt }));
     this.journal.runChanged(runId, { status: 'running', startedAt });
   }
 
@@ -228,7 +229,7 @@ export class RunsService {
       usage: result.usage ?? EMPTY_USAGE,
       finishedAt: new Date(),
     };
-    await this.retry(() => this.runs.update({ id: runId }, asRow<RunEntity>(changes)));
+    await this.retry(() => updateRows(this.runs.manager, RunEntity, { id: runId }, changes));
     this.journal.runChanged(runId, changes, true);
   }
 
@@ -244,7 +245,7 @@ export class RunsService {
       startedAt: new Date(),
       finishedAt: null,
     };
-    await this.retry(() => this.nodeRuns.insert(asRow<NodeRunEntity>({ ...row, runId })));
+    await this.retry(() => bulkInsert(this.nodeRuns.manager, NodeRunEntity, [{ ...row, runId }]));
     this.journal.nodeWritten(runId, row);
     return id;
   }
@@ -273,7 +274,7 @@ export class RunsService {
       startedAt,
       finishedAt: new Date(),
     };
-    await this.retry(() => this.nodeRuns.insert(asRow<NodeRunEntity>({ ...row, runId })));
+    await this.retry(() => bulkInsert(this.nodeRuns.manager, NodeRunEntity, [{ ...row, runId }]));
     this.journal.nodeWritten(runId, row);
   }
 
@@ -298,7 +299,7 @@ export class RunsService {
       error: result.error ?? null,
       finishedAt: new Date(),
     };
-    await this.retry(() => this.nodeRuns.update({ id: nodeRunId }, asRow<NodeRunEntity>(changes)));
+    await this.retry(() => updateRows(this.nodeRuns.manager, NodeRunEntity, { id: nodeRunId }, changes));
     this.journal.nodeChanged(nodeRunId, changes);
   }
 

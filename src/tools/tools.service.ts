@@ -7,6 +7,7 @@ import type { Principal } from '../common/auth/principal';
 import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError } from '../common/errors/domain-error';
+import { incrementColumn } from '../common/bulk-insert';
 import {
   assertCanChange,
   isDuplicateKey,
@@ -316,7 +317,7 @@ export class ToolsService {
   }
 
   async incrementUseCount(id: string, by = 1): Promise<void> {
-    await this.tools.increment({ id }, 'useCount', by);
+    await incrementColumn(this.tools.manager, ToolEntity, { id }, 'useCount', by);
   }
 
   private async write(
