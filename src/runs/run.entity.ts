@@ -65,7 +65,7 @@ export class RunEntity {
   @Column({ name: 'user_id', type: 'varchar', length: 64 })
   userId!: string;
 
-  @Column({ name: 'user_role', type: 'varchar', length: 16 })
+  @Column({ name: 'user_role', type: 'varchar', length: 16, default: 'user' })
   userRole!: Role;
 
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })

@@ -28,6 +28,6 @@ export abstract class ToolDefinitionColumns {
   effect!: ToolEffect;
 
   /** A call of the tool inside a run waits for a person's decision before it executes. */
-  @Column({ name: 'requires_approval', type: 'boolean' })
+  @Column({ name: 'requires_approval', type: 'boolean', default: false })
   requiresApproval!: boolean;
 }

@@ -3,6 +3,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 /** A remembered response of a request sent with an Idempotency-Key; `statusCode` is null while it runs. */
 @Entity('idempotency_keys')
 @Index('uq_idempotency_keys_user_route_key', ['userId', 'route', 'key'], { unique: true })
+@Index('idx_idempotency_keys_expires', ['expiresAt'])
 export class IdempotencyKeyEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 }) id!: string;
   @Column({ name: 'user_id', type: 'varchar', length: 64 }) userId!: string;
