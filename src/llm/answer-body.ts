@@ -38,7 +38,9 @@ export async function readAnswerBody(response: Response): Promise<AnswerBody> {
 
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (SSE_START.test(start)) {
-    return { kind: 'events', events: _iterSSEMessages(new Response(replay(head, reader)), new AbortController()) };
+    // _iterSSEMessages reads only `body`, and iterates it as it is when it is async-iterable.
+    const body = replay(head, reader) as Response;
+    return { kind: 'events', events: _iterSSEMessages(body, new AbortController()) };
   }
   if (start.startsWith('{')) {
     for (let part = await reader.read(); !part.done; part = await reader.read()) {
@@ -89,19 +91,25 @@ function notAnAnswer(response: Response, contentType: string, text: string): Pro
   );
 }
 
-/** The bytes already read, then the rest of the body, as one stream. */
-function replay(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+/**
+ * The bytes already read, then the rest of the body, as the async-iterable body the SSE reader takes
+ * (cheaper than a second ReadableStream and Response around the first). Breaking off cancels the body.
+ */
+function replay(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): Pick<Response, 'body'> {
   let index = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (index < head.length) {
-        controller.enqueue(head[index++]);
-        return;
-      }
+  const chunks: AsyncIterableIterator<Uint8Array> = {
+    async next() {
+      if (index < head.length) return { done: false, value: head[index++] };
       const { value, done } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
+      return done ? { done: true, value: undefined } : { done: false, value };
     },
-    cancel: (reason) => reader.cancel(reason),
-  });
+    async return() {
+      await reader.cancel();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return { body: chunks as unknown as ReadableStream<Uint8Array> };
 }
