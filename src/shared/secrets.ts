@@ -32,6 +32,7 @@ const isTemplateOnly = (value: string): boolean => {
 };
 
 const decodeName = (name: string): string => {
+  if (!name.includes('%') && !name.includes('+')) return name;
   try {
     return decodeURIComponent(name.replace(/\+/g, ' '));
   } catch {
@@ -58,15 +59,19 @@ const mapQueryPairs = (url: string, visit: (name: string, value: string, pair: s
 
 const holdsLiteral = (value: string): boolean => value !== '' && !isTemplateOnly(value);
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /**
  * The URL (or URL template) with the values of credential-named query parameters, any `extraNames`, and the
  * password of a `user:password@` part replaced by SECRET_MASK. Works on the text, so templates keep their form.
  */
 export const redactUrl = (url: string, extraNames: readonly string[] = []): string => {
-  const extra = new Set(extraNames.map((name) => name.toLowerCase()));
-  const withoutPassword = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, `$1:${SECRET_MASK}@`);
+  const extra = extraNames.length === 0 ? NO_NAMES : new Set(extraNames.map((name) => name.toLowerCase()));
+  const withoutPassword = url.includes('@')
+    ? url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, `$1:${SECRET_MASK}@`)
+    : url;
   return mapQueryPairs(withoutPassword, (name, value, pair) =>
-    (isSecretName(name) || extra.has(name.toLowerCase())) && holdsLiteral(value)
+    (isSecretName(name) || (extra.size > 0 && extra.has(name.toLowerCase()))) && holdsLiteral(value)
       ? `${pair.slice(0, pair.length - value.length)}${SECRET_MASK}`
       : pair,
   );
