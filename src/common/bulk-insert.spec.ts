@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
-import { bulkInsert, incrementColumn, updateRows, upsertRow } from './bulk-insert';
+import { bulkInsert, incrementColumn, selectRows, updateRows, upsertRow } from './bulk-insert';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
@@ -193,6 +193,46 @@ describe('bulk writes', () => {
         { id: 'a', position: 6, ...base },
         { id: 'b', position: 1, ...base },
       ]);
+    });
+  });
+
+  describe(selectRows.name, () => {
+    const row = (id: string, batch: string, position: number): SampleRow => ({
+      id,
+      batch,
+      position,
+      label: `it's "quoted" ✓ ${position}`,
+      flagged: position % 2 === 0,
+      data: position % 3 === 0 ? null : { node_id: 'llm-1', nested: { list: [1, null, true] } },
+      at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, position)),
+    });
+
+    beforeEach(() =>
+      bulkInsert(samples.manager, SampleRow, [row('a', 'x', 1), row('b', 'x', 2), row('c', 'y', 3), row('d', 'z', 4)]),
+    );
+
+    it('should read the rows that match as the repository finds them, in one statement', async () => {
+      const counter = countStatements(dataSource);
+
+      const found = await selectRows(samples.manager, SampleRow, { batch: 'x', position: 2 });
+
+      counter.stop();
+      expect(counter.statements).toHaveLength(1);
+      expect(found).toEqual(await samples.findBy({ batch: 'x', position: 2 }));
+      expect(found).toEqual([row('b', 'x', 2)]);
+      expect(found[0]).toBeInstanceOf(SampleRow);
+    });
+
+    it('should match any element of an array, and nothing for an empty one', async () => {
+      const found = await selectRows(samples.manager, SampleRow, { batch: ['x', 'y'] });
+
+      expect(found.sort((a, b) => a.position - b.position)).toEqual([
+        row('a', 'x', 1),
+        row('b', 'x', 2),
+        row('c', 'y', 3),
+      ]);
+      await expect(selectRows(samples.manager, SampleRow, { batch: [] })).resolves.toEqual([]);
+      await expect(selectRows(samples.manager, SampleRow, {})).rejects.toThrow('no column');
     });
   });
 });

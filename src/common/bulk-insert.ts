@@ -97,6 +97,47 @@ export async function incrementColumn<T extends ObjectLiteral>(
   ]);
 }
 
+/**
+ * The rows whose columns equal `where` (by property name; an array value matches any of its elements), as
+ * entities with every column converted by the driver as the repository's find converts it, but without the
+ * query builder (a run reads its workflow and its tools this way when it starts). No relations, no listeners.
+ */
+export async function selectRows<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  where: { [K in keyof T]?: T[K] | readonly T[K][] },
+): Promise<T[]> {
+  const { driver } = manager.connection;
+  const metadata = manager.connection.getMetadata(target);
+  const match = columnsOf(metadata, where);
+  if (match.length === 0) throw new Error('selectRows: no column to match');
+  const parameters: unknown[] = [];
+  const conditions = match.map((column) => {
+    const value = column.getEntityValue(where) as unknown;
+    const name = driver.escape(column.databaseName);
+    if (!Array.isArray(value)) {
+      parameters.push(driver.preparePersistentValue(value, column));
+      return `${name} = ?`;
+    }
+    if (value.length === 0) return '1 = 0';
+    const elements: unknown[] = value;
+    for (const element of elements) parameters.push(driver.preparePersistentValue(element, column) as unknown);
+    return `${name} IN (${elements.map(() => '?').join(', ')})`;
+  });
+  const names = metadata.columns.map((column) => driver.escape(column.databaseName)).join(', ');
+  const raw = await manager.query<Record<string, unknown>[]>(
+    `SELECT ${names} FROM ${driver.escape(metadata.tableName)} WHERE ${conditions.join(' AND ')}`,
+    parameters,
+  );
+  return raw.map((row) => {
+    const entity = metadata.create() as T;
+    for (const column of metadata.columns) {
+      column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return entity;
+  });
+}
+
 /** The columns of `metadata` whose property `values` sets (undefined counts as not set). */
 const columnsOf = (metadata: EntityMetadata, values: ObjectLiteral): ColumnMetadata[] =>
   metadata.columns.filter((column) => column.getEntityValue(values) !== undefined);

@@ -7,7 +7,7 @@ import type { Principal } from '../common/auth/principal';
 import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError } from '../common/errors/domain-error';
-import { incrementColumn } from '../common/bulk-insert';
+import { incrementColumn, selectRows } from '../common/bulk-insert';
 import {
   assertCanChange,
   isDuplicateKey,
@@ -105,7 +105,7 @@ export class ToolsService {
   /** Tools by name for an LLM node, in one query; names the principal may not use are left out. */
   async findUsableByNames(names: readonly string[], principal: Principal): Promise<StoredTool[]> {
     if (names.length === 0) return [];
-    const entities = await this.tools.createQueryBuilder('tool').where('tool.name IN (:...names)', { names }).getMany();
+    const entities = await selectRows(this.tools.manager, ToolEntity, { name: names });
     return names
       .map((name) =>
         pickByName(

@@ -1,3 +1,4 @@
+import { selectRows } from '../common/bulk-insert';
 import type { ToolDefinition } from '../registry/tool-definition';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -221,7 +222,8 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
 
   private async findByIdOrName(idOrName: string, principal: Principal): Promise<WorkflowEntity | null | undefined> {
     const key = byIdOrName(idOrName);
-    return 'id' in key ? this.workflows.findOneBy(key) : pickByName(await this.workflows.findBy(key), principal);
+    const rows = await selectRows(this.workflows.manager, WorkflowEntity, key);
+    return 'id' in key ? (rows[0] ?? null) : pickByName(rows, principal);
   }
 
   async create(body: WorkflowBody, principal: Principal): Promise<WorkflowResponse> {
