@@ -16,6 +16,7 @@ import { RunBudgets1796143182536 } from './1796143182536-run-budgets';
 import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tools';
 import { WorkflowsEnabled1796146725696 } from './1796146725696-workflows-enabled';
 import { ToolEmbeddings1796153083923 } from './1796153083923-tool-embeddings';
+import { ToolVersionsSeeded1796164178717 } from './1796164178717-tool-versions-seeded';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   McpVanishedTools1796146178195,
   WorkflowsEnabled1796146725696,
   ToolEmbeddings1796153083923,
+  ToolVersionsSeeded1796164178717,
 ];

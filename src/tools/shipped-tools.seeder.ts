@@ -2,16 +2,16 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isDuplicateKey } from '../common/owned-queries';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
-import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
+import { TOOL_IMPLEMENTATIONS, type ShippedTool, type ToolImplementations } from './tool-implementations';
 import { asRow, requiresApprovalByDefault, snapshotRow } from './tool-rows';
 
 /**
- * Seeds every tool the code ships (builtins) as a public one at start; refreshes a seed nobody has edited
- * when the code's schema changes. Several processes starting at once insert each seed once.
+ * Seeds every tool the code ships (builtins) as a public one at start; a seed nobody has edited becomes a new
+ * version when the code's schema, description or effect changes. Several processes starting at once write each
+ * seed and each version once.
  */
 @Injectable()
 export class ShippedToolsSeeder implements OnApplicationBootstrap {
@@ -53,39 +53,61 @@ export class ShippedToolsSeeder implements OnApplicationBootstrap {
             }),
           );
           await this.versions.insert(
-            snapshotRow(
+            seededRow(
               id,
               1,
-              {
-                ...shipped,
-                category: shipped.category,
-                implementationConfig: {},
-                requiresApproval: requiresApprovalByDefault(shipped.effect),
-              },
+              { ...shipped, implementationConfig: {}, requiresApproval: requiresApprovalByDefault(shipped.effect) },
               now,
             ),
           );
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
         }
-      } else if (
-        existing.implementationType === shipped.implementationType &&
-        existing.userId === null &&
-        existing.version === 1 &&
-        JSON.stringify(existing.functionSchema) !== JSON.stringify(schema)
-      ) {
-        await this.tools.update(
-          { id: existing.id, version: 1 },
-          asRow({ functionSchema: schema, description: shipped.description, effect: shipped.effect, updatedAt: now }),
-        );
-        // Nobody has edited a seed at version 1: its one version follows the code it ships with.
-        await this.versions.update({ toolId: existing.id, version: 1 }, {
-          functionSchema: schema,
-          description: shipped.description,
-          effect: shipped.effect,
-        } as QueryDeepPartialEntity<ToolVersionEntity>);
-        this.logger.log(`Refreshed the schema of ${shipped.implementationType} tool ${shipped.name}`);
+      } else if (existing.implementationType === shipped.implementationType && differs(existing, shipped)) {
+        await this.refresh(existing, shipped);
       }
     }
   }
+
+  /**
+   * A builtin whose current version the seeder wrote follows the code as its next version; the version a run may
+   * have pinned stays as it was. One a person has edited since is left as they made it.
+   */
+  private async refresh(existing: ToolEntity, shipped: ShippedTool): Promise<void> {
+    const current = await this.versions.findOneBy({ toolId: existing.id, version: existing.version });
+    if (!current?.seeded) return;
+    const now = new Date();
+    const fields = {
+      functionSchema: shipped.functionSchema,
+      description: shipped.description,
+      effect: shipped.effect,
+      requiresApproval: requiresApprovalByDefault(shipped.effect),
+    };
+    const next = existing.version + 1;
+    let written = false;
+    try {
+      written = await this.tools.manager.transaction(async (manager) => {
+        const changed = await manager.update(
+          ToolEntity,
+          { id: existing.id, version: existing.version },
+          asRow({ ...fields, version: next, updatedAt: now }),
+        );
+        if (changed.affected === 0) return false;
+        await manager.insert(ToolVersionEntity, seededRow(existing.id, next, { ...existing, ...fields }, now));
+        return true;
+      });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    // Otherwise another process starting with the same code wrote that version first.
+    if (!written) return;
+    this.logger.log(`Builtin ${shipped.name} changed with the code: now version ${next}`);
+  }
 }
+
+const differs = (existing: ToolEntity, shipped: ShippedTool): boolean =>
+  JSON.stringify(existing.functionSchema) !== JSON.stringify(shipped.functionSchema) ||
+  existing.description !== shipped.description ||
+  existing.effect !== shipped.effect;
+
+const seededRow = (...args: Parameters<typeof snapshotRow>) => ({ ...snapshotRow(...args), seeded: true });

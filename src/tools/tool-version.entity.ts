@@ -14,6 +14,10 @@ export class ToolVersionEntity extends ToolDefinitionColumns {
   @Column({ type: 'int' })
   version!: number;
 
+  /** Written by the seeder from the code a builtin ships with, not by a person. */
+  @Column({ type: 'boolean', default: false })
+  seeded!: boolean;
+
   @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;
 }
