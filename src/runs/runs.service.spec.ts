@@ -110,7 +110,7 @@ describe(RunsService.name, () => {
     expect(sut.endedHere(created.id)).toBeNull();
   });
 
-  it('should keep no answer for a run that has not ended, or whose row changed in a way its copy does not follow', async () => {
+  it('should keep no answer for a run that has not ended, whose row changed in a way its copy does not follow, or whose copy was dropped', async () => {
     const running = await sut.create(newRun());
     sut.keepCopy(running);
     await sut.markRunning(running.id);
@@ -118,11 +118,17 @@ describe(RunsService.name, () => {
     sut.keepCopy(cancelled);
     await sut.markRunning(cancelled.id);
 
+    const notExecuted = await sut.create(newRun());
+    sut.keepCopy(notExecuted);
+
     await sut.cancelUnfinished(cancelled.id, 'cancelled by a person');
     await sut.finish(cancelled.id, { status: 'cancelled', error: 'cancelled by a person' });
+    sut.forgetCopy(notExecuted.id);
+    await sut.finish(notExecuted.id, { status: 'failed', error: 'x' });
 
     expect(sut.endedHere(running.id)).toBeNull();
     expect(sut.endedHere(cancelled.id)).toBeNull();
+    expect(sut.endedHere(notExecuted.id)).toBeNull();
   });
 
   it('should hide a run from other users but not from admins', async () => {

@@ -320,6 +320,11 @@ export class RunsService {
     this.journal.track(run);
   }
 
+  /** Drops the copy `keepCopy` started (the run will not execute here after all). */
+  forgetCopy(runId: string): void {
+    this.journal.drop(runId);
+  }
+
   /**
    * A run as `get` would read it, from the copy `keepCopy` kept, once its end was stored in this process
    * (a run that ended has no pending approvals); null when there is no such copy, and the copy is forgotten.

@@ -253,6 +253,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       place.submit(run.id);
     } catch (error) {
       this.prepared.delete(run.id);
+      this.runs.forgetCopy(run.id);
       throw error;
     }
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
