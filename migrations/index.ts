@@ -17,6 +17,7 @@ import { McpVanishedTools1796146178195 } from './1796146178195-mcp-vanished-tool
 import { WorkflowsEnabled1796146725696 } from './1796146725696-workflows-enabled';
 import { ToolEmbeddings1796153083923 } from './1796153083923-tool-embeddings';
 import { ToolVersionsSeeded1796164178717 } from './1796164178717-tool-versions-seeded';
+import { McpSyncDisabledTools1796164903008 } from './1796164903008-mcp-sync-disabled-tools';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   WorkflowsEnabled1796146725696,
   ToolEmbeddings1796153083923,
   ToolVersionsSeeded1796164178717,
+  McpSyncDisabledTools1796164903008,
 ];

@@ -115,6 +115,13 @@ export class McpServerResponse {
   @ApiProperty({ example: '2026-11-30T08:00:00.000Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-30T08:00:00.000Z' }) updated_at!: string;
   @ApiProperty({ nullable: true, type: String, example: '2026-11-30T08:00:00.000Z' }) synced_at!: string | null;
+  @ApiProperty({
+    type: [String],
+    example: ['get.forecast'],
+    description:
+      'Names (on the server) of its tools it no longer offered at the last sync, whenever they went; their tools are disabled',
+  })
+  vanished_tools!: string[];
 }
 
 export class SkippedMcpToolDto {

@@ -42,10 +42,14 @@ export class McpServerEntity {
   @Column({ name: 'synced_at', type: 'datetime', precision: 3, nullable: true })
   syncedAt!: Date | null;
 
-  /**
-   * Names (on the server) of the tools a sync disabled because the server stopped offering them: only those are
-   * enabled again when they come back, so a tool someone disabled by hand stays disabled.
-   */
+  /** Names (on the server) of this server's tools it no longer offers, as the last sync found them. */
   @Column({ name: 'vanished_tools', type: 'json', nullable: true })
   vanishedTools!: string[] | null;
+
+  /**
+   * Those of the vanished tools the sync itself disabled: only they are enabled again when they come back, so a
+   * tool someone disabled by hand stays disabled.
+   */
+  @Column({ name: 'sync_disabled_tools', type: 'json', nullable: true })
+  syncDisabledTools!: string[] | null;
 }

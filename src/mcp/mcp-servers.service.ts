@@ -81,6 +81,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       updatedAt: now,
       syncedAt: now,
       vanishedTools: null,
+      syncDisabledTools: null,
     });
     const remote = await this.listRemoteTools(entity);
     try {
@@ -116,12 +117,19 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     // A fresh connection: the server may have been upgraded or restarted with other tools.
     await this.connections.close(entity.id);
     const remote = await this.listRemoteTools(entity);
-    const { vanished, ...result } = await this.applyTools(entity, remote, principal);
+    const { vanished, syncDisabled, ...result } = await this.applyTools(entity, remote, principal);
     entity.syncedAt = new Date();
     entity.updatedAt = entity.syncedAt;
+    entity.vanishedTools = vanished;
+    entity.syncDisabledTools = syncDisabled;
     await this.servers.update(
       { id: entity.id },
-      { syncedAt: entity.syncedAt, updatedAt: entity.updatedAt, vanishedTools: vanished },
+      {
+        syncedAt: entity.syncedAt,
+        updatedAt: entity.updatedAt,
+        vanishedTools: vanished,
+        syncDisabledTools: syncDisabled,
+      },
     );
     return { server: this.toResponse(entity), ...result };
   }
@@ -225,8 +233,9 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     const added: string[] = [];
     const updated: string[] = [];
     const disabled: string[] = [];
-    const vanishedBefore = new Set(entity.vanishedTools ?? []);
+    const disabledBySync = new Set(entity.syncDisabledTools ?? []);
     const vanished: string[] = [];
+    const syncDisabled: string[] = [];
     for (const planned of remote.map((tool) => this.plan(entity, tool))) {
       if (!planned.ok) {
         skipped.push({ tool: planned.remote.name, reason: planned.reason });
@@ -238,9 +247,9 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
         if (!current) {
           tools.push(await this.tools.create(this.toolInput(entity, planned), owner));
           added.push(planned.name);
-        } else if (this.differs(current, planned) || (!current.enabled && vanishedBefore.has(planned.remote.name))) {
+        } else if (this.differs(current, planned) || (!current.enabled && disabledBySync.has(planned.remote.name))) {
           // Back on the server: enabled again only when a sync disabled it; one disabled by hand stays so.
-          const back = !current.enabled && vanishedBefore.has(planned.remote.name);
+          const back = !current.enabled && disabledBySync.has(planned.remote.name);
           const changes = this.toolInput(entity, { ...planned, name: current.name });
           tools.push(await this.tools.update(current.id, back ? { ...changes, enabled: true } : changes, owner));
           updated.push(current.name);
@@ -253,16 +262,16 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
         skipped.push({ tool: planned.remote.name, reason: details || error.message });
       }
     }
+    // Every tool of the server it no longer offers is gone, whoever disabled it and whenever.
     for (const [remoteName, tool] of existing) {
-      if (!tool.enabled) {
-        if (vanishedBefore.has(remoteName)) vanished.push(remoteName);
-        continue;
-      }
-      await this.tools.update(tool.id, { enabled: false }, owner);
-      disabled.push(tool.name);
       vanished.push(remoteName);
+      if (tool.enabled) {
+        await this.tools.update(tool.id, { enabled: false }, owner);
+        disabled.push(tool.name);
+        syncDisabled.push(remoteName);
+      } else if (disabledBySync.has(remoteName)) syncDisabled.push(remoteName);
     }
-    return { tools, skipped, added, updated, disabled, vanished };
+    return { tools, skipped, added, updated, disabled, vanished: vanished.sort(), syncDisabled };
   }
 
   private toolInput(entity: McpServerEntity, planned: Extract<Planned, { ok: true }>) {
@@ -323,6 +332,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       created_at: entity.createdAt.toISOString(),
       updated_at: entity.updatedAt.toISOString(),
       synced_at: entity.syncedAt?.toISOString() ?? null,
+      vanished_tools: entity.vanishedTools ?? [],
     };
   }
 }

@@ -319,6 +319,46 @@ describe('MCP client (e2e)', () => {
       expect([await enabledOf('kept__get_weather'), await enabledOf('kept__explode')]).toEqual([false, true]);
     });
 
+    it('should list every tool the server no longer offers as vanished, also one gone since an older sync or disabled by hand', async () => {
+      const forecastTool = {
+        tool: { name: 'forecast', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } },
+        call: () => ({ content: [{ type: 'text' as const, text: 'rain' }] }),
+      };
+      mcp.tools = [weatherTool('Weather'), failingTool, forecastTool];
+      const created = await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(admin)
+        .send({ name: 'gone', transport: 'http', url: mcp.url })
+        .expect(201);
+      const { id } = (created.body as ServerBody).server;
+      const sync = async () =>
+        (await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200)).body as {
+          server: { vanished_tools: string[] };
+          disabled: string[];
+        };
+      const enabledOf = async (name: string) =>
+        ((await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody).enabled;
+
+      mcp.tools = [weatherTool('Weather'), forecastTool];
+      expect(await sync()).toMatchObject({ server: { vanished_tools: ['explode'] }, disabled: ['gone__explode'] });
+      await request(stack.app.http)
+        .patch('/api/v1/tools/gone__forecast')
+        .set(admin)
+        .send({ enabled: false })
+        .expect(200);
+      mcp.tools = [weatherTool('Weather')];
+      expect(await sync()).toMatchObject({ server: { vanished_tools: ['explode', 'forecast'] }, disabled: [] });
+      expect(await sync()).toMatchObject({ server: { vanished_tools: ['explode', 'forecast'] }, disabled: [] });
+      const listed = await request(stack.app.http).get('/api/v1/mcp-servers').set(admin).expect(200);
+      expect((listed.body as { items: Array<{ id: string }> }).items.find((server) => server.id === id)).toMatchObject({
+        vanished_tools: ['explode', 'forecast'],
+      });
+
+      mcp.tools = [weatherTool('Weather'), failingTool, forecastTool];
+      expect(await sync()).toMatchObject({ server: { vanished_tools: [] }, disabled: [] });
+      expect([await enabledOf('gone__explode'), await enabledOf('gone__forecast')]).toEqual([true, false]);
+    });
+
     it('should let a user register an http server and own its tools', async () => {
       mcp.tools = [weatherTool('Weather')];
       const key = await stack.app.createUserKey();

@@ -599,6 +599,10 @@ export type McpServerResponse = {
     created_at: string;
     updated_at: string;
     synced_at: string | null;
+    /**
+     * Names (on the server) of its tools it no longer offered at the last sync, whenever they went; their tools are disabled
+     */
+    vanished_tools: Array<string>;
 };
 
 export type ToolResponse = {
