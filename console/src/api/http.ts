@@ -42,8 +42,14 @@ export function withQuery(path: string, query: Query = {}): string {
 export const authHeaders = (key = session.key): Record<string, string> => ({ Authorization: `Bearer ${key}` });
 
 /** One call to the public REST API with the signed-in key; non-2xx answers become an ApiError. */
-export async function api<T>(method: string, path: string, body?: unknown, key = session.key): Promise<T> {
-  const headers: Record<string, string> = { ...authHeaders(key), Accept: 'application/json' };
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  key = session.key,
+  extraHeaders: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { ...authHeaders(key), Accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${API_BASE}${path}`, {
     method,

@@ -51,6 +51,15 @@ export const workflowsApi = {
   schema: () => api<Record<string, unknown>>('GET', '/workflows/schema'),
   create: (definition: unknown) => api<WorkflowResponse>('POST', '/workflows', definition),
   replace: (id: string, definition: unknown) => api<WorkflowResponse>('PUT', `/workflows/${id}`, definition),
+  /** Turns the workflow on or off as it is stored; 412 when it changed since `workflow` was read. */
+  setEnabled: (workflow: WorkflowResponse, enabled: boolean) =>
+    api<WorkflowResponse>(
+      'PUT',
+      `/workflows/${workflow.id}`,
+      { definition: { ...workflow.definition, name: workflow.name, description: workflow.description }, enabled },
+      undefined,
+      { 'If-Match': `"${workflow.version}"` },
+    ),
   run: (id: string, inputs: Record<string, unknown>) =>
     api<RunResponse>('POST', `/workflows/${encodeURIComponent(id)}/runs`, { inputs }),
   runInline: (definition: unknown, inputs: Record<string, unknown>) =>
