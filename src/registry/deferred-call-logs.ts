@@ -31,9 +31,12 @@ export class DeferredCallLogs {
     run.records.push(record);
   }
 
-  /** Starts writing what the run has queued; returns at once. */
-  flushInBackground(runId: string): void {
-    this.flushRun(runId).catch((error: unknown) => this.onBackgroundError(error, runId));
+  /**
+   * Starts writing what the run has queued and returns at once. The promise settles when the write is over; it
+   * never rejects: a failure is reported and its records wait for the next write.
+   */
+  flushInBackground(runId: string): Promise<void> {
+    return this.flushRun(runId).catch((error: unknown) => this.onBackgroundError(error, runId));
   }
 
   /** Resolves when every call of the run queued so far is stored. */

@@ -103,9 +103,12 @@ export class RegistryService implements OnApplicationShutdown {
     return this.deferred.flushRun(runId);
   }
 
-  /** Starts storing the calls of the run made so far, at the end of one of its steps; returns at once. */
-  flushRunInBackground(runId: string): void {
-    this.deferred.flushInBackground(runId);
+  /**
+   * Starts storing the calls of the run made so far, at the end of one of its steps, and returns at once; the
+   * promise settles (never rejects) when they are stored or the write failed (they are retried later).
+   */
+  flushRunInBackground(runId: string): Promise<void> {
+    return this.deferred.flushInBackground(runId);
   }
 
   async onApplicationShutdown(): Promise<void> {

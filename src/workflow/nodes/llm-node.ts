@@ -198,6 +198,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const use = toolsUsed(data);
     const tools = use ? await toolsOfNode(node.id, use, run, deps.registry) : [];
     const offeredTools: string[][] = [];
+    let callLogsStored: Promise<void> = Promise.resolve();
     const messages: ChatMessage[] = [];
     const system = data.system ? renderText(data.system, scope) : '';
     if (system) messages.push({ role: 'system', content: system });
@@ -258,7 +259,9 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               }),
         approvals: approvalGateFor({ node, step, run, services: deps }, callable),
         resume: step?.state as AgentLoopCheckpoint | undefined,
-        onCheckpoint: step && ((state) => step.save(state)),
+        // The checkpoint a round's calls wait for also waits for the earlier rounds' call logs: a crash after
+        // a later call started must not lose the log of a call that finished before it.
+        onCheckpoint: step && (async (state) => void (await Promise.all([step.save(state), callLogsStored]))),
         onUnrunCall: (call, status, response) =>
           deps.registry.recordUnrunCall({
             call,
@@ -310,8 +313,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
                 total_tokens: usage.totalTokens,
               },
             });
-            // A model answer closes the previous step: its calls' logs are written while the next one runs.
-            deps.registry.flushRunInBackground(run.runId);
+            // A model answer closes the previous step: its calls' logs are written while the answer is checkpointed.
+            callLogsStored = deps.registry.flushRunInBackground(run.runId);
             offeredTools.push(offered);
             emit('llm.call', {
               node_id: node.id,

@@ -24,7 +24,7 @@ const services = (): NodeServices => ({
   } as unknown as ProviderRegistry,
   registry: {
     resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
-    flushRunInBackground: () => undefined,
+    flushRunInBackground: () => Promise.resolve(),
     // The weather tool needs no approval.
     approvalRequestFor: () => null,
     runCall: ({ call }: { call: { id: string } }) =>
@@ -95,5 +95,61 @@ describe('NODE_HANDLERS', () => {
     });
     expect(toolsUsed?.({ prompt: 'x', tools: ['weather'], enable_tools: false })).toBeNull();
     expect(toolsUsed?.({ prompt: 'x', tools: [], enable_tools: true })).toBeNull();
+  });
+
+  it("should start a round's calls only once the call logs of the rounds before are stored", async () => {
+    const events: string[] = [];
+    const answers = [
+      chatResponse({ toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], finishReason: 'tool_calls' }),
+      chatResponse({ toolCalls: [{ id: 'c2', name: 'weather', arguments: '{}' }], finishReason: 'tool_calls' }),
+      chatResponse({ content: 'Sunny twice.' }),
+    ];
+    let flushes = 0;
+    const base = services();
+    const deps: NodeServices = {
+      ...base,
+      providers: {
+        ...base.providers,
+        getProvider: () => ({ name: 'local', chat: () => Promise.resolve(answers.shift()) }),
+        resolveModel: () => 'local-model',
+        contextWindow: () => 32_768,
+      } as unknown as ProviderRegistry,
+      registry: {
+        ...base.registry,
+        resolve: base.registry.resolve,
+        approvalRequestFor: () => null,
+        // Slower than the checkpoint: the logs of a round are still being written when the next one could start.
+        flushRunInBackground: () => {
+          const flush = ++flushes;
+          return new Promise<void>((resolve) =>
+            setTimeout(() => {
+              events.push(`logs stored ${flush}`);
+              resolve();
+            }, 20),
+          );
+        },
+        runCall: ({ call }: { call: { id: string } }) => {
+          events.push(`call ${call.id}`);
+          return Promise.resolve({ call, toolName: 'weather', status: 'success', response: 'sunny', metadata: {} });
+        },
+      } as unknown as RegistryService,
+    };
+    const node = SAMPLES.llm;
+
+    const output = await NODE_HANDLERS.llm.run({
+      node,
+      data: node.data as NonNullable<typeof node.data>,
+      scope: { inputs: { city: 'Berlin' } },
+      run,
+      definition,
+      services: deps,
+      handlers: NODE_HANDLERS,
+      step: { state: undefined, save: () => Promise.resolve() },
+    });
+
+    expect(output).toMatchObject({ output: 'Sunny twice.' });
+    // The second model answer started storing c1's log; c2 waited for it.
+    expect(events.indexOf('logs stored 2')).toBeGreaterThan(events.indexOf('call c1'));
+    expect(events.indexOf('logs stored 2')).toBeLessThan(events.indexOf('call c2'));
   });
 });
