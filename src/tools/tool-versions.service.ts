@@ -86,12 +86,6 @@ export class ToolVersionsService {
     });
   }
 
-  private async findVersion(tool: ToolEntity, version: number): Promise<ToolVersionEntity> {
-    const row = await this.versions.findOneBy({ toolId: tool.id, version });
-    if (!row) throw DomainError.notFound(`Version ${version} of tool`, tool.name);
-    return row;
-  }
-
   /** One saved version of a tool; 404 naming both when there is no such version. */
   async find(tool: ToolEntity, version: number): Promise<ToolVersionEntity> {
     const row = await this.versions.findOneBy({ toolId: tool.id, version });
