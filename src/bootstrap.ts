@@ -45,6 +45,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(bodyParserErrors);
   app.use(limitBodyDepth);
   app.set('x-powered-by', false);
+  // ETags are versions (set per resource, see common/http/etag.ts), not hashes Express computes of every body.
+  app.set('etag', false);
   serveConsole(app);
   app.setGlobalPrefix('api/v1', {
     exclude: [

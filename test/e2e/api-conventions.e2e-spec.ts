@@ -195,6 +195,20 @@ describe('API conventions (e2e)', () => {
 
       expect(stale.status).toBe(412);
     });
+
+    it('should send no ETag but a version: none on a list or a tool call, which have no version to match', async () => {
+      const key = await sut.createUserKey();
+      const list = await request(sut.http).get('/api/v1/tools').set(bearer(key)).expect(200);
+      const execute = await request(sut.http)
+        .post('/api/v1/tools/calculator/execute')
+        .set(bearer(key))
+        .send({ arguments: { expression: '1 + 1' } })
+        .expect(200);
+
+      // A weak ETag of the body (Express's default) would be taken for a version by If-Match and refused.
+      expect(list.headers.etag).toBeUndefined();
+      expect(execute.headers.etag).toBeUndefined();
+    });
   });
 
   describe('Idempotency-Key', () => {
