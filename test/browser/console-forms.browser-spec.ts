@@ -2,7 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import {
+  cleanUpAfterEach,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+} from '../support/console-browser';
 import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
@@ -45,10 +51,17 @@ describe('console forms (browser)', () => {
     await signIn(page, `${stack.url}/console/mcp-servers`, ADMIN_KEY);
   });
 
-  const cleanUp: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanUp.splice(0)) await step();
-  });
+  const cleanUp = cleanUpAfterEach();
+  /** Saves the new workflow on the page and reads the node's data back through the API. */
+  const saveAndReadNode = async (nodeId: string): Promise<Record<string, unknown> | undefined> => {
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL(/\/console\/workflows\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').at(-1) as string;
+    const stored = await request(stack.app.http).get(`/api/v1/workflows/${id}`).set(bearer(ADMIN_KEY)).expect(200);
+    const { nodes } = (stored.body as { definition: { nodes: Array<{ id: string; data: Record<string, unknown> }> } })
+      .definition;
+    return nodes.find((node) => node.id === nodeId)?.data;
+  };
 
   afterAll(async () => {
     await context?.close();
@@ -121,14 +134,8 @@ describe('console forms (browser)', () => {
     await shot('workflow-llm-node');
     expect(await seriousViolations(page)).toEqual([]);
 
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.waitForURL(/\/console\/workflows\/[0-9a-f-]{36}$/);
-    const id = page.url().split('/').at(-1) as string;
-    const stored = await request(stack.app.http).get(`/api/v1/workflows/${id}`).set(bearer(ADMIN_KEY)).expect(200);
-    const llm = (
-      stored.body as { definition: { nodes: Array<{ id: string; data: Record<string, unknown> }> } }
-    ).definition.nodes.find((node) => node.id === 'llm-1');
-    expect(llm?.data).toMatchObject({
+    const llm = await saveAndReadNode('llm-1');
+    expect(llm).toMatchObject({
       reasoning_effort: 'high',
       max_tool_result_tokens: 2000,
       summarize_results: true,
@@ -168,15 +175,9 @@ describe('console forms (browser)', () => {
     await visible(panel.getByRole('list', { name: 'Categories offered' }).getByText('bulk'));
     await panel.locator('.selectors > .n-checkbox').click();
 
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.waitForURL(/\/console\/workflows\/[0-9a-f-]{36}$/);
-    const id = page.url().split('/').at(-1) as string;
-    const stored = await request(stack.app.http).get(`/api/v1/workflows/${id}`).set(bearer(ADMIN_KEY)).expect(200);
-    const llm = (
-      stored.body as { definition: { nodes: Array<{ id: string; data: Record<string, unknown> }> } }
-    ).definition.nodes.find((node) => node.id === 'llm-1');
+    const llm = await saveAndReadNode('llm-1');
     // calculator comes with a new workflow.
-    expect(llm?.data.tools).toEqual(['calculator', 'bulk_042', { category: 'bulk' }, '*']);
+    expect(llm?.tools).toEqual(['calculator', 'bulk_042', { category: 'bulk' }, '*']);
   });
 
   it("should show a run's budgets on its page", async () => {

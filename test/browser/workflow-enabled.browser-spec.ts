@@ -1,6 +1,12 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import {
+  cleanUpAfterEach,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+} from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
@@ -27,10 +33,7 @@ describe('console workflow enabled (browser)', () => {
   });
 
   // Each test deletes what it created, so the others see the lists as they were.
-  const cleanUp: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanUp.splice(0)) await step();
-  });
+  const cleanUp = cleanUpAfterEach();
 
   afterAll(async () => {
     await context?.close();

@@ -92,3 +92,15 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
+
+/**
+ * Where a test registers how to undo what it created (in a stack shared by the file's tests): the steps run after
+ * each test, so the other tests see the lists as they were.
+ */
+export function cleanUpAfterEach(): Array<() => Promise<void>> {
+  const steps: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of steps.splice(0)) await step();
+  });
+  return steps;
+}
