@@ -71,9 +71,11 @@ describe(DeferredCallLogs.name, () => {
   it('should keep the calls of a failed background write and store them with the final flush', async () => {
     sut.add('run-1', record('tool-a', 'c1'));
     failNext = 1;
-    sut.flushInBackground('run-1');
+    const background = sut.flushInBackground('run-1');
     sut.add('run-1', record('tool-a', 'c2'));
 
+    // A failed background write is reported, never rejected: callers may await it on the run's path.
+    await expect(background).resolves.toBeUndefined();
     await sut.flushRun('run-1');
 
     expect(backgroundErrors).toHaveLength(1);

@@ -36,7 +36,9 @@ export class DeferredCallLogs {
    * never rejects: a failure is reported and its records wait for the next write.
    */
   flushInBackground(runId: string): Promise<void> {
-    return this.flushRun(runId).catch((error: unknown) => this.onBackgroundError(error, runId));
+    return this.flushRun(runId).catch((error: unknown) => {
+      this.onBackgroundError(error, runId);
+    });
   }
 
   /** Resolves when every call of the run queued so far is stored. */
