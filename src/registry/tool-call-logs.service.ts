@@ -11,7 +11,7 @@ import { maskSecrets } from '../shared/secrets';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
-import { bulkInsert } from '../common/bulk-insert';
+import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
 import { type ToolCallLogRecord, toToolCallLogRecord } from './tool-call-log-record';
 

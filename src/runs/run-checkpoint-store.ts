@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
 import { RunEventEntity, toEventRows } from './run-event.entity';
-import { bulkInsert, updateRows, upsertRow } from '../common/bulk-insert';
+import { bulkInsert, updateRows, upsertRow } from '../common/plain-sql';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RunJournal } from './run-journal';

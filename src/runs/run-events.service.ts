@@ -14,7 +14,7 @@ import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { RunEventEntity, toEventRows } from './run-event.entity';
-import { bulkInsert } from '../common/bulk-insert';
+import { bulkInsert } from '../common/plain-sql';
 import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RUN_REDIS, type RunRedis } from './run-redis';

@@ -26,7 +26,7 @@ import { type RunRecord, toRunRecord } from './run-record';
 import { type ToolCallRecord, ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import { bulkInsert, updateRows } from '../common/bulk-insert';
+import { bulkInsert, updateRows } from '../common/plain-sql';
 
 export interface NewRun {
   definition: RunDefinition;

@@ -7,7 +7,7 @@ import type { Principal } from '../common/auth/principal';
 import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError } from '../common/errors/domain-error';
-import { incrementColumn, selectRows } from '../common/bulk-insert';
+import { incrementColumn, selectRows } from '../common/plain-sql';
 import {
   assertCanChange,
   isDuplicateKey,

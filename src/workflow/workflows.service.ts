@@ -1,4 +1,4 @@
-import { selectRows } from '../common/bulk-insert';
+import { selectRows } from '../common/plain-sql';
 import type { ToolDefinition } from '../registry/tool-definition';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';

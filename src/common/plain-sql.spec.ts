@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
-import { bulkInsert, incrementColumn, selectRows, updateRows, upsertRow } from './bulk-insert';
+import { bulkInsert, incrementColumn, selectRows, updateRows, upsertRow } from './plain-sql';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
