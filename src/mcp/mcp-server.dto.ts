@@ -127,6 +127,14 @@ export class McpServerResponse {
 export class SkippedMcpToolDto {
   @ApiProperty({ example: 'get-weather', description: 'The tool’s name on the server' }) tool!: string;
   @ApiProperty({ example: 'parameters: the root must be type "object"' }) reason!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'files__get-weather',
+    description:
+      'The tool an earlier import made from it, left as it was (its stored schema, effect and enabled state) until a sync can import it again; null when there is none',
+  })
+  kept_tool!: string | null;
 }
 
 export class McpServerWriteResponse {

@@ -236,13 +236,19 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     const disabledBySync = new Set(entity.syncDisabledTools ?? []);
     const vanished: string[] = [];
     const syncDisabled: string[] = [];
+    // Still offered but not importable now: an earlier import of it stays as it was (schema, enabled), and one
+    // a sync disabled stays marked so, so that a later sync that can import it enables it again.
+    const skip = (remoteName: string, reason: string, current: StoredTool | undefined) => {
+      skipped.push({ tool: remoteName, reason, kept_tool: current?.name ?? null });
+      if (current && !current.enabled && disabledBySync.has(remoteName)) syncDisabled.push(remoteName);
+    };
     for (const planned of remote.map((tool) => this.plan(entity, tool))) {
-      if (!planned.ok) {
-        skipped.push({ tool: planned.remote.name, reason: planned.reason });
-        continue;
-      }
       const current = existing.get(planned.remote.name);
       existing.delete(planned.remote.name);
+      if (!planned.ok) {
+        skip(planned.remote.name, planned.reason, current);
+        continue;
+      }
       try {
         if (!current) {
           tools.push(await this.tools.create(this.toolInput(entity, planned), owner));
@@ -259,7 +265,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         const details = error.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
-        skipped.push({ tool: planned.remote.name, reason: details || error.message });
+        skip(planned.remote.name, details || error.message, current);
       }
     }
     // Every tool of the server it no longer offers is gone, whoever disabled it and whenever.

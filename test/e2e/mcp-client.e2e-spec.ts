@@ -359,6 +359,59 @@ describe('MCP client (e2e)', () => {
       expect([await enabledOf('gone__explode'), await enabledOf('gone__forecast')]).toEqual([true, false]);
     });
 
+    it('should report a still offered tool whose schema cannot be imported as skipped and keep its earlier import as it was', async () => {
+      const brokenSchema = { type: 'object' as const, properties: { city: { $ref: '#/$defs/missing' } } };
+      const weather = weatherTool('Weather, now with a broken schema');
+      const brokenWeather = { ...weather, tool: { ...weather.tool, inputSchema: brokenSchema } };
+      mcp.tools = [weatherTool('Weather'), failingTool];
+      const created = await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(admin)
+        .send({ name: 'unimportable', transport: 'http', url: mcp.url })
+        .expect(201);
+      const { id } = (created.body as ServerBody).server;
+      const sync = async () =>
+        (await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200)).body as {
+          server: { vanished_tools: string[] };
+          skipped: Array<{ tool: string; reason: string; kept_tool: string | null }>;
+          updated: string[];
+          disabled: string[];
+        };
+      const toolNamed = async (name: string) =>
+        (await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody;
+
+      mcp.tools = [brokenWeather, failingTool];
+      const first = await sync();
+
+      expect(first).toMatchObject({ server: { vanished_tools: [] }, disabled: [], updated: [] });
+      expect(first.skipped).toEqual([
+        {
+          tool: 'get.weather',
+          reason: expect.stringMatching(/^inputSchema: .*missing/) as string,
+          kept_tool: 'unimportable__get_weather',
+        },
+      ]);
+      const kept = await toolNamed('unimportable__get_weather');
+      expect(kept).toMatchObject({ enabled: true, description: expect.stringContaining('Weather') as string });
+      expect(kept.function_schema.function.parameters).toMatchObject({ properties: { city: { type: 'string' } } });
+      expect(await execute('unimportable__get_weather', { city: 'Oslo' })).toMatchObject({ success: true });
+
+      // One that a sync disabled stays disabled while unimportable, and comes back once it can be imported.
+      mcp.tools = [brokenWeather];
+      expect(await sync()).toMatchObject({ disabled: ['unimportable__explode'] });
+      mcp.tools = [brokenWeather, { ...failingTool, tool: { ...failingTool.tool, inputSchema: brokenSchema } }];
+      const third = await sync();
+      expect(third).toMatchObject({ server: { vanished_tools: [] }, disabled: [] });
+      expect(third.skipped.map((entry) => entry.kept_tool)).toEqual([
+        'unimportable__get_weather',
+        'unimportable__explode',
+      ]);
+      expect((await toolNamed('unimportable__explode')).enabled).toBe(false);
+      mcp.tools = [weatherTool('Weather'), failingTool];
+      expect(await sync()).toMatchObject({ updated: ['unimportable__explode'], skipped: [] });
+      expect((await toolNamed('unimportable__explode')).enabled).toBe(true);
+    });
+
     it('should let a user register an http server and own its tools', async () => {
       mcp.tools = [weatherTool('Weather')];
       const key = await stack.app.createUserKey();

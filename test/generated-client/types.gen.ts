@@ -640,6 +640,10 @@ export type SkippedMcpToolDto = {
      */
     tool: string;
     reason: string;
+    /**
+     * The tool an earlier import made from it, left as it was (its stored schema, effect and enabled state) until a sync can import it again; null when there is none
+     */
+    kept_tool: string | null;
 };
 
 export type McpServerWriteResponse = {
