@@ -50,6 +50,22 @@ describe(ShippedToolsSeeder.name, () => {
     expect((await versions()).map((row) => [row.version, row.seeded])).toEqual([[1, true]]);
   });
 
+  it('should leave no tool without its version 1 when storing the version fails, and seed it whole at the next start', async () => {
+    // Fails as the statement runs. Not a dropped table: better-sqlite3 then fails while preparing, with a raw
+    // SqliteError whose class comes from the first spec file that loaded the driver in this Jest worker, which
+    // rejects.toThrow does not take for an error ("did not throw") whenever another spec ran there first.
+    await dataSource.query(
+      "CREATE TRIGGER refuse_versions BEFORE INSERT ON tool_versions BEGIN SELECT RAISE(ABORT, 'no version today'); END",
+    );
+
+    await expect(start()).rejects.toThrow('no version today');
+
+    expect(await dataSource.getRepository(ToolEntity).countBy({ name: 'clock', userId: IsNull() })).toBe(0);
+    await dataSource.query('DROP TRIGGER refuse_versions');
+    await start();
+    expect((await versions()).map((row) => [row.version, row.seeded])).toEqual([[1, true]]);
+  });
+
   it('should make a changed builtin the next version and keep the version a run may have pinned as it was', async () => {
     await start();
     shipped = [clock('Tells the time in a zone', { zone: { type: 'string' } })];

@@ -31,35 +31,40 @@ export class ShippedToolsSeeder implements OnApplicationBootstrap {
       if (!existing) {
         try {
           const id = randomUUID();
-          await this.tools.insert(
-            asRow({
-              id,
-              name: shipped.name,
-              description: shipped.description,
-              category: shipped.category,
-              functionSchema: schema,
-              implementationType: shipped.implementationType,
-              implementationConfig: {},
-              isPublic: true,
-              publicName: shipped.name,
-              enabled: true,
-              effect: shipped.effect,
-              requiresApproval: requiresApprovalByDefault(shipped.effect),
-              userId: null,
-              useCount: 0,
-              version: 1,
-              createdAt: now,
-              updatedAt: now,
-            }),
-          );
-          await this.versions.insert(
-            seededRow(
-              id,
-              1,
-              { ...shipped, implementationConfig: {}, requiresApproval: requiresApprovalByDefault(shipped.effect) },
-              now,
-            ),
-          );
+          // Both rows or neither: a tool without its version 1 could not be pinned by a run.
+          await this.tools.manager.transaction(async (manager) => {
+            await manager.insert(
+              ToolEntity,
+              asRow({
+                id,
+                name: shipped.name,
+                description: shipped.description,
+                category: shipped.category,
+                functionSchema: schema,
+                implementationType: shipped.implementationType,
+                implementationConfig: {},
+                isPublic: true,
+                publicName: shipped.name,
+                enabled: true,
+                effect: shipped.effect,
+                requiresApproval: requiresApprovalByDefault(shipped.effect),
+                userId: null,
+                useCount: 0,
+                version: 1,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            );
+            await manager.insert(
+              ToolVersionEntity,
+              seededRow(
+                id,
+                1,
+                { ...shipped, implementationConfig: {}, requiresApproval: requiresApprovalByDefault(shipped.effect) },
+                now,
+              ),
+            );
+          });
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
         }
