@@ -7,6 +7,8 @@ import type { ToolCall, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent/agent-loop-options';
 import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
 import { type AgentLoopCheckpoint, AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
+import { toolDocument } from './tool-selection/tool-index';
+import { SEARCH_TOOLS, ToolSelection } from './tool-selection/tool-selection';
 
 let callCounter = 0;
 const call = (name: string, args: Record<string, unknown> | string = {}): ToolCall => ({
@@ -515,6 +517,37 @@ describe(runAgentLoop.name, () => {
       expect(provider.requests[1].toolChoice).toBe('none');
       expect(sut).toMatchObject({ output: 'Partial.', stopReason: 'budget_tool_calls' });
       expectEveryToolCallAnswered(sut.messages);
+    });
+
+    it('should ask startToolCall before every call, search_tools included, and start none it refuses', async () => {
+      const lookup = jest.fn(() => Promise.resolve({ response: 'lookup ok' }));
+      const tools = [tool('search', 'read_only'), tool('lookup', 'read_only', lookup), tool('fetch', 'read_only')];
+      const controller = new AbortController();
+      let budget = 1;
+      const startToolCall = jest.fn(() => {
+        if (budget === 0) controller.abort(new Error('over budget'));
+        budget -= 1;
+        return !controller.signal.aborted;
+      });
+      const { run } = setup(
+        [{ toolCalls: [call(SEARCH_TOOLS, { query: 'lookup' })] }, { toolCalls: [call('lookup', { q: '1' })] }],
+        tools,
+        {
+          startToolCall,
+          signal: controller.signal,
+          toolSelection: new ToolSelection(
+            1,
+            [],
+            tools.map((entry) => entry.schema),
+            tools.map((entry) => toolDocument(entry.schema)),
+          ),
+        },
+      );
+
+      await expect(run()).rejects.toMatchObject({ stopReason: 'cancelled' });
+
+      expect(startToolCall).toHaveBeenCalledTimes(2);
+      expect(lookup).not.toHaveBeenCalled();
     });
 
     it('should force a final answer once the token budget is used up', async () => {

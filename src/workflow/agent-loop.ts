@@ -443,6 +443,9 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const call = approvedArguments === undefined ? item.call : { ...item.call, arguments: approvedArguments };
     if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
     if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
+    if (this.options.startToolCall?.() === false) {
+      return { call, status: 'cancelled', response: INTERRUPTED_RESPONSE, durationMs: 0 };
+    }
     if (this.selection && call.name === SEARCH_TOOLS) return await this.searchTools(call);
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);

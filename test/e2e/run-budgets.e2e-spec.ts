@@ -66,6 +66,28 @@ describe('Run budgets (e2e)', () => {
     expect(llmNode(run)?.output).toMatchObject({ tool_calls: [{ id: 'c', status: 'success' }, { id: 'd' }] });
   });
 
+  it('should count a search_tools call against max_tool_calls like any call the model makes', async () => {
+    stack.backend.hits.splice(0);
+    stack.llm.script([
+      reply.toolCalls([{ name: 'search_tools', id: 'find', arguments: { query: 'ping' } }], { usage: USAGE }),
+      ping('f'),
+      reply.text('Never asked for.'),
+    ]);
+    const definition = agentWorkflow({
+      tools: ['ping', 'calculator', 'current_time'],
+      tool_selection: { max_tools: 1, always: ['ping'] },
+    });
+
+    const response = await stack.api
+      .post('/workflow-runs?wait=true', { definition, inputs: { question: 'Go' }, max_tool_calls: 1 })
+      .expect(200);
+    const run = await stack.api.getRun((response.body as RunBody).id);
+
+    expect(run).toMatchObject({ status: 'failed', stop_reason: 'run_tool_call_budget' });
+    expect(pings()).toEqual([]);
+    expect(llmNode(run)?.output).toMatchObject({ tool_calls: [{ id: 'find', status: 'success' }, { id: 'f' }] });
+  });
+
   it("should end a run that passes the definition's timeout_ms with run_timeout, keeping its usage", async () => {
     stack.llm.script([ping('e'), reply.hang()]);
 

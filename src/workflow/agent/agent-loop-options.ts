@@ -84,6 +84,11 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
   messages: readonly ChatMessage[];
   tools: readonly AgentTool[];
   executeTool: ExecuteTool<O>;
+  /**
+   * Asked as each call is about to start, `search_tools` included (it costs the model a round like any call);
+   * false: the call does not start, as a budget kept outside the loop is used up (that budget aborts `signal`).
+   */
+  startToolCall?(): boolean;
   /** Model calls that may request tools; default 5, clamped to 1..50. */
   maxIterations?: number;
   /** `'required'` and `{ name }` force a call only until one valid call satisfies them, then `'auto'`. */

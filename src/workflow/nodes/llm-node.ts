@@ -16,7 +16,7 @@ import {
 } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
 import { renderText, resolveReferences } from '../references';
-import { NodeFailure, stopError } from '../run-context';
+import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
 import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
@@ -240,6 +240,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       deps,
     });
     const callable = limit === undefined ? tools : [...tools, limit.reader];
+    const { meter } = run;
     try {
       const result = await runAgentLoop<ToolRunOutcome>({
         provider,
@@ -247,16 +248,15 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         messages,
         tools,
         executeTool: (call, history, signal) =>
-          // A call over the run's tool call budget does not start: the run ends (its signal aborts the loop).
-          run.meter && !run.meter.startToolCall()
-            ? Promise.reject(stopError(run.signal))
-            : deps.registry.runCall({
-                call,
-                tools: callable,
-                nodeId: node.id,
-                messages: history,
-                context: { ...toolContext, signal },
-              }),
+          deps.registry.runCall({
+            call,
+            tools: callable,
+            nodeId: node.id,
+            messages: history,
+            context: { ...toolContext, signal },
+          }),
+        // A call over the run's tool call budget does not start: the run ends (its signal aborts the loop).
+        startToolCall: meter && (() => meter.startToolCall()),
         approvals: approvalGateFor({ node, step, run, services: deps }, callable),
         resume: step?.state as AgentLoopCheckpoint | undefined,
         // The checkpoint a round's calls wait for also waits for the earlier rounds' call logs: a crash after
