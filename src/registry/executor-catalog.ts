@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../json-schema/create-ajv';
-import type { StoredTool, ToolExecutor } from './executor';
+import type { StoredTool, ToolExecutor, UnusableTool } from './executor';
 import type { ConfigProblem, ImplementationTypeDescription } from '../tools/tool-implementations';
 import { type ToolDefinition } from './tool-definition';
 import { maskSecrets, restoreMaskedSecrets, SECRET_MASK } from '../shared/secrets';
@@ -132,6 +132,10 @@ export class ExecutorCatalog implements ToolImplementations {
 
   shippedTools(): ShippedTool[] {
     return IMPLEMENTATION_TYPES.flatMap((type) => this.executors[type].shippedTools?.() ?? []);
+  }
+
+  async unusableReason(tool: StoredTool, caller: ImplementationCaller): Promise<UnusableTool | null> {
+    return (await this.get(tool.implementationType).unusableReason?.(tool.implementationConfig, caller)) ?? null;
   }
 
   async toDefinition(tool: StoredTool): Promise<ToolDefinition> {

@@ -10,6 +10,13 @@ import type {
   ShippedTool,
 } from '../tools/tool-implementations';
 
+/** Why an enabled tool cannot do its job now: what it depends on (e.g. the workflow it runs), and what is wrong. */
+export interface UnusableTool {
+  /** Name (or id) of what the tool depends on, as far as it could be found. */
+  dependency: string;
+  reason: string;
+}
+
 /** The fields of a stored tool an executor needs. */
 export type StoredTool = Omit<ToolsStoredTool, 'isPublic' | 'enabled'>;
 
@@ -39,6 +46,8 @@ export interface ToolExecutor<C = Record<string, unknown>> {
     config: Record<string, unknown>,
     caller: ImplementationCaller,
   ): Promise<DerivedParameters | undefined>;
+  /** Why a tool of this type, though enabled, cannot do its job for `caller` now; null when it can. */
+  unusableReason?(config: C, caller: ImplementationCaller): Promise<UnusableTool | null>;
   /** Tools seeded as public rows at start. */
   shippedTools?(): ShippedTool[];
 }

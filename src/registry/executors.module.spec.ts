@@ -17,6 +17,7 @@ const fakeRunner: WorkflowToolRunner = {
     Promise.resolve(
       workflowId === 'greet' ? { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } : null,
     ),
+  unavailableReason: () => Promise.reject(new Error('not used here')),
 };
 
 describe(ExecutorsModule.name, () => {

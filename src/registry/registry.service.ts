@@ -14,6 +14,7 @@ import { ToolsService } from '../tools/tools.service';
 import { ToolVersionsService } from '../tools/tool-versions.service';
 import type { ToolPin, ToolPins } from '../tools/stored-tool';
 import { ArgumentValidator } from './arguments';
+import type { UnusableTool } from './executor';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
 import { checkCallArguments, runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
@@ -28,6 +29,8 @@ export interface ResolvedTools {
   /** Names that do not exist or that the principal may not use. */
   missing: string[];
   disabled: string[];
+  /** Enabled tools that cannot do their job now (e.g. the workflow a workflow tool runs is disabled); when asked. */
+  unusable: Array<UnusableTool & { name: string }>;
 }
 
 export interface RunCallOptions {
@@ -116,16 +119,25 @@ export class RegistryService implements OnApplicationShutdown {
   }
 
   /** Definitions for the named tools, in the order asked; reports names that are missing or disabled. */
-  async resolve(names: readonly string[], principal: Principal): Promise<ResolvedTools> {
+  async resolve(
+    names: readonly string[],
+    principal: Principal,
+    options: { checkUsable?: boolean } = {},
+  ): Promise<ResolvedTools> {
     const unique = [...new Set(names)];
     const stored = await this.tools.findUsableByNames(unique, principal);
     const byName = new Map(stored.map((tool) => [tool.name, tool]));
-    const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
+    const result: ResolvedTools = { definitions: [], missing: [], disabled: [], unusable: [] };
+    const caller = { userId: principal.userId, isAdmin: isAdmin(principal) };
     for (const name of unique) {
       const tool = byName.get(name);
       if (!tool) result.missing.push(name);
       else if (!tool.enabled) result.disabled.push(name);
-      else result.definitions.push(await this.executors.toDefinition(tool));
+      else {
+        result.definitions.push(await this.executors.toDefinition(tool));
+        const unusable = options.checkUsable ? await this.executors.unusableReason(tool, caller) : null;
+        if (unusable) result.unusable.push({ name, ...unusable });
+      }
     }
     return result;
   }
@@ -164,7 +176,7 @@ export class RegistryService implements OnApplicationShutdown {
     const wanted = selectors.length > 0 ? Object.entries(pins) : unique.flatMap((name) => pinOf(pins, name));
     const pinned = await this.versions.findPinned(wanted.map(([, pin]) => pin));
     const byPin = new Map(pinned.map((entry) => [pinKey(entry.tool), entry]));
-    const result: ResolvedTools = { definitions: [], missing: [], disabled: [] };
+    const result: ResolvedTools = { definitions: [], missing: [], disabled: [], unusable: [] };
     const seen = new Set<string>();
     for (const name of unique) {
       const entry = pinOf(pins, name).map(([, pin]) => byPin.get(pinKey(pin)))[0];

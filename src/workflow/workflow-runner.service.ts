@@ -169,6 +169,22 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     }
   }
 
+  /** WorkflowToolRunner: what would stop runAsTool before the child run starts (the workflow gone or disabled). */
+  async unavailableReason(workflowId: string, caller: { userId: string; isAdmin: boolean }) {
+    try {
+      const workflow = await this.workflows.findVisible(workflowId, toolPrincipal(caller));
+      return workflow.enabled
+        ? null
+        : { dependency: workflow.name, reason: `runs workflow "${workflow.name}", which is disabled` };
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
+      return {
+        dependency: workflowId,
+        reason: `runs workflow "${workflowId}", which does not exist or this API key may not use it`,
+      };
+    }
+  }
+
   /** WorkflowToolRunner: a child run executed inline; its failure is the tool's failure. */
   async runAsTool(workflowId: string, inputs: Record<string, unknown>, context: ToolRunContext) {
     const principal = toolPrincipal(context);

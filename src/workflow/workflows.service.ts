@@ -121,7 +121,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     for (const [index, node] of definition.nodes.entries()) {
       const tools = analysis.toolsByNode.get(node.id);
       if (!tools) continue;
-      const resolved = await this.registry.resolve(tools.names, principal);
+      const resolved = await this.registry.resolve(tools.names, principal, { checkUsable: true });
       resolvedTools.set(node.id, resolved.definitions);
       const toolsField = `${field}.nodes[${index}](${node.id}).data.${tools.field}`;
       for (const name of resolved.missing.filter((missing) => !providedTools.has(missing))) {
@@ -129,6 +129,10 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       }
       for (const name of resolved.disabled.filter((disabled) => !providedTools.has(disabled))) {
         problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
+      }
+      // A workflow that runs itself through a tool is the one being saved: its stored state does not count.
+      for (const unusable of resolved.unusable.filter((use) => use.dependency !== definition.name)) {
+        problems.push({ field: toolsField, message: `tool "${unusable.name}" ${unusable.reason}` });
       }
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');

@@ -41,6 +41,9 @@ export function createWorkflowExecutor(
       }
       return { ok: true, parameters: structuredClone(inputs) };
     },
+    unusableReason(config, caller) {
+      return runner().unavailableReason(config.workflow_id, caller);
+    },
     toDefinition(tool) {
       return {
         id: tool.id,

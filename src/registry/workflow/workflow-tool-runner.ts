@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../shared/tool-types';
+import type { UnusableTool } from '../executor';
 import type { ToolRunContext } from '../tool-definition';
 
 /** Injection token of the WorkflowToolRunner port; the workflow module provides it. */
@@ -13,4 +14,6 @@ export interface WorkflowToolRunner {
   ): Promise<{ runId: string; outputs: Record<string, unknown> }>;
   /** The declared inputs schema of a workflow the caller can see, or null when there is none. */
   inputsSchemaOf(workflowId: string, caller: { userId: string; isAdmin: boolean }): Promise<JsonSchema | null>;
+  /** Why a run as the caller could not start the workflow now (gone, not visible, disabled), or null when it could. */
+  unavailableReason(workflowId: string, caller: { userId: string; isAdmin: boolean }): Promise<UnusableTool | null>;
 }
