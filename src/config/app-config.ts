@@ -118,13 +118,6 @@ const PROVIDERS = z
  * limits. Adding a variable is adding its entry here; AppConfig follows.
  */
 const SETTINGS = {
-  env: envField(
-    'NODE_ENV',
-    z
-      .string()
-      .optional()
-      .transform((value) => (value === 'production' || value === 'test' ? value : 'development')),
-  ),
   port: int('PORT', 3000, 0, 65535),
   host: text('HOST', '0.0.0.0'),
   database: url('DATABASE_URL', ['mysql', 'mariadb', 'sqlite'], toDatabaseConfig, 'sqlite:data/toolflow.sqlite'),
