@@ -22,7 +22,7 @@ export const RUN_BUDGET_PROPERTIES = {
     Type.Integer({
       minimum: 100,
       maximum: 604_800_000,
-      description: "Time limit of the run, counted from its first start (a resumed run keeps its start's clock)",
+      description: 'Time limit of the run, counting the time it executes: time it waits for an approval does not count',
     }),
   ),
 };

@@ -72,6 +72,11 @@ export class RunCheckpointer {
     this.count = count;
   }
 
+  /** Stores the state as it is with the run's totals now: a run that stops to wait, or is handed back, keeps the time it ran. */
+  storeTotals(): Promise<void> {
+    return this.write();
+  }
+
   finishedOutput(nodeId: string): Record<string, unknown> | undefined {
     return this.state.nodes[nodeId]?.output;
   }

@@ -31,6 +31,7 @@ describe(RunMeter.name, () => {
     expect(sut.snapshot()).toEqual({
       usage: { prompt_tokens: 13, completion_tokens: 2, total_tokens: 15, model_calls: 2 },
       tool_calls: 1,
+      elapsed_ms: expect.any(Number) as number,
     });
     expect(sut.signal.aborted).toBe(false);
   });
@@ -71,7 +72,7 @@ describe(RunMeter.name, () => {
     expect(meter({ budgets: { max_total_tokens: 101 }, totals }).signal.aborted).toBe(false);
   });
 
-  it("should count the time limit from the run's first start, not from the meter's creation", () => {
+  it("should count the time limit from the run's first start when the stored totals do not say how long it ran", () => {
     jest.useFakeTimers();
     const sut = meter({ budgets: { timeout_ms: 1000 }, startedAt: Date.now() - 900 });
 
@@ -83,6 +84,41 @@ describe(RunMeter.name, () => {
       stopReason: 'run_timeout',
       message: 'the run reached its time limit of 1000 ms (timeout_ms)',
     });
+  });
+
+  it('should count only the time the run executed: a resumed meter goes on from the stored elapsed_ms', () => {
+    jest.useFakeTimers();
+    const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
+    // First started an hour ago, but it executed 900 ms of that; the rest it waited for a person.
+    const sut = meter({
+      budgets: { timeout_ms: 1000 },
+      startedAt: Date.now() - 3_600_000,
+      totals: { usage, tool_calls: 0, elapsed_ms: 900 },
+    });
+
+    jest.advanceTimersByTime(60);
+    expect(sut.snapshot().elapsed_ms).toBe(960);
+    jest.advanceTimersByTime(39);
+    expect(sut.signal.aborted).toBe(false);
+    jest.advanceTimersByTime(1);
+
+    expect(sut.stopped?.stopReason).toBe('run_timeout');
+  });
+
+  it('should store the time an execution ran, added to the earlier ones', () => {
+    jest.useFakeTimers();
+    const first = meter({ budgets: { timeout_ms: 1000 } });
+    jest.advanceTimersByTime(300);
+    const stored = first.snapshot();
+    first.dispose();
+    jest.advanceTimersByTime(60_000);
+
+    const second = meter({ budgets: { timeout_ms: 1000 }, startedAt: Date.now() - 60_300, totals: stored });
+    jest.advanceTimersByTime(200);
+
+    expect(stored.elapsed_ms).toBe(300);
+    expect(second.snapshot().elapsed_ms).toBe(500);
+    expect(second.signal.aborted).toBe(false);
   });
 
   it("should add a child run's usage and calls to its parent, and stop the child when the parent's budget runs out", () => {

@@ -8,6 +8,8 @@ import type { TokenUsage } from '../shared/chat-types';
 export interface MeterTotals {
   usage: UsageTotals;
   tool_calls: number;
+  /** Time the run has executed, its waits for people left out (absent in checkpoints older than this field). */
+  elapsed_ms?: number;
 }
 
 /** The abort reason when one of a run's own budgets ends it. */
@@ -26,7 +28,7 @@ export class RunLimitReached extends Error {
 export interface RunMeterOptions {
   runId: string;
   budgets: RunBudgets | null;
-  /** When the run first started (epoch ms): its time limit counts from there, also after a resume. */
+  /** When the run first started (epoch ms): its time limit counts from there when `totals` has no `elapsed_ms`. */
   startedAt: number;
   /** The supervisor's signal (or, for a child run, its tool call's): aborting it aborts the meter's. */
   signal: AbortSignal;
@@ -40,11 +42,15 @@ export interface RunMeterOptions {
  * Counts a run's model usage and tool calls as they happen, across all of its nodes and child runs, and ends
  * the run (aborts its signal with RunLimitReached) when a budget is used up: `max_total_tokens` once the
  * total reaches it after a model call, `max_tool_calls` when one more call would start, `timeout_ms` when the
- * time since the run's first start passes it.
+ * time the run has executed passes it: its executions add up, the time between them (waiting for an approval,
+ * queued for a worker, down) is left out.
  */
 export class RunMeter {
   readonly usage: UsageTotals;
   private toolCalls: number;
+  /** Time the run executed before this execution started, at `executionStart`. */
+  private readonly elapsedBefore: number;
+  private readonly executionStart = Date.now();
   private readonly deadline: Deadline;
   private readonly budgets: RunBudgets;
 
@@ -52,8 +58,9 @@ export class RunMeter {
     this.budgets = options.budgets ?? {};
     this.usage = { ...emptyUsage(), ...options.totals?.usage };
     this.toolCalls = options.totals?.tool_calls ?? 0;
+    this.elapsedBefore = options.totals?.elapsed_ms ?? this.executionStart - options.startedAt;
     const limit = this.budgets.timeout_ms;
-    const timeoutMs = limit === undefined ? undefined : limit - (Date.now() - options.startedAt);
+    const timeoutMs = limit === undefined ? undefined : limit - this.elapsedBefore;
     const timedOut = () =>
       this.limitReached('run_timeout', `the run reached its time limit of ${limit ?? 0} ms (timeout_ms)`);
     this.deadline = new Deadline({ parent: options.signal, timeoutMs, timeoutReason: timedOut });
@@ -74,7 +81,8 @@ export class RunMeter {
   }
 
   snapshot(): MeterTotals {
-    return { usage: { ...this.usage }, tool_calls: this.toolCalls };
+    const elapsedMs = this.elapsedBefore + (Date.now() - this.executionStart);
+    return { usage: { ...this.usage }, tool_calls: this.toolCalls, elapsed_ms: elapsedMs };
   }
 
   /** One model call's usage (a summary's counts no call); ends the run once its tokens reach `max_total_tokens`. */

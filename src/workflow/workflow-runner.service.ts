@@ -314,7 +314,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
     // Counts as model and tool calls happen, so a failed or cancelled run keeps what it used; a resumed run
-    // counts on from its checkpoint, and its time limit from its first start.
+    // counts on from its checkpoint, its time included.
     const meter = new RunMeter({
       runId: run.id,
       budgets: run.budgets,
@@ -364,6 +364,12 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         if (!(error instanceof WorkflowRunError)) this.logger.error({ err: error, runId: run.id }, 'run failed');
         result = { status: 'failed', error: errorMessage(error), stopReason: 'error' };
       }
+    }
+    if (result.status === 'handed_back' || result.status === 'waiting') {
+      // The time limit counts execution only: the time until the run goes on is left out of it.
+      await checkpoint?.storeTotals().catch((error: unknown) => {
+        this.logger.error({ err: error, runId: run.id }, 'could not store the totals of the run');
+      });
     }
     this.liveMeters.delete(run.id);
     meter.dispose();

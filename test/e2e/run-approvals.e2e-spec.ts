@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { sleep } from '../../src/shared/sleep';
 import { OpenAITestServer, reply } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
 import { ADMIN_KEY, bearer, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
@@ -173,6 +174,27 @@ describe('Human approval of tool calls (e2e)', () => {
     expect(events.map((message) => Number(message.id))).toEqual(events.map((_message, index) => index + 1));
   });
 
+  it('should not count the time a run waits for a person against its timeout_ms', async () => {
+    llm.script([
+      reply.toolCalls([{ name: tool, id: 'call_0', arguments: { target: 'cache' } }]),
+      reply.text('Wiped the cache.'),
+    ]);
+    const definition = agentWorkflow({ tools: [tool] }, { timeout_ms: 1000 });
+    const response = await alice.runInline(definition, { question: 'Wipe it.' }, true).expect(202);
+    const run = response.body as WaitingRun;
+    expect(run.status).toBe('waiting');
+
+    await sleep(1500);
+    await alice.post(`/runs/${run.id}/approvals/${run.pending_approvals[0].id}`, { decision: 'approve' }).expect(200);
+
+    expect(await alice.waitForRun(run.id)).toMatchObject({
+      status: 'succeeded',
+      stop_reason: 'completed',
+      budgets: { timeout_ms: 1000 },
+      outputs: { answer: 'Wiped the cache.' },
+    });
+  });
+
   it('should run the tool with exactly the edited arguments, refusing invalid ones with 422 naming the field', async () => {
     const run = await startWaiting([{ target: 'users', count: 5 }], 'Wiped tmp.');
     const path = `/runs/${run.id}/approvals/${run.pending_approvals[0].id}`;
@@ -252,6 +274,17 @@ describe('Human approval of tool calls (e2e)', () => {
       expect(JSON.parse(String((finished.outputs as { output: string }).output))).toEqual({
         received: { target: 'staging' },
       });
+    });
+
+    it('should not count the time the node waits for a person against the run timeout_ms', async () => {
+      const definition = { ...toolNodeWorkflow(), timeout_ms: 1000 };
+      const run = (await alice.runInline(definition, { target: 'tmp' }, true).expect(202)).body as WaitingRun;
+      expect(run.status).toBe('waiting');
+
+      await sleep(1500);
+      await alice.post(`/runs/${run.id}/approvals/${run.pending_approvals[0].id}`, { decision: 'approve' }).expect(200);
+
+      expect(await alice.waitForRun(run.id)).toMatchObject({ status: 'succeeded', outputs: { status: 'success' } });
     });
 
     it('should give the node status rejected with the comment when the direct call is rejected, and go on', async () => {

@@ -11,9 +11,9 @@ const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 describe('Run budgets across a restart (e2e)', () => {
   const restart = restartFixture();
 
-  it("should count a resumed run's tool calls and tokens on from its checkpoint, and its time from its first start", async () => {
+  it("should count a resumed run's tool calls, tokens and time on from its checkpoint, leaving out the time it was down", async () => {
     const { llm, backend, databaseUrl } = restart;
-    const timeoutMs = 5000;
+    const timeoutMs = 8000;
     llm.script([
       reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'before' } }], { usage: USAGE }),
       reply.text('Never delivered.', { delayMs: 60_000 }),
@@ -46,9 +46,15 @@ describe('Run budgets across a restart (e2e)', () => {
       [countedId, timedId],
     );
     expect(stored.map((row) => row.status)).toEqual(['running', 'running']);
-    // The second process starts after the timed run's limit has passed since its first start.
+    // The second process starts after the timed run's limit has passed since its first start: it executed for
+    // less than that, the rest it was down.
     await pause(Math.max(0, timedStarted + timeoutMs - Date.now()));
-    llm.script([reply.toolCalls([{ name: 'ping', id: 'call_2', arguments: { id: 'after' } }], { usage: USAGE })]);
+    const afterRestart = reply.from((request) =>
+      JSON.stringify(request.body.messages).includes('Slow')
+        ? reply.text('In time.', { usage: USAGE })
+        : reply.toolCalls([{ name: 'ping', id: 'call_2', arguments: { id: 'after' } }], { usage: USAGE }),
+    );
+    llm.script([afterRestart, afterRestart]);
     const second = await restart.startSecond();
     const after = new WorkflowApi(second.http, ADMIN_KEY);
 
@@ -62,13 +68,15 @@ describe('Run budgets across a restart (e2e)', () => {
       usage: { total_tokens: 30, model_calls: 2 },
     });
     expect(backend.hits.map((hit) => hit.params.id)).toEqual(['before']);
-    // The timed run's model call was never answered: resumed past its limit, it asks for nothing more.
-    expect(timedRun).toMatchObject({ status: 'failed', stop_reason: 'run_timeout', usage: { model_calls: 0 } });
-    expect(timedRun.nodes?.map((node) => [node.node_id, node.status])).toEqual([
-      ['start', 'succeeded'],
-      ['llm-1', 'failed'],
-    ]);
-    expect(llm.requests).toHaveLength(4);
+    // The timed run's model call before the restart was never answered; resumed with the time it had left, it
+    // asks again and finishes.
+    expect(timedRun).toMatchObject({
+      status: 'succeeded',
+      stop_reason: 'completed',
+      outputs: { answer: 'In time.' },
+      usage: { model_calls: 1 },
+    });
+    expect(llm.requests).toHaveLength(5);
     // Two app starts on a loaded machine, and the timed run's limit to wait out.
   }, 120_000);
 });

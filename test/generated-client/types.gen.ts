@@ -267,7 +267,7 @@ export type RunBudgetsDto = {
      */
     max_tool_calls?: number;
     /**
-     * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+     * Time limit of the run, counting the time it executes: time it waits for an approval does not count
      */
     timeout_ms?: number;
 };
@@ -1053,7 +1053,7 @@ export type WorkflowDefinition = {
      */
     max_tool_calls?: number;
     /**
-     * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+     * Time limit of the run, counting the time it executes: time it waits for an approval does not count
      */
     timeout_ms?: number;
 };
@@ -2178,7 +2178,7 @@ export type RunWorkflowData = {
          */
         max_tool_calls?: number;
         /**
-         * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+         * Time limit of the run, counting the time it executes: time it waits for an approval does not count
          */
         timeout_ms?: number;
     };
@@ -2265,7 +2265,7 @@ export type RunInlineWorkflowData = {
          */
         max_tool_calls?: number;
         /**
-         * Time limit of the run, counted from its first start (a resumed run keeps its start's clock)
+         * Time limit of the run, counting the time it executes: time it waits for an approval does not count
          */
         timeout_ms?: number;
     };
