@@ -38,6 +38,19 @@ describe('configuration documentation', () => {
     expect([...listed].filter((name) => !variables.includes(name))).toEqual([]);
   });
 
+  it('should give in .env.example the defaults the service uses when a variable is unset', () => {
+    const example = Object.fromEntries(
+      readFileSync(join(root, '.env.example'), 'utf8')
+        .split('\n')
+        .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], match[2]]),
+    );
+    // Settings read only beside a set variable (the database_query limits) count too.
+    const target = { QUERY_DATABASE_URL: 'sqlite:query.db' };
+    expect(loadConfig({ ...example, ...target })).toEqual(loadConfig(target));
+  });
+
   it('should describe every variable the service reads in the README configuration tables', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const configuration = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n### Admin key'));
