@@ -20,6 +20,33 @@ function variablesRead(): string[] {
 
 const root = join(__dirname, '..', '..');
 
+/** `.env.example` as name → value. */
+function envExample(): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(join(root, '.env.example'), 'utf8')
+      .split('\n')
+      .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [match[1], match[2]]),
+  );
+}
+
+/** The rows of the README's configuration tables: the variables of a row and its default column, split at commas. */
+function readmeRows(): Array<{ names: string[]; defaults: string[] }> {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const configuration = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n### Admin key'));
+  return configuration
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [, names, defaults] = line.split('|');
+      return {
+        names: [...names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]),
+        defaults: defaults.split(',').map((value) => value.trim()),
+      };
+    });
+}
+
 describe('configuration documentation', () => {
   const variables = variablesRead();
 
@@ -28,39 +55,33 @@ describe('configuration documentation', () => {
   });
 
   it('should list every variable the service reads in .env.example', () => {
-    const listed = new Set(
-      readFileSync(join(root, '.env.example'), 'utf8')
-        .split('\n')
-        .map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
-        .filter((name) => name !== undefined),
-    );
-    expect(variables.filter((name) => !listed.has(name))).toEqual([]);
-    expect([...listed].filter((name) => !variables.includes(name))).toEqual([]);
+    const listed = Object.keys(envExample());
+    expect(variables.filter((name) => !listed.includes(name))).toEqual([]);
+    expect(listed.filter((name) => !variables.includes(name))).toEqual([]);
   });
 
   it('should give in .env.example the defaults the service uses when a variable is unset', () => {
-    const example = Object.fromEntries(
-      readFileSync(join(root, '.env.example'), 'utf8')
-        .split('\n')
-        .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line))
-        .filter((match) => match !== null)
-        .map((match) => [match[1], match[2]]),
-    );
     // Settings read only beside a set variable (the database_query limits) count too.
     const target = { QUERY_DATABASE_URL: 'sqlite:query.db' };
-    expect(loadConfig({ ...example, ...target })).toEqual(loadConfig(target));
+    expect(loadConfig({ ...envExample(), ...target })).toEqual(loadConfig(target));
   });
 
   it('should describe every variable the service reads in the README configuration tables', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const configuration = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n### Admin key'));
-    const tabled = new Set(
-      configuration
-        .split('\n')
-        .filter((line) => line.startsWith('| `'))
-        .flatMap((line) => [...line.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1])),
-    );
-    expect(variables.filter((name) => !tabled.has(name))).toEqual([]);
-    expect([...tabled].filter((name) => !variables.includes(name))).toEqual([]);
+    const tabled = readmeRows().flatMap((row) => row.names);
+    expect(variables.filter((name) => !tabled.includes(name))).toEqual([]);
+    expect(tabled.filter((name) => !variables.includes(name))).toEqual([]);
+  });
+
+  it('should give in the README tables the defaults .env.example gives', () => {
+    const example = envExample();
+    // A default in backticks is the value; words (none, disabled, generated once …) stand for an empty one.
+    const mismatches = readmeRows()
+      .filter((row) => row.names.length === row.defaults.length)
+      .flatMap((row) => row.names.map((name, index) => ({ name, readme: row.defaults[index] })))
+      .filter(({ name, readme }) => {
+        const value = /^`(.*)`$/.exec(readme)?.[1] ?? '';
+        return value !== example[name];
+      });
+    expect(mismatches).toEqual([]);
   });
 });
