@@ -78,11 +78,10 @@ describe(RunsService.name, () => {
     const created = await sut.create(newRun({ inputs: { question: 'Hi?' } }));
     sut.keepCopy(created);
     await sut.markRunning(created.id);
-    await sut.nodeEnded(created.id, node('start', 'start'), new Date(), {
-      status: 'succeeded',
-      output: { inputs: {} },
-    });
-    const nodeRunId = await sut.nodeStarted(created.id, node('llm-1', 'llm'));
+    const ended = { node: node('start', 'start'), startedAt: new Date(), finishedAt: new Date() };
+    const nodeRunId = await sut.nodeStarted(created.id, node('llm-1', 'llm'), [
+      { ...ended, result: { status: 'succeeded', output: { inputs: {} } } },
+    ]);
     const startedAt = new Date();
     // The model's order (second, first) wins over the same start; the stored row masks and truncates.
     const calls = [

@@ -57,6 +57,25 @@ const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const duration = (start: Date | null, end: Date | null) => (start && end ? end.getTime() - start.getTime() : null);
 
+/** A node run that ended before it was stored: a pure node's. */
+export interface EndedNode {
+  node: RunNodeRef;
+  startedAt: Date;
+  finishedAt: Date;
+  result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string };
+}
+
+const endedRow = ({ node, startedAt, finishedAt, result }: EndedNode): NodeRunRow => ({
+  id: randomUUID(),
+  nodeId: node.id,
+  nodeType: node.type,
+  status: result.status,
+  output: result.output ?? null,
+  error: result.error ?? null,
+  startedAt,
+  finishedAt,
+});
+
 const versionsOf = (pins: ToolPins): Record<string, number> =>
   Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, pin.version]));
 
@@ -233,7 +252,8 @@ export class RunsService {
     this.journal.runChanged(runId, changes, true);
   }
 
-  async nodeStarted(runId: string, node: RunNodeRef): Promise<string> {
+  /** Stores a node run that starts, and in the same INSERT the node runs of pure nodes that `ended` before it. */
+  async nodeStarted(runId: string, node: RunNodeRef, ended: readonly EndedNode[] = []): Promise<string> {
     const id = randomUUID();
     const row: NodeRunRow = {
       id,
@@ -245,11 +265,9 @@ export class RunsService {
       startedAt: new Date(),
       finishedAt: null,
     };
-    await this.retry(() => bulkInsert(this.nodeRuns.manager, NodeRunEntity, [{ ...row, runId }]));
-    this.journal.nodeWritten(runId, row);
+    await this.insertNodeRuns(runId, [...ended.map(endedRow), row]);
     return id;
   }
-
   /** Ends the node runs an earlier execution of the run left running, when the run ends before it reaches them. */
   async closeRunningNodes(runId: string, result: { status: 'failed' | 'cancelled'; error: string }): Promise<void> {
     this.journal.drop(runId);
@@ -257,25 +275,20 @@ export class RunsService {
     await this.retry(() => this.nodeRuns.update({ runId, status: 'running' }, changes));
   }
 
-  /** Stores a node run that already ended (a pure node's), in one INSERT. */
-  async nodeEnded(
-    runId: string,
-    node: RunNodeRef,
-    startedAt: Date,
-    result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string },
-  ): Promise<void> {
-    const row: NodeRunRow = {
-      id: randomUUID(),
-      nodeId: node.id,
-      nodeType: node.type,
-      status: result.status,
-      output: result.output ?? null,
-      error: result.error ?? null,
-      startedAt,
-      finishedAt: new Date(),
-    };
-    await this.retry(() => bulkInsert(this.nodeRuns.manager, NodeRunEntity, [{ ...row, runId }]));
-    this.journal.nodeWritten(runId, row);
+  /** Stores node runs that already ended (pure nodes'), in one INSERT. */
+  async nodeEnded(runId: string, ended: readonly EndedNode[]): Promise<void> {
+    await this.insertNodeRuns(runId, ended.map(endedRow));
+  }
+
+  private async insertNodeRuns(runId: string, rows: NodeRunRow[]): Promise<void> {
+    await this.retry(() =>
+      bulkInsert(
+        this.nodeRuns.manager,
+        NodeRunEntity,
+        rows.map((row) => ({ ...row, runId })),
+      ),
+    );
+    for (const row of rows) this.journal.nodeWritten(runId, row);
   }
 
   /** Whether a previous execution of this run stored a node run for this node. */

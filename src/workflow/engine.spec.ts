@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { userPrincipal } from '../../test/factories/run.factory';
 import type { WorkflowDefinition, WorkflowNode } from './definition.schema';
-import { type NodeRecorder, WorkflowEngine } from './engine';
+import { type EndedNodeRun, type NodeRecorder, WorkflowEngine } from './engine';
 import type { NodeHandler, NodeServices } from './nodes/node-handler';
 import type { NodeHandlers } from './nodes/node-handlers';
 import type { RunContext } from './run-context';
@@ -60,8 +60,9 @@ function recordingRecorder(recorded: RecordedNode[]): NodeRecorder {
       Object.assign(recorded[Number(nodeRunId)], { status: result.status, error: result.error });
       return Promise.resolve();
     },
-    nodeEnded: (_runId, ended, _startedAt, result) => {
-      recorded.push({ node: ended.id, status: result.status, error: result.error });
+    nodeEnded: (_runId, ended) => {
+      for (const { node: pure, result } of ended)
+        recorded.push({ node: pure.id, status: result.status, error: result.error });
       return Promise.resolve();
     },
     hasNodeRun: () => Promise.resolve(false),
@@ -195,9 +196,10 @@ describe(WorkflowEngine.name, () => {
     } as unknown as NodeHandlers;
     let writes: Array<{ step?: CheckpointStepWrites }>;
     let calls: string[];
+    const endedCall = (ended: EndedNodeRun) => `ended ${ended.node.id} ${ended.result.status}`;
     const recorder = (stored: readonly string[]): NodeRecorder => ({
-      nodeStarted: (_runId, started) => {
-        calls.push(`started ${started.id}`);
+      nodeStarted: (_runId, started, ended = []) => {
+        calls.push(['started', started.id, ...ended.map(endedCall)].join(' '));
         return Promise.resolve(`run-of-${started.id}`);
       },
       runningNodeRun: () => Promise.resolve(null),
@@ -205,8 +207,8 @@ describe(WorkflowEngine.name, () => {
         calls.push(`finished ${nodeRunId} ${result.status}`);
         return Promise.resolve();
       },
-      nodeEnded: (_runId, ended, _startedAt, result) => {
-        calls.push(`ended ${ended.id} ${result.status}`);
+      nodeEnded: (_runId, ended) => {
+        calls.push(ended.map(endedCall).join(' '));
         return Promise.resolve();
       },
       hasNodeRun: (_runId, nodeId) => Promise.resolve(stored.includes(nodeId)),
@@ -229,7 +231,7 @@ describe(WorkflowEngine.name, () => {
       calls = [];
     });
 
-    it('should write the node run of a pure node once it ended, and checkpoint only the others', async () => {
+    it('should write the node run of a pure node with the next node run that starts, and checkpoint only the others', async () => {
       sut = new WorkflowEngine(pureHandlers, {} as NodeServices, recorder([]));
 
       const result = await sut.run(
@@ -243,7 +245,8 @@ describe(WorkflowEngine.name, () => {
       );
 
       expect(result.outputs).toEqual({ start: { q: 1 }, a: 1 });
-      expect(calls).toEqual(['ended start succeeded', 'started a', 'ended end succeeded']);
+      // One write per node run that starts, the ended pure nodes with it; the last ones once the walk is over.
+      expect(calls).toEqual(['started a ended start succeeded', 'ended end succeeded']);
       expect(writes).toEqual([
         { step: { nodeFinished: { nodeRunId: 'run-of-a', status: 'succeeded', output: { output: 1 } } } },
       ]);

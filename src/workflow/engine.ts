@@ -11,12 +11,13 @@ import { AwaitingApprovalError } from './agent/approval-gate';
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
-  nodeStarted(runId: string, node: WorkflowNode): Promise<string>;
+  /** Stores a node run that starts, and in the same write the node runs of pure nodes that ended before it. */
+  nodeStarted(runId: string, node: WorkflowNode, ended?: readonly EndedNodeRun[]): Promise<string>;
   /** The node run an earlier execution of the run left running for this node, if any. */
   runningNodeRun(runId: string, nodeId: string): Promise<string | null>;
   nodeFinished(nodeRunId: string, result: NodeRunEnd): Promise<void>;
-  /** Stores the node run of a pure node in one write, once it ended. */
-  nodeEnded(runId: string, node: WorkflowNode, startedAt: Date, result: NodeRunEnd): Promise<void>;
+  /** Stores the node runs of pure nodes that ended, in one write. */
+  nodeEnded(runId: string, ended: readonly EndedNodeRun[]): Promise<void>;
   /** Whether an earlier execution of the run stored a node run for this node. */
   hasNodeRun(runId: string, nodeId: string): Promise<boolean>;
 }
@@ -25,6 +26,14 @@ export interface NodeRunEnd {
   status: 'succeeded' | 'failed' | 'cancelled';
   output?: unknown;
   error?: string;
+}
+
+/** The node run of a pure node that ended and is not stored yet. */
+export interface EndedNodeRun {
+  node: WorkflowNode;
+  startedAt: Date;
+  finishedAt: Date;
+  result: NodeRunEnd;
 }
 
 export interface EngineResult {
@@ -92,6 +101,9 @@ export class WorkflowEngine {
     // The branches of this run stop together: one node's failure aborts the others.
     const branches = new Deadline({ parent: run.signal });
     const branchRun: RunContext = { ...run, signal: branches.signal };
+    // The node runs of pure nodes that ended ride along with the next node run's INSERT (or the one at the end):
+    // one round trip fewer per pure node. A resumed run computes a pure node whose row was not stored yet again.
+    const unstored: EndedNodeRun[] = [];
 
     const finish = (id: string, handler: NodeHandler, output: Record<string, unknown>): void => {
       scope[id] = output;
@@ -114,7 +126,7 @@ export class WorkflowEngine {
       // Each node is a span of its own; model and tool calls inside it become its children.
       const attributes = { 'toolflow.run.id': run.runId, 'toolflow.node.id': node.id, 'toolflow.node.type': node.type };
       const task = inSpan(`workflow.node ${node.type}`, { attributes }, () =>
-        this.runNode(handler, node, scope, branchRun, definition),
+        this.runNode(handler, node, scope, branchRun, definition, unstored),
       ).then(
         (output) => finish(node.id, handler, output),
         (error: unknown) => {
@@ -172,6 +184,7 @@ export class WorkflowEngine {
       }
       // A failure waits for the branches it stopped, so that every node run is closed before the run ends.
       await Promise.all(running.values());
+      if (unstored.length > 0) await this.recorder.nodeEnded(run.runId, unstored.splice(0));
     } finally {
       branches.dispose();
     }
@@ -187,6 +200,7 @@ export class WorkflowEngine {
     scope: Scope,
     run: RunContext,
     definition: WorkflowDefinition,
+    unstored: EndedNodeRun[],
   ): Promise<Record<string, unknown>> {
     const checkpoint = run.checkpoint;
     const input = {
@@ -205,13 +219,16 @@ export class WorkflowEngine {
     const resumedNodeRunId =
       checkpoint?.resumed && !pure ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
     // A pure node's run is written once it ended (no row while it runs, no checkpoint of its output).
-    const nodeRunId = pure ? null : (resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node)));
+    const nodeRunId = pure
+      ? null
+      : (resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node, unstored.splice(0))));
     const started = new Date();
     const startedAt = started.getTime();
-    const end = (result: NodeRunEnd) =>
-      nodeRunId === null
-        ? this.recorder.nodeEnded(run.runId, node, started, result)
-        : this.recorder.nodeFinished(nodeRunId, result);
+    const end = (result: NodeRunEnd): Promise<void> => {
+      if (nodeRunId !== null) return this.recorder.nodeFinished(nodeRunId, result);
+      unstored.push({ node, startedAt: started, finishedAt: new Date(), result });
+      return Promise.resolve();
+    };
     if (!resumedNodeRunId) {
       run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
     }
