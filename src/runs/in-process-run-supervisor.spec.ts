@@ -118,6 +118,42 @@ describe(InProcessRunSupervisor.name, () => {
     for (const run of runs.slice(1)) run.execution.finish();
   });
 
+  it('should hold a claimed slot for the run its place submits, and claim none while no slot is free', async () => {
+    const claiming = sut.reserve();
+    expect(claiming.claimSlot()).toBe(true);
+    // The claimed slot counts as taken: of two slots, one is left for a run submitted meanwhile.
+    const other = await submitted();
+    expect(other.execution.started).toBe(true);
+    const blocked = sut.reserve();
+    expect(blocked.claimSlot()).toBe(false);
+    const queued = await runs.create(newRun());
+    blocked.submit(queued.id);
+    expect(executor.of(queued.id).started).toBe(false);
+
+    const run = await runs.create(newRun({ startsNow: true }));
+    claiming.submit(run.id);
+    expect(executor.of(run.id).started).toBe(true);
+    expect(executor.of(queued.id).started).toBe(false);
+
+    for (const id of [other.id, run.id, queued.id]) executor.of(id).finish();
+    await Promise.all([other.id, run.id, queued.id].map((id) => sut.waitForEnd(id, 5_000)));
+    expect(executor.of(queued.id).started).toBe(true);
+  });
+
+  it('should give a claimed slot back when its place is released without a run', async () => {
+    const claiming = sut.reserve();
+    expect(claiming.claimSlot()).toBe(true);
+    const other = await submitted();
+    const queued = await submitted();
+    expect([other.execution.started, queued.execution.started]).toEqual([true, false]);
+
+    claiming.release();
+
+    expect(queued.execution.started).toBe(true);
+    for (const run of [other, queued]) run.execution.finish();
+    await Promise.all([other, queued].map((run) => sut.waitForEnd(run.id, 5_000)));
+  });
+
   it('should cancel a queued run at once, without waiting for a slot', async () => {
     const running = [await submitted(), await submitted()];
     const queued = await submitted();

@@ -53,6 +53,8 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   private running = 0;
   /** Places held by requests that are creating their run and have not submitted it yet. */
   private reserved = 0;
+  /** Slots claimed by places (claimSlot) whose run is being created: its run starts at once when submitted. */
+  private claimed = 0;
   private draining = false;
 
   constructor(
@@ -104,16 +106,32 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     }
     this.reserved += 1;
     let held = true;
-    const release = () => {
+    let claimed = false;
+    const giveBack = () => {
       if (held) this.reserved -= 1;
       held = false;
     };
     return {
-      submit: (runId) => {
-        release();
-        this.enqueue(runId);
+      claimSlot: () => {
+        if (!held || claimed || this.waiting.length > 0 || !this.slotFree()) return false;
+        claimed = true;
+        this.claimed += 1;
+        return true;
       },
-      release,
+      submit: (runId) => {
+        giveBack();
+        const slot = claimed;
+        if (claimed) this.claimed -= 1;
+        claimed = false;
+        this.enqueue(runId, slot);
+      },
+      release: () => {
+        giveBack();
+        if (!claimed) return;
+        claimed = false;
+        this.claimed -= 1;
+        this.pump();
+      },
     };
   }
 
@@ -122,14 +140,22 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     this.enqueue(runId);
   }
 
-  private enqueue(runId: string): void {
-    if (this.active.has(runId)) return;
+  /** `claimed`: the run holds the slot its place claimed and starts now (unless the service drains). */
+  private enqueue(runId: string, claimed = false): void {
+    if (this.active.has(runId)) {
+      if (claimed) this.pump();
+      return;
+    }
     let end: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (end = resolve));
     // The run's spans join the trace of the request that submitted it, not that of the run before it in the queue.
     const execute = bindToActiveTrace((signal: AbortSignal) => this.executor().execute(runId, signal));
     const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end };
     this.active.set(runId, entry);
+    if (claimed && !this.draining) {
+      this.start(entry, true);
+      return;
+    }
     this.waiting.push(entry);
     this.pump();
   }
@@ -198,9 +224,14 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   }
 
   private pump(): void {
-    while (!this.draining && this.running < this.config.workflows.maxConcurrentRuns && this.waiting.length > 0) {
+    while (this.slotFree() && this.waiting.length > 0) {
       this.start(this.waiting.shift() as ActiveRun, true);
     }
+  }
+
+  /** Slots claimed by places that have not submitted their run yet count as taken. */
+  private slotFree(): boolean {
+    return !this.draining && this.running + this.claimed < this.config.workflows.maxConcurrentRuns;
   }
 
   private start(entry: ActiveRun, holdsSlot: boolean): void {

@@ -140,6 +140,8 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       held = false;
     };
     return {
+      // The run goes through Redis: any worker may take it up, so it is stored queued.
+      claimSlot: () => false,
       submit: (runId) => {
         release();
         this.enqueue(runId).catch((error: unknown) => this.failUnqueued(runId, error));

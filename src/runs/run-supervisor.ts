@@ -53,6 +53,12 @@ export interface RunSupervisor {
 
 /** A reserved place in the run queue: used by `submit`, or given back by `release` (a no-op after submit). */
 export interface QueuePlace {
+  /**
+   * Holds a free run slot of this process for the run this place submits, when one is free now and no run waits
+   * for one: that run then starts at `submit`, so it may be stored `running` from the start. False otherwise (and
+   * always where a run may execute in another process).
+   */
+  claimSlot(): boolean;
   /** Queues a run already stored (queued, or resumable); RUN_EXECUTOR executes it when a slot is free. */
   submit(runId: string): void;
   release(): void;

@@ -58,6 +58,14 @@ describe(RunsService.name, () => {
     });
   });
 
+  it('should store a run that starts now as running, started when it was created', async () => {
+    const created = await sut.create(newRun({ startsNow: true }));
+
+    const run = await sut.get(created.id, userPrincipal());
+    expect(run).toMatchObject({ status: 'running', started_at: run.created_at, finished_at: null });
+    expect(created).toMatchObject({ status: 'running', startedAt: created.createdAt });
+  });
+
   it('should record the status transitions and node runs of a run', async () => {
     const created = await sut.create(newRun());
     await sut.markRunning(created.id);

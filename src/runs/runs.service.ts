@@ -42,6 +42,11 @@ export interface NewRun {
   toolPins?: ToolPins;
   /** The run's own limits, already merged (request over definition). */
   budgets?: RunBudgets | null;
+  /**
+   * The run starts at once in this process (it holds a run slot, or it is a child run executed inline): it is
+   * stored `running`, started now, in the same INSERT (no `markRunning`). Otherwise it is stored `queued`.
+   */
+  startsNow?: boolean;
 }
 
 /** What a run's end is called when its execution did not say (a cancel, another process's bookkeeping). */
@@ -156,6 +161,7 @@ export class RunsService {
   }
 
   async create(input: NewRun): Promise<RunRecord> {
+    const createdAt = new Date();
     const entity = this.runs.create({
       id: randomUUID(),
       workflowId: input.workflowId ?? null,
@@ -163,7 +169,7 @@ export class RunsService {
       parentRunId: input.parentRunId ?? null,
       depth: input.depth ?? 0,
       definition: input.definition,
-      status: 'queued',
+      status: input.startsNow ? 'running' : 'queued',
       inputs: input.inputs,
       outputs: null,
       error: null,
@@ -172,8 +178,8 @@ export class RunsService {
       stopReason: null,
       userId: input.userId,
       userRole: input.userRole,
-      createdAt: new Date(),
-      startedAt: null,
+      createdAt,
+      startedAt: input.startsNow ? createdAt : null,
       finishedAt: null,
       toolPins: input.toolPins ?? null,
     });

@@ -62,6 +62,15 @@ type RunResult =
   | { status: 'handed_back'; error?: undefined; usage?: UsageTotals }
   | { status: 'waiting'; error?: undefined; usage?: UsageTotals };
 
+/** How a run executes here. */
+interface Execution {
+  checkpoint?: RunCheckpointer;
+  /** The meter of the run whose tool call this run is. */
+  parent?: RunMeter;
+  /** The run was stored running when it was created (NewRun.startsNow) and has not executed yet. */
+  startsNow?: boolean;
+}
+
 /** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
 const ownerOf = (run: RunRecord): Principal => ({ userId: run.userId, role: run.userRole, keyId: 'run-owner' });
 
@@ -131,6 +140,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         workflowVersion: workflow.version,
         toolPins: tools.pins,
         budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
+        startsNow: this.startsHereNow(place),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -151,6 +161,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         userRole: options.principal.role,
         toolPins: tools.pins,
         budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
+        startsNow: this.startsHereNow(place),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -214,13 +225,17 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         depth: context.depth,
         toolPins: tools.pins,
         budgets: effectiveBudgets(checked.definition, {}),
+        startsNow: true,
       });
     } catch (error) {
       throw new ToolExecutionError(`workflow "${workflowId}" cannot run: ${errorMessage(error)}`);
     }
     // A child run's tokens and tool calls are its parent's too (counted as they happen), whether or not it succeeds.
     const parent = context.runId === null ? undefined : this.liveMeters.get(context.runId);
-    const result = await this.runTraced(run, checked, principal, context.signal, context.depth, undefined, parent);
+    const result = await this.runTraced(run, checked, principal, context.signal, context.depth, {
+      startsNow: true,
+      parent,
+    });
     if (result.status !== 'succeeded') {
       throw new ToolExecutionError(`workflow run ${run.id} ${result.status}: ${result.error ?? 'no reason given'}`);
     }
@@ -243,13 +258,24 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined);
       return 'ended';
     }
-    // A run that started before (a restart, a hand-back) goes on from its checkpoint.
-    const resumed = run.startedAt !== null;
+    // A run that started before (a restart, a hand-back) goes on from its checkpoint; one stored running when it
+    // was created here has not executed yet.
+    const startsNow = prepared !== undefined && run.status === 'running';
+    const resumed = run.startedAt !== null && !startsNow;
     const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
     const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
-    const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, checkpoint);
+    const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, { checkpoint, startsNow });
     if (result.status === 'handed_back' || result.status === 'waiting') return result.status;
     return stopOf(result.status);
+  }
+
+  /**
+   * Whether a new run starts at once in this process: then it is stored running from the start, one statement
+   * instead of an INSERT and an UPDATE. Only where nothing else can take it up (a run slot of this process held for
+   * it); with the queue, any worker may, so it is stored queued.
+   */
+  private startsHereNow(place: QueuePlace): boolean {
+    return !this.events.fansOut && place.claimSlot();
   }
 
   private async launch(
@@ -285,8 +311,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
-    checkpoint?: RunCheckpointer,
-    parent?: RunMeter,
+    execution: Execution = {},
   ): Promise<RunResult> {
     const attributes = {
       'toolflow.run.id': run.id,
@@ -295,7 +320,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       ...(run.workflowVersion ? { 'toolflow.workflow.version': run.workflowVersion } : {}),
     };
     return inSpan('workflow.run', { attributes }, async (span) => {
-      const result = await this.executeRun(run, checked, principal, signal, depth, checkpoint, parent);
+      const result = await this.executeRun(run, checked, principal, signal, depth, execution);
       span.setAttribute('toolflow.run.status', result.status);
       if (result.status !== 'succeeded') markSpanFailed(span, result.error ?? result.status);
       return result;
@@ -308,8 +333,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
-    checkpoint: RunCheckpointer | undefined,
-    parent: RunMeter | undefined,
+    { checkpoint, parent, startsNow = false }: Execution,
   ): Promise<RunResult> {
     const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
       this.events.emit(run.id, type, data);
@@ -329,9 +353,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     let result: RunResult;
     try {
       if (signal.aborted) throw signal.reason;
-      // A resumed run keeps the start it had.
-      if (run.status !== 'running') {
-        await this.runs.markRunning(run.id);
+      // A resumed run keeps the start it had; one created running was stored started.
+      if (run.status !== 'running' || startsNow) {
+        if (!startsNow) await this.runs.markRunning(run.id);
         emit('run.started', { run_id: run.id, workflow_id: run.workflowId, inputs: run.inputs, depth });
       }
       const engineResult = await this.engine.run(checked.definition, checked.order, run.inputs, {

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { type OpenAITestServer, reply, type Turn } from '../support/openai-test-server';
+import { readRunEvents } from '../support/sse';
 import { countStatements, type StatementCounter } from '../support/statement-counter';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
@@ -84,18 +85,31 @@ describe('What one run costs the database (e2e)', () => {
     expect(writes(counter, 'INSERT', 'run_checkpoints')).toBeGreaterThanOrEqual(ROUNDS + 1);
   });
 
-  it('should write the node run of a start or end node once, when it ended', async () => {
+  it('should write the node run of a start or end node once, when it ended, the start with the next node run', async () => {
     counter.reset();
 
     const run = await runThreeRounds();
 
-    expect(writes(counter, 'INSERT', 'node_runs')).toBe(3);
+    // start and llm-1 in one INSERT when llm-1 starts; end once the walk is over.
+    expect(writes(counter, 'INSERT', 'node_runs')).toBe(2);
     expect(writes(counter, 'UPDATE', 'node_runs')).toBe(1);
     expect(run.nodes?.map((node) => [node.node_id, node.node_type, node.status])).toEqual([
       ['start', 'start', 'succeeded'],
       ['llm-1', 'llm', 'succeeded'],
       ['end', 'end', 'succeeded'],
     ]);
+  });
+
+  it('should store a run it executes at once as running in its INSERT, and update its row only when it ends', async () => {
+    counter.reset();
+
+    const run = await runThreeRounds();
+
+    expect(writes(counter, 'INSERT', 'runs')).toBe(1);
+    expect(writes(counter, 'UPDATE', 'runs')).toBe(1);
+    expect(run.started_at).toBe(run.created_at);
+    const { events } = await readRunEvents(app.http, run.id, ADMIN_KEY);
+    expect(events.filter((event) => event.event === 'run.started')).toHaveLength(1);
   });
 
   it('should look the tools of a run up once, when it starts, not again when its node runs', async () => {

@@ -20,6 +20,7 @@ export interface RunBody {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; model_calls: number };
   stop_reason?: string | null;
   budgets?: Record<string, number> | null;
+  created_at?: string;
   started_at?: string | null;
   finished_at?: string | null;
   nodes?: NodeRunBody[];
