@@ -68,6 +68,26 @@ describe(RunCheckpointStore.name, () => {
     expect(events.map((event) => [event.seq, event.type])).toEqual([[1, 'node.finished']]);
   });
 
+  it("should store a node's end and its node run's end side by side, without a transaction", async () => {
+    const run = await runs.create(newRun());
+    const nodeRunId = await runs.nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
+    const counter = countStatements(moduleRef.get(DataSource));
+
+    await sut.save(
+      run.id,
+      { nodes: { 'llm-1': { output: { output: 'hi' } } } },
+      { nodeFinished: { nodeRunId, status: 'succeeded', output: { output: 'hi' } } },
+    );
+
+    counter.stop();
+    expect(counter.statements).toHaveLength(2);
+    await expect(sut.load(run.id)).resolves.toEqual({ nodes: { 'llm-1': { output: { output: 'hi' } } } });
+    const nodeRun = await moduleRef.get<Repository<NodeRunEntity>>(getRepositoryToken(NodeRunEntity)).findOneByOrFail({
+      id: nodeRunId,
+    });
+    expect(nodeRun).toMatchObject({ status: 'succeeded', output: { output: 'hi' } });
+  });
+
   it('should store nothing of a step whose writes fail: the state and the writes go together', async () => {
     const run = await runs.create(newRun());
     await sut.save(run.id, { nodes: {} });

@@ -11,7 +11,10 @@ import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RunJournal } from './run-journal';
 
-/** What else a step wrote: stored in the checkpoint's transaction, so that both are there or neither. */
+/**
+ * What else a step wrote: events are stored in the checkpoint's transaction, so that both are there or neither;
+ * a node run's end alone goes beside it (see RunCheckpointStore.save).
+ */
 export interface CheckpointStepWrites {
   /** A node run that ended with this step. */
   nodeFinished?: { nodeRunId: string; status: NodeRunStatus; output?: unknown; error?: string };
@@ -28,7 +31,7 @@ const nodeRunEnd = (ended: NonNullable<CheckpointStepWrites['nodeFinished']>, fi
 
 /**
  * Checkpoints of runs: one row per run holding its last state (JSON whose shape workflow/ owns). Each save
- * is one transaction per step; writes of the step ride along in it (see CheckpointStepWrites).
+ * is one write per step; writes of the step ride along with it (see CheckpointStepWrites).
  */
 @Injectable()
 export class RunCheckpointStore {
@@ -70,14 +73,24 @@ export class RunCheckpointStore {
     finishedAt: Date,
   ): Promise<void> {
     const row: RunCheckpointEntity = { runId, state, updatedAt: new Date() };
-    // The state alone is one statement, atomic by itself: no transaction around it (two statements fewer per step).
-    if (!step.nodeFinished && (step.events ?? []).length === 0) {
-      await upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId');
+    const ended = step.nodeFinished;
+    if ((step.events ?? []).length === 0) {
+      // The state alone is one statement, atomic by itself: no transaction around it (two statements fewer per step).
+      if (!ended) return upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId');
+      // A node's end: its state and its node run's end go out at once, on two connections where there are several,
+      // not in a transaction (one round trip where BEGIN, both and COMMIT were four). A crash between them leaves
+      // one without the other, and the resume mends either: a stored output whose node run is still running closes
+      // that node run with it (RunsService.closeFinishedNodes); a node run that ended with no output stored is
+      // taken up again by the node's next execution (RunsService.runningNodeRun). Both statements repeat safely.
+      const written = await Promise.allSettled([
+        upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId'),
+        updateRows(this.checkpoints.manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt)),
+      ]);
+      for (const result of written) if (result.status === 'rejected') throw result.reason;
       return;
     }
     await this.checkpoints.manager.transaction(async (manager) => {
       await upsertRow(manager, RunCheckpointEntity, row, 'runId');
-      const ended = step.nodeFinished;
       if (ended) {
         await updateRows(manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt));
       }

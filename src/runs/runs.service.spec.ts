@@ -66,6 +66,31 @@ describe(RunsService.name, () => {
     expect(created).toMatchObject({ status: 'running', startedAt: created.createdAt });
   });
 
+  it('should close a node run left running whose node the checkpoint holds as finished, with its output', async () => {
+    const created = await sut.create(newRun({ startsNow: true }));
+    await sut.nodeStarted(created.id, node('llm-1', 'llm'));
+    await sut.nodeStarted(created.id, node('llm-2', 'llm'));
+
+    await sut.closeFinishedNodes(created.id, new Map([['llm-1', { output: 'hi' }]]));
+
+    const run = await sut.get(created.id, adminPrincipal());
+    expect((run.nodes ?? []).map((nodeRun) => [nodeRun.node_id, nodeRun.status, nodeRun.output])).toEqual([
+      ['llm-1', 'succeeded', { output: 'hi' }],
+      ['llm-2', 'running', null],
+    ]);
+  });
+
+  it('should go on with a node run that ended while its output was not checkpointed, not with a failed one', async () => {
+    const created = await sut.create(newRun({ startsNow: true }));
+    const succeeded = await sut.nodeStarted(created.id, node('llm-1', 'llm'));
+    await sut.nodeFinished(succeeded, { status: 'succeeded', output: { output: 'hi' } });
+    const failed = await sut.nodeStarted(created.id, node('llm-2', 'llm'));
+    await sut.nodeFinished(failed, { status: 'failed', error: 'boom' });
+
+    await expect(sut.runningNodeRun(created.id, 'llm-1')).resolves.toBe(succeeded);
+    await expect(sut.runningNodeRun(created.id, 'llm-2')).resolves.toBeNull();
+  });
+
   it('should record the status transitions and node runs of a run', async () => {
     const created = await sut.create(newRun());
     await sut.markRunning(created.id);

@@ -302,10 +302,36 @@ export class RunsService {
     return this.nodeRuns.exists({ where: { runId, nodeId } });
   }
 
-  /** The node run a previous execution of this run left running for this node (a resumed run goes on with it). */
+  /**
+   * The node run a previous execution of this run left running for this node (a resumed run goes on with it).
+   * It is asked only for a node whose output the checkpoint does not hold: a node run of it that succeeded is one
+   * whose end was stored while the state with its output was not (a crash between the two, see
+   * RunCheckpointStore.save), and it goes on too.
+   */
   async runningNodeRun(runId: string, nodeId: string): Promise<string | null> {
-    const row = await this.nodeRuns.findOne({ select: { id: true }, where: { runId, nodeId, status: 'running' } });
+    const row = await this.nodeRuns.findOne({
+      select: { id: true },
+      where: { runId, nodeId, status: In(['running', 'succeeded']) },
+      order: { startedAt: 'DESC' },
+    });
     return row?.id ?? null;
+  }
+
+  /**
+   * Ends, with the output the checkpoint holds, the node runs a previous execution left running for nodes that had
+   * finished: their state was stored while their node run's end was not (a crash between the two).
+   */
+  async closeFinishedNodes(runId: string, outputs: ReadonlyMap<string, unknown>): Promise<void> {
+    if (outputs.size === 0) return;
+    const running = await this.nodeRuns.find({
+      select: { id: true, nodeId: true },
+      where: { runId, status: 'running' },
+    });
+    for (const row of running) {
+      if (outputs.has(row.nodeId)) {
+        await this.nodeFinished(row.id, { status: 'succeeded', output: outputs.get(row.nodeId) });
+      }
+    }
   }
 
   async nodeFinished(

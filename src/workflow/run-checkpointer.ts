@@ -37,11 +37,17 @@ export const toRunState = (stored: Record<string, unknown> | null): RunState => 
   };
 };
 
+/** The output of every node the state holds as finished, by node id. */
+export const finishedOutputs = (state: RunState): Map<string, Record<string, unknown>> =>
+  new Map(
+    Object.entries(state.nodes).flatMap(([nodeId, node]) => (node.output ? [[nodeId, node.output] as const] : [])),
+  );
+
 /**
- * The checkpoints of one execution of a run: a node that finished is stored with its node run's end in one
- * transaction; a node's step state whenever the node asks. Writes go out one after another, each with the
- * state as it is when it starts, so that a later state never lands before an earlier one; step states saved
- * while a write runs share the next one.
+ * The checkpoints of one execution of a run: a node that finished is stored with its node run's end beside it;
+ * a node's step state whenever the node asks. Writes go out one after another, each with the state as it is when
+ * it starts, so that a later state never lands before an earlier one; step states saved while a write runs share
+ * the next one.
  */
 export class RunCheckpointer {
   private queue: Promise<void> = Promise.resolve();

@@ -27,7 +27,7 @@ import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
 import { ApprovalsService } from '../runs/approvals.service';
 import { AwaitingApprovalError } from './agent/approval-gate';
-import { RunCheckpointer, toRunState } from './run-checkpointer';
+import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
 import { resolveRunTools } from './run-tools';
 import { RunMeter } from './run-meter';
 import { effectiveBudgets } from './run-request';
@@ -263,6 +263,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     const startsNow = prepared !== undefined && run.status === 'running';
     const resumed = run.startedAt !== null && !startsNow;
     const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
+    if (resumed) await this.runs.closeFinishedNodes(run.id, finishedOutputs(state));
     const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
     const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, { checkpoint, startsNow });
     if (result.status === 'handed_back' || result.status === 'waiting') return result.status;
