@@ -140,7 +140,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         workflowVersion: workflow.version,
         toolPins: tools.pins,
         budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
-        startsNow: this.startsHereNow(place),
+        startsNow: this.startsHereNow(place, options),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -161,7 +161,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         userRole: options.principal.role,
         toolPins: tools.pins,
         budgets: effectiveBudgets(checked.definition, options.budgets ?? {}),
-        startsNow: this.startsHereNow(place),
+        startsNow: this.startsHereNow(place, options),
       });
       return await this.launch(run, { ...checked, tools: tools.byNode }, options, place);
     } finally {
@@ -273,10 +273,11 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   /**
    * Whether a new run starts at once in this process: then it is stored running from the start, one statement
    * instead of an INSERT and an UPDATE. Only where nothing else can take it up (a run slot of this process held for
-   * it); with the queue, any worker may, so it is stored queued.
+   * it); with the queue, any worker may, so it is stored queued. And only when the caller waits for its end: the
+   * 202 of a run started without `wait` says `queued` (issue 9's interface), and it must be what was stored.
    */
-  private startsHereNow(place: QueuePlace): boolean {
-    return !this.events.fansOut && place.claimSlot();
+  private startsHereNow(place: QueuePlace, options: StartOptions): boolean {
+    return options.wait && !this.events.fansOut && place.claimSlot();
   }
 
   private async launch(
