@@ -27,6 +27,7 @@ import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
 import { ApprovalsService } from '../runs/approvals.service';
 import { AwaitingApprovalError } from './agent/approval-gate';
+import { coalesceDeltas } from './delta-coalescer';
 import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
 import { resolveRunTools } from './run-tools';
 import { RunMeter } from './run-meter';
@@ -61,6 +62,9 @@ type RunResult =
     }
   | { status: 'handed_back'; error?: undefined; usage?: UsageTotals }
   | { status: 'waiting'; error?: undefined; usage?: UsageTotals };
+
+/** Streamed deltas of one stream within this long are one event (and one stored row); the event log waits as long to store a batch. */
+const DELTA_WINDOW_MS = 50;
 
 /** How a run executes here. */
 interface Execution {
@@ -337,8 +341,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     depth: number,
     { checkpoint, parent, startsNow = false }: Execution,
   ): Promise<RunResult> {
-    const emit = (type: Parameters<RunEventsService['emit']>[1], data: Record<string, unknown>) =>
-      this.events.emit(run.id, type, data);
+    const deltas = coalesceDeltas((type, data) => this.events.emit(run.id, type, data), DELTA_WINDOW_MS);
+    const { emit } = deltas;
     // Counts as model and tool calls happen, so a failed or cancelled run keeps what it used; a resumed run
     // counts on from its checkpoint, its time included.
     const meter = new RunMeter({
@@ -391,6 +395,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         result = { status: 'failed', error: errorMessage(error), stopReason: 'error' };
       }
     }
+    deltas.flush();
     if (result.status === 'handed_back' || result.status === 'waiting') {
       // The time limit counts execution only: the time until the run goes on is left out of it.
       await checkpoint?.storeTotals().catch((error: unknown) => {
