@@ -96,6 +96,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   private readonly logger = new Logger(WorkflowRunner.name);
   /** The meters of the runs executing here, so a child workflow-tool run counts against its parent's budgets too. */
   private readonly liveMeters = new Map<string, RunMeter>();
+  /** ?wait=true requests of runs executing here, told when the run's end is stored (before its last events are). */
+  private readonly endStoredWaiters = new Map<string, () => void>();
   /**
    * Embedded mode: the row a run's start inserted and the tools it resolved, for its execution in this process,
    * by run id. Nothing else writes that row before the run executes (a cancel of a queued run aborts it here), and
@@ -305,7 +307,16 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       throw error;
     }
     if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
-    await this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
+    // A run executing here answers once its end is stored, while its last events are still being written.
+    const endStored = this.events.fansOut
+      ? null
+      : new Promise<void>((resolve) => this.endStoredWaiters.set(run.id, resolve));
+    try {
+      const ended = this.supervisor.waitForEnd(run.id, this.config.workflows.waitTimeoutMs);
+      await (endStored ? Promise.race([ended, endStored]) : ended);
+    } finally {
+      this.endStoredWaiters.delete(run.id);
+    }
     const current = this.runs.endedHere(run.id) ?? (await this.runs.get(run.id, options.principal));
     return { finished: isFinished(current.status), run: current };
   }
@@ -435,9 +446,11 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     result: Exclude<RunResult, { status: 'handed_back' | 'waiting' }>,
     usage: UsageTotals | undefined,
   ): Promise<void> {
+    let stored = false;
     try {
       await this.storeCallLogs(runId);
       await this.runs.finish(runId, { ...result, usage });
+      stored = true;
     } finally {
       this.events.emit(runId, 'run.finished', {
         run_id: runId,
@@ -446,6 +459,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         error: result.error ?? null,
         usage: usage ?? null,
       });
+      // Its row says how it ended and run.finished is in the log (live subscribers and replays of this process
+      // read it from memory): a ?wait=true answer need not wait for that last INSERT.
+      if (stored) this.endStoredWaiters.get(runId)?.();
       await this.events.close(runId);
     }
   }

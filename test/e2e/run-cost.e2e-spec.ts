@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { type OpenAITestServer, reply, type Turn } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
 import { countStatements, type StatementCounter } from '../support/statement-counter';
@@ -119,6 +119,41 @@ describe('What one run costs the database (e2e)', () => {
 
     const toolLookups = counter.statements.filter((sql) => /^SELECT\b[\s\S]*\bFROM\s+["`]tools["`]/i.test(sql));
     expect(toolLookups).toHaveLength(1);
+  });
+
+  it("should answer ?wait=true once the run's end is stored, without waiting for its last events to be written", async () => {
+    const driver = app.app.get(DataSource).driver;
+    const original = driver.createQueryRunner.bind(driver);
+    const wrapped = new WeakSet<QueryRunner>();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    // The INSERT of the batch that holds run.finished waits until the test lets it go.
+    driver.createQueryRunner = (mode) => {
+      const runner = original(mode);
+      if (wrapped.has(runner)) return runner;
+      wrapped.add(runner);
+      const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+      runner.query = (async (sql: string, parameters?: unknown[], ...rest: unknown[]) => {
+        if (/^INSERT INTO ["`]run_events["`]/i.test(sql) && parameters?.includes('run.finished')) {
+          held = true;
+          await released;
+        }
+        return query(sql, parameters, ...rest);
+      }) as QueryRunner['query'];
+      return runner;
+    };
+    try {
+      const run = await runThreeRounds();
+
+      expect(held).toBe(true);
+      // Meanwhile the run's log is whole for a reader.
+      const { events } = await readRunEvents(app.http, run.id, ADMIN_KEY);
+      expect(events.at(-1)?.event).toBe('run.finished');
+    } finally {
+      driver.createQueryRunner = original;
+      release();
+    }
   });
 
   it('should not read back the row or the event log of a run it created when executing it in the same process', async () => {
