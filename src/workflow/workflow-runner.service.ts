@@ -209,7 +209,8 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     let run: RunRecord;
     try {
       const workflow = await this.workflows.findVisible(workflowId, principal);
-      this.workflows.assertEnabled(workflow);
+      // Said for the model, which cannot enable it: the API's 409 tells a person how to.
+      if (!workflow.enabled) throw new Error('it is disabled; it cannot be used until someone enables it again');
       checked = await this.workflows.check(
         workflow.definition,
         principal,

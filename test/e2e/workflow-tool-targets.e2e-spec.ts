@@ -111,7 +111,9 @@ describe('Workflow tools whose workflow is disabled or gone (e2e)', () => {
     };
     const toolMessage = second.messages.find((message) => message.role === 'tool');
     expect(toolMessage).toMatchObject({ tool_call_id: 'call_echo' });
-    expect(toolMessage?.content).toMatch(/workflow "echo-later" cannot run: Workflow "echo-later" is disabled/);
+    expect(toolMessage?.content).toMatch(/workflow "echo-later" cannot run: it is disabled/);
+    // Advice for an API caller (a PUT) means nothing to the model.
+    expect(toolMessage?.content).not.toMatch(/PUT/);
   });
 
   it('should still save a workflow that runs itself through a workflow tool, also while it is disabled', async () => {
