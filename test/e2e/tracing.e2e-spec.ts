@@ -4,6 +4,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { type OpenAITestServer, reply } from '../support/openai-test-server';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { type ToolBackend } from '../support/tool-backend';
+import { waitFor } from '../support/wait-for';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
@@ -24,6 +25,16 @@ function spanTree(spans: ReadableSpan[], root: ReadableSpan): SpanNode {
 
 const names = (node: SpanNode): unknown =>
   node.children.length === 0 ? node.name : { [node.name]: node.children.map(names) };
+
+/**
+ * The finished spans once the run's own span has ended: `?wait=true` answers as soon as the run's end is stored,
+ * and the run's span ends a moment later, once its last events are written.
+ */
+async function spansOfEndedRun(exporter: InMemorySpanExporter): Promise<ReadableSpan[]> {
+  const ended = () => exporter.getFinishedSpans().some((span) => span.name === 'workflow.run');
+  await waitFor(ended, { what: 'the workflow.run span to end' });
+  return exporter.getFinishedSpans();
+}
 
 describe('OpenTelemetry traces (e2e)', () => {
   const exporter = new InMemorySpanExporter();
@@ -65,7 +76,7 @@ describe('OpenTelemetry traces (e2e)', () => {
     const run = await api.run(agentWorkflow({ tools: ['trace_weather'] }), { question: 'Weather in Oslo?' });
 
     expect(run.status).toBe('succeeded');
-    const spans = exporter.getFinishedSpans();
+    const spans = await spansOfEndedRun(exporter);
     const roots = spans.filter((span) => span.name === 'workflow.run');
     expect(roots).toHaveLength(1);
     const tree = spanTree(spans, roots[0]);
@@ -110,7 +121,7 @@ describe('OpenTelemetry traces (e2e)', () => {
     const run = await api.run(agentWorkflow({}), { question: 'Hi?' });
 
     expect(run.status).toBe('failed');
-    const spans = exporter.getFinishedSpans();
+    const spans = await spansOfEndedRun(exporter);
     const byName = (name: string) => spans.find((span) => span.name === name);
     for (const name of ['workflow.run', 'workflow.node llm', 'chat test-model']) {
       expect(byName(name)?.status.code).toBe(2);
