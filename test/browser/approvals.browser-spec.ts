@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -10,8 +10,6 @@ import { agentWorkflow } from '../support/workflow-fixtures';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 
 type Message = { role: string; content: string | null };
-
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 
 describe('console approvals (browser)', () => {
   let stack: ConsoleStack;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import {
   cleanUpAfterEach,
@@ -8,6 +8,7 @@ import {
   signIn,
   startConsoleStack,
   type ConsoleStack,
+  visible,
 } from '../support/console-browser';
 import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
 import { reply } from '../support/openai-test-server';
@@ -17,7 +18,6 @@ import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const SECRET = 'Bearer mcp-secret-4711';
 
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 const textTool = (name: string, text: string): McpTestTool => ({
   tool: { name, description: `Says ${text}`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
   call: () => ({ content: [{ type: 'text', text }] }),

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import type { BrowserContext, Page } from 'playwright-core';
+import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY } from '../support/test-app';
 
@@ -12,8 +12,6 @@ const weather = () =>
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 
 type Message = { role: string; content: string | null };
-
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 
 describe('console (browser)', () => {
   let stack: ConsoleStack;

@@ -1,10 +1,9 @@
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { httpToolBody } from '../support/workflow-fixtures';
 
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 const TOOL_COUNT = 230;
 const SHOWN = 200;
 

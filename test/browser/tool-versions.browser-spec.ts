@@ -1,14 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack } from '../support/console-browser';
+import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
 const SECRET = 'sk-versioned-secret-123';
-
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 
 describe('console tool versions (browser)', () => {
   let stack: ConsoleStack;

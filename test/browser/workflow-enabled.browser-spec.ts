@@ -1,4 +1,4 @@
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import {
   cleanUpAfterEach,
@@ -6,11 +6,10 @@ import {
   signIn,
   startConsoleStack,
   type ConsoleStack,
+  visible,
 } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
-
-const visible = (locator: Locator) => locator.first().waitFor({ state: 'visible' });
 
 interface WorkflowBody {
   id: string;

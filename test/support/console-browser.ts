@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { OpenAITestServer } from './openai-test-server';
 import { startTestApp, type TestApp } from './test-app';
 import { startToolBackend, type ToolBackend } from './tool-backend';
 import { llmEnv } from './workflow-fixtures';
 
 const ROOT = join(__dirname, '..', '..');
+
+/** Waits until the first element `locator` matches is visible. */
+export const visible = (locator: Locator): Promise<void> => locator.first().waitFor({ state: 'visible' });
 const CHROMIUM = '/usr/bin/chromium';
 
 /** The app listening on a real port (so the browser can load /console/), the scripted model, a tool backend and Chromium. */
