@@ -240,6 +240,25 @@ describe('MCP client (e2e)', () => {
       tool: { name: 'explode', inputSchema: { type: 'object' as const }, annotations: { destructiveHint: true } },
       call: () => ({ isError: true, content: [{ type: 'text' as const, text: 'the reactor is offline' }] }),
     };
+    /** Registers the test server over http under `name`; its id. */
+    const addHttpServer = async (name: string): Promise<string> => {
+      const created = await request(stack.app.http)
+        .post('/api/v1/mcp-servers')
+        .set(admin)
+        .send({ name, transport: 'http', url: mcp.url })
+        .expect(201);
+      return (created.body as ServerBody).server.id;
+    };
+    const syncServer = async (id: string) =>
+      (await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200)).body as {
+        server: { vanished_tools: string[] };
+        skipped: Array<{ tool: string; reason: string; kept_tool: string | null }>;
+        updated: string[];
+        disabled: string[];
+      };
+    const toolNamed = async (name: string) =>
+      (await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody;
+    const enabledOf = async (name: string) => (await toolNamed(name)).enabled;
 
     it('should import, call, sync and mask the headers of an http server', async () => {
       mcp.tools = [weatherTool('Weather for a city'), failingTool];
@@ -295,27 +314,20 @@ describe('MCP client (e2e)', () => {
 
     it('should keep a tool disabled by hand disabled on sync, and enable again one that sync disabled', async () => {
       mcp.tools = [weatherTool('Weather'), failingTool];
-      const created = await request(stack.app.http)
-        .post('/api/v1/mcp-servers')
-        .set(admin)
-        .send({ name: 'kept', transport: 'http', url: mcp.url })
-        .expect(201);
-      const { id } = (created.body as ServerBody).server;
+      const id = await addHttpServer('kept');
       await request(stack.app.http)
         .patch('/api/v1/tools/kept__get_weather')
         .set(admin)
         .send({ enabled: false })
         .expect(200);
-      const enabledOf = async (name: string) =>
-        ((await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody).enabled;
 
       mcp.tools = [weatherTool('Weather, changed')];
-      const first = await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200);
-      expect(first.body).toMatchObject({ updated: ['kept__get_weather'], disabled: ['kept__explode'] });
+      const first = await syncServer(id);
+      expect(first).toMatchObject({ updated: ['kept__get_weather'], disabled: ['kept__explode'] });
       mcp.tools = [weatherTool('Weather, changed'), failingTool];
-      const second = await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200);
+      const second = await syncServer(id);
 
-      expect(second.body).toMatchObject({ updated: ['kept__explode'], disabled: [] });
+      expect(second).toMatchObject({ updated: ['kept__explode'], disabled: [] });
       expect([await enabledOf('kept__get_weather'), await enabledOf('kept__explode')]).toEqual([false, true]);
     });
 
@@ -325,19 +337,8 @@ describe('MCP client (e2e)', () => {
         call: () => ({ content: [{ type: 'text' as const, text: 'rain' }] }),
       };
       mcp.tools = [weatherTool('Weather'), failingTool, forecastTool];
-      const created = await request(stack.app.http)
-        .post('/api/v1/mcp-servers')
-        .set(admin)
-        .send({ name: 'gone', transport: 'http', url: mcp.url })
-        .expect(201);
-      const { id } = (created.body as ServerBody).server;
-      const sync = async () =>
-        (await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200)).body as {
-          server: { vanished_tools: string[] };
-          disabled: string[];
-        };
-      const enabledOf = async (name: string) =>
-        ((await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody).enabled;
+      const id = await addHttpServer('gone');
+      const sync = () => syncServer(id);
 
       mcp.tools = [weatherTool('Weather'), forecastTool];
       expect(await sync()).toMatchObject({ server: { vanished_tools: ['explode'] }, disabled: ['gone__explode'] });
@@ -364,21 +365,8 @@ describe('MCP client (e2e)', () => {
       const weather = weatherTool('Weather, now with a broken schema');
       const brokenWeather = { ...weather, tool: { ...weather.tool, inputSchema: brokenSchema } };
       mcp.tools = [weatherTool('Weather'), failingTool];
-      const created = await request(stack.app.http)
-        .post('/api/v1/mcp-servers')
-        .set(admin)
-        .send({ name: 'unimportable', transport: 'http', url: mcp.url })
-        .expect(201);
-      const { id } = (created.body as ServerBody).server;
-      const sync = async () =>
-        (await request(stack.app.http).post(`/api/v1/mcp-servers/${id}/sync`).set(admin).expect(200)).body as {
-          server: { vanished_tools: string[] };
-          skipped: Array<{ tool: string; reason: string; kept_tool: string | null }>;
-          updated: string[];
-          disabled: string[];
-        };
-      const toolNamed = async (name: string) =>
-        (await request(stack.app.http).get(`/api/v1/tools/${name}`).set(admin).expect(200)).body as ToolBody;
+      const id = await addHttpServer('unimportable');
+      const sync = () => syncServer(id);
 
       mcp.tools = [brokenWeather, failingTool];
       const first = await sync();
