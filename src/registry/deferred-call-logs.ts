@@ -67,7 +67,8 @@ export class DeferredCallLogs {
   }
 }
 
-function useCounts(records: ToolCallRecord[]): Map<string, number> {
+/** How many of the calls each tool id had. */
+export function useCounts(records: readonly ToolCallRecord[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const record of records) {
     if (record.toolId) counts.set(record.toolId, (counts.get(record.toolId) ?? 0) + 1);

@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { inSpan, markSpanFailed } from '../common/tracing';
 import type { ChatMessage } from '../shared/chat-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import { DeferredCallLogs } from './deferred-call-logs';
+import { DeferredCallLogs, useCounts } from './deferred-call-logs';
 import { type ToolCallRecord, ToolCallLogsService } from './tool-call-logs.service';
 import { ToolsService } from '../tools/tools.service';
 import { ToolVersionsService } from '../tools/tool-versions.service';
@@ -23,6 +23,7 @@ import type { JsonSchema, ToolCall } from '../shared/tool-types';
 import type { ExecuteToolResponse } from './execute-tool.dto';
 import type { Page, PageQuery } from '../common/http/pagination';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
+import { unloggedCalls } from './unlogged-calls';
 
 export interface ResolvedTools {
   definitions: ToolDefinition[];
@@ -112,6 +113,18 @@ export class RegistryService implements OnApplicationShutdown {
    */
   flushRunInBackground(runId: string): Promise<void> {
     return this.deferred.flushInBackground(runId);
+  }
+
+  /**
+   * Writes the log rows and use counts of the calls among `calls` (a resumed run's answered calls, in the order
+   * they were made) that have no row: a process that died had not written them yet. Calls with a row are left
+   * alone, so that asking again writes nothing twice. Returns the calls it wrote.
+   */
+  async logUnloggedCalls(runId: string, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]> {
+    if (calls.length === 0) return [];
+    const missing = unloggedCalls(calls, await this.logs.loggedCallsOf(runId));
+    if (missing.length > 0) await this.writeLogs(missing, useCounts(missing));
+    return missing;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -14,6 +14,7 @@ import { ToolCallLogEntity } from './tool-call-log.entity';
 import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
 import { type ToolCallLogRecord, toToolCallLogRecord } from './tool-call-log-record';
+import type { LoggedCall } from './unlogged-calls';
 
 export interface ToolCallRecord {
   toolId: string | null;
@@ -141,6 +142,11 @@ export class ToolCallLogsService {
       take: pageSize,
     });
     return { items: entities.map(toToolCallLogResponse), page, page_size: pageSize, total };
+  }
+
+  /** Which calls of a run have a row: node and call id of each (a resumed run's answered calls are matched to them). */
+  async loggedCallsOf(runId: string): Promise<LoggedCall[]> {
+    return this.logs.find({ select: { nodeId: true, callId: true }, where: { runId } });
   }
 
   async listForRun(runId: string): Promise<ToolCallLogRecord[]> {
