@@ -67,7 +67,7 @@ type NodeState = 'pending' | 'running' | 'done' | 'skipped' | 'waiting';
  * finish, then the run waits (AwaitingApprovalError). Aborts on `run.signal`.
  */
 export class WorkflowEngine {
-  private readonly handlers: Readonly<Record<string, NodeHandler>>;
+  readonly handlers: Readonly<Record<string, NodeHandler>>;
 
   constructor(
     handlers: NodeHandlers,

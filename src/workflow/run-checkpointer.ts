@@ -83,6 +83,11 @@ export class RunCheckpointer {
     return this.write();
   }
 
+  /** The node's state as stored: its output once it finished, else its step; undefined before it stored one. */
+  nodeState(nodeId: string): Readonly<NodeState> | undefined {
+    return this.state.nodes[nodeId];
+  }
+
   finishedOutput(nodeId: string): Record<string, unknown> | undefined {
     return this.state.nodes[nodeId]?.output;
   }

@@ -29,6 +29,7 @@ import { ApprovalsService } from '../runs/approvals.service';
 import { AwaitingApprovalError } from './agent/approval-gate';
 import { coalesceDeltas } from './delta-coalescer';
 import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
+import { logCheckpointedCalls } from './checkpointed-call-logs';
 import { resolveRunTools } from './run-tools';
 import { RunMeter } from './run-meter';
 import { effectiveBudgets } from './run-request';
@@ -272,6 +273,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
     if (resumed) await this.runs.closeFinishedNodes(run.id, finishedOutputs(state));
     const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
+    if (resumed) await this.logCheckpointedCalls(run, checked, checkpoint);
     const result = await this.runTraced(run, checked, ownerOf(run), signal, run.depth, { checkpoint, startsNow });
     if (result.status === 'handed_back' || result.status === 'waiting') return result.status;
     return stopOf(result.status);
@@ -465,6 +467,25 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       if (stored) this.endStoredWaiters.get(runId)?.();
       await this.events.close(runId);
     }
+  }
+
+  /** A resumed run's answered calls whose logs the process that executed it before had not written yet. */
+  private async logCheckpointedCalls(
+    run: RunRecord,
+    checked: CheckedDefinition,
+    checkpoint: RunCheckpointer,
+  ): Promise<void> {
+    await logCheckpointedCalls({
+      runId: run.id,
+      userId: run.userId,
+      definition: checked.definition,
+      handlers: this.engine.handlers,
+      checkpoint,
+      toolPins: run.toolPins ?? undefined,
+      registry: this.registry,
+    }).catch((error: unknown) => {
+      this.logger.error({ err: error, runId: run.id }, 'could not store the tool call logs of the run');
+    });
   }
 
   /** The run's tool call logs were written off the critical path; they are stored before it ends here. */

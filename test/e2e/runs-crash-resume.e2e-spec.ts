@@ -11,6 +11,9 @@ interface RunBody {
   nodes: Array<{ node_id: string; status: string; tool_calls: Array<{ call_id: string; status: string }> }>;
 }
 type Message = { role: string; tool_call_id?: string; content?: string | null };
+interface LogPage {
+  items: Array<{ run_id: string | null; call_id: string | null; status: string; input: string; output: string | null }>;
+}
 
 // Each start compiles the app in a process of its own.
 jest.setTimeout(240_000);
@@ -50,7 +53,7 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     await database.drop();
   });
 
-  it('should resume from the checkpoint: no finished model or tool call again, the mutating call in flight not repeated', async () => {
+  it('should resume from the checkpoint: no finished model or tool call again, the mutating call in flight not repeated, every finished call logged once', async () => {
     const env = llmEnv(llm, { DATABASE_URL: database.url });
     child = await startChildApp(env);
     await api('/tools', { method: 'POST', body: httpToolBody('lookup', `${backend.origin}/lookup?id={id}`) });
@@ -60,7 +63,13 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     });
     llm.script([
       reply.toolCalls([{ id: 'call_lookup', name: 'lookup', arguments: { id: 'a' } }]),
-      reply.toolCalls([{ id: 'call_write', name: 'write', arguments: { id: 'b' } }]),
+      // Mutating calls run one after another: call_written has finished (its result is checkpointed, its log is
+      // written only with the next model answer) when call_write starts.
+      reply.toolCalls([
+        { id: 'call_written', name: 'write', arguments: { id: 'w' } },
+        { id: 'call_write', name: 'write', arguments: { id: 'b' } },
+      ]),
+      reply.hang(),
       reply.text('The write may or may not have happened.'),
     ]);
     backend.hold();
@@ -70,8 +79,14 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     });
     await waitFor(() => backend.held.includes('a'), { what: 'the lookup reached the backend' });
     backend.release('a');
-    await waitFor(() => backend.held.includes('b'), { what: 'the write reached the backend' });
+    await waitFor(() => backend.held.includes('w'), { what: 'the first write reached the backend' });
+    backend.release('w');
+    await waitFor(() => backend.held.includes('b'), { what: 'the second write reached the backend' });
 
+    await killHard();
+    child = await startChildApp(env);
+    // The resumed run asks the model again; killed while it waits, the run resumes a second time.
+    await waitFor(() => llm.requests.length === 3, { what: 'the resumed run called the model', timeoutMs: 60_000 });
     await killHard();
     child = await startChildApp(env);
     await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
@@ -81,18 +96,30 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
 
     const run = await api<RunBody>(`/runs/${id}`);
     expect(run.outputs).toEqual({ answer: 'The write may or may not have happened.' });
-    expect(llm.requests).toHaveLength(3);
+    expect(llm.requests).toHaveLength(4);
     expect(backend.hits.filter((hit) => hit.path === '/lookup')).toHaveLength(1);
+    expect(backend.hits.filter((hit) => hit.path === '/write').map((hit) => hit.params.id)).toEqual(['w']);
     expect(backend.held).toEqual(['b']);
     const llmNode = run.nodes.filter((node) => node.node_id === 'llm-1');
     expect(llmNode).toHaveLength(1);
     expect(llmNode[0].tool_calls.map((call) => [call.call_id, call.status])).toEqual([
       ['call_lookup', 'success'],
+      ['call_written', 'success'],
       ['call_write', 'unknown_outcome'],
     ]);
-    const messages = (llm.requests[2].body as { messages: Message[] }).messages;
+    const writes = (await api<LogPage>('/tools/write/logs')).items.filter((log) => log.run_id === id);
+    expect(writes.map((log) => [log.call_id, log.status]).sort()).toEqual([
+      ['call_write', 'unknown_outcome'],
+      ['call_written', 'success'],
+    ]);
+    const written = writes.find((log) => log.call_id === 'call_written');
+    expect(JSON.parse(written?.input ?? '')).toEqual({ id: 'w' });
+    expect(JSON.parse(written?.output ?? '')).toEqual({ path: '/write', id: 'w' });
+    expect((await api<{ use_count: number }>('/tools/write')).use_count).toBe(2);
+    expect((await api<{ use_count: number }>('/tools/lookup')).use_count).toBe(1);
+    const messages = (llm.requests[3].body as { messages: Message[] }).messages;
     const toolMessages = messages.filter((message) => message.role === 'tool');
-    expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_lookup', 'call_write']);
-    expect(toolMessages[1].content).toMatch(/outcome of this call is unknown.*not\s+repeated/s);
+    expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_lookup', 'call_written', 'call_write']);
+    expect(toolMessages[2].content).toMatch(/outcome of this call is unknown.*not\s+repeated/s);
   });
 });

@@ -15,6 +15,8 @@ import {
   type ToolResultLimit,
 } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
+import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from '../agent/answered-calls';
+import type { AgentToolCallRecord } from '../agent/agent-loop-result';
 import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
@@ -190,6 +192,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     ...(typeof data.tool_choice === 'object' && { tool_choice: { name: rename(data.tool_choice.name) } }),
   }),
   check,
+  answeredCalls: ({ output, step }) => {
+    if (output) return answeredCallsOfRecords((output.tool_calls as AgentToolCallRecord[] | undefined) ?? []);
+    return step ? answeredCallsOfCheckpoint(step as AgentLoopCheckpoint) : [];
+  },
   async run({ node, data, scope, run, services: deps, step }) {
     const providerName = data.provider ?? deps.defaultProvider;
     const provider = deps.providers.getProvider(providerName);

@@ -6,7 +6,8 @@ import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
 import type { ToolVectorStore } from '../tool-selection/tool-vectors';
-import type { NodeStep } from '../run-checkpointer';
+import type { NodeState, NodeStep } from '../run-checkpointer';
+import type { ToolCallStatus } from '../../shared/tool-call-status';
 
 /** What handlers use at run time; the workflow module provides it. */
 export interface NodeServices {
@@ -27,6 +28,18 @@ export interface NodeServices {
 export interface ToolResultStore {
   store(result: { runId: string; nodeId: string; callId: string; toolName: string; content: string }): Promise<string>;
   read(runId: string, ref: string): Promise<string | null>;
+}
+
+/** A tool call a node's stored state holds as answered, with a log row of its own (see NodeHandler.answeredCalls). */
+export interface AnsweredCall {
+  id: string;
+  name: string;
+  /** As stored: credentials masked. */
+  arguments: string;
+  status: ToolCallStatus;
+  /** The result or error as stored. */
+  response: string;
+  durationMs: number;
 }
 
 /** What checks beyond the schema may consult: the configured providers. */
@@ -87,5 +100,11 @@ export interface NodeHandler<S extends TSchema = TSchema> {
   /** The data with every tool name it holds passed through `rename` (an import that renamed tools rewires them). */
   renameTools?(data: Static<S>, rename: (name: string) => string): Static<S>;
   check?(data: Static<S>, context: NodeCheckContext): DataProblem[];
+  /**
+   * The calls with a log row (see RegistryService.runCall) that its stored state (its output once it finished,
+   * else its step) holds as answered, in the order they were made: a resumed run writes the rows of those whose
+   * logs the process that died had not written yet.
+   */
+  answeredCalls?(state: NodeState): AnsweredCall[];
   run(input: NodeRunInput<Static<S>>): Promise<Record<string, unknown>>;
 }
