@@ -1,6 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { TOOL_CALL_STATUSES } from '../shared/tool-call-status';
 
+/** What `started_at` of a logged call means (see RegistryService.logUnloggedCalls for calls logged at a resume). */
+export const STARTED_AT_DESCRIPTION =
+  'When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored';
+
 export class ToolCallLogResponse {
   @ApiProperty() id!: string;
   @ApiProperty({ nullable: true, type: String }) tool_id!: string | null;
@@ -16,7 +20,7 @@ export class ToolCallLogResponse {
   status!: string;
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty({ example: 12 }) duration_ms!: number;
-  @ApiProperty() started_at!: string;
+  @ApiProperty({ description: STARTED_AT_DESCRIPTION }) started_at!: string;
   @ApiProperty() created_at!: string;
 }
 

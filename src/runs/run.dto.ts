@@ -6,6 +6,7 @@ import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { RUN_BUDGET_PROPERTIES, RUN_STOP_REASONS } from './run-budgets';
 import { PendingApprovalDto } from './approval.dto';
+import { STARTED_AT_DESCRIPTION } from '../registry/tool-call-log.dto';
 
 export const RUN_SORT_FIELDS = {
   created_at: 'createdAt',
@@ -94,7 +95,7 @@ export class NodeRunToolCallDto {
   @ApiProperty({ nullable: true, type: String }) output!: string | null;
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty() duration_ms!: number;
-  @ApiProperty() started_at!: string;
+  @ApiProperty({ description: STARTED_AT_DESCRIPTION }) started_at!: string;
 }
 
 export class NodeRunDto {

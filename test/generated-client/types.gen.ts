@@ -133,6 +133,9 @@ export type ToolCallLogResponse = {
     status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome' | 'rejected';
     error_message: string | null;
     duration_ms: number;
+    /**
+     * When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored
+     */
     started_at: string;
     created_at: string;
 };
@@ -280,6 +283,9 @@ export type NodeRunToolCallDto = {
     output: string | null;
     error_message: string | null;
     duration_ms: number;
+    /**
+     * When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored
+     */
     started_at: string;
 };
 
