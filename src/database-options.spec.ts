@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { databaseOptions } from './database-options';
+import { databaseOptions, openDatabase } from './database-options';
 
 describe(databaseOptions.name, () => {
   let directory: string;
@@ -30,5 +31,41 @@ describe(databaseOptions.name, () => {
     } finally {
       await dataSource.destroy();
     }
+  });
+});
+
+describe('openDatabase on a SQLite file', () => {
+  let dir: string;
+  let dataSource: DataSource | undefined;
+  const autocheckpoint = (db: Database.Database) => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'toolflow-checkpoint-'))));
+  afterEach(async () => {
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checkpoints on its thread while open, and ends the thread when destroyed', async () => {
+    const database = join(dir, 'toolflow.sqlite');
+    dataSource = await openDatabase(
+      databaseOptions({ type: 'sqlite', database, url: `sqlite:${database}` }, true),
+      true,
+    );
+    const connection = (dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
+    expect(autocheckpoint(connection)).toBe(0);
+
+    await dataSource.destroy();
+    expect(connection.open).toBe(false);
+    // Closed cleanly: the last connection to close checkpointed the log and removed it.
+    expect(() => statSync(`${database}-wal`)).toThrow();
+  });
+
+  it('starts no thread for an in-memory database', async () => {
+    dataSource = await openDatabase(
+      databaseOptions({ type: 'sqlite', database: ':memory:', url: 'sqlite::memory:' }, true),
+      true,
+    );
+    const connection = (dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
+    expect(autocheckpoint(connection)).toBe(1000);
   });
 });

@@ -17,6 +17,8 @@ import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.en
 import { ToolEntity } from './tools/tool.entity';
 import { ToolVersionEntity } from './tools/tool-version.entity';
 import type { DatabaseConfig } from './config/app-config';
+import { startSqliteCheckpointer, type SqliteCheckpointer } from './common/sqlite-checkpointer';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver';
 
 export const entities = [
   ToolEntity,
@@ -66,6 +68,23 @@ export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean
   };
 }
 
+/** A SQLite file's DataSource, whose WAL is checkpointed on a thread of its own while it is open. */
+class SqliteDataSource extends DataSource {
+  private checkpointer?: SqliteCheckpointer;
+
+  async startCheckpointer(file: string): Promise<void> {
+    const connection = (this.driver as BetterSqlite3Driver).databaseConnection as Parameters<
+      typeof startSqliteCheckpointer
+    >[1];
+    this.checkpointer = await startSqliteCheckpointer(file, connection);
+  }
+
+  override async destroy(): Promise<void> {
+    await this.checkpointer?.stop();
+    await super.destroy();
+  }
+}
+
 /** How long a starting process waits for another one to finish migrating the same MySQL database. */
 const MIGRATION_LOCK_SECONDS = 60;
 
@@ -74,12 +93,14 @@ const MIGRATION_LOCK_SECONDS = 60;
  * on one database: a named lock lets one of them migrate while the others wait, then find nothing to do.
  */
 export async function openDatabase(options: DataSourceOptions, migrationsRun: boolean): Promise<DataSource> {
-  const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
-  if (!migrationsRun) return dataSource;
-  if (options.type !== 'mysql') {
-    await dataSource.runMigrations();
+  if (options.type === 'better-sqlite3') {
+    const dataSource = await new SqliteDataSource({ ...options, migrationsRun: false }).initialize();
+    if (migrationsRun) await dataSource.runMigrations();
+    if (options.database !== ':memory:') await dataSource.startCheckpointer(options.database);
     return dataSource;
   }
+  const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
+  if (!migrationsRun) return dataSource;
   // GET_LOCK belongs to a connection: this runner holds one while the migrations use others.
   const lock = dataSource.createQueryRunner();
   try {
