@@ -42,15 +42,23 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
   beforeAll(async () => {
     llm = await OpenAITestServer.start();
     backend = await startToolBackend();
+  });
+
+  beforeEach(async () => {
     database = await throwawayDatabase();
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await killHard();
+    child = undefined;
     backend.releaseAll();
+    llm.reset();
+    await database.drop();
+  });
+
+  afterAll(async () => {
     await backend.close();
     await llm.close();
-    await database.drop();
   });
 
   it('should resume from the checkpoint: no finished model or tool call again, the mutating call in flight not repeated, every finished call logged once', async () => {
@@ -121,5 +129,55 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     const toolMessages = messages.filter((message) => message.role === 'tool');
     expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_lookup', 'call_written', 'call_write']);
     expect(toolMessages[2].content).toMatch(/outcome of this call is unknown.*not\s+repeated/s);
+  });
+
+  it('should have the log of a tool node that finished before the crash', async () => {
+    const env = llmEnv(llm, { DATABASE_URL: database.url });
+    child = await startChildApp(env);
+    await api('/tools', {
+      method: 'POST',
+      body: httpToolBody('record', `${backend.origin}/record?id={id}`, { effect: 'mutating' }),
+    });
+    llm.script([reply.hang(), reply.text('Recorded.')]);
+    const definition = agentWorkflow(
+      {},
+      {
+        nodes: [
+          { id: 'start', type: 'start', data: {} },
+          { id: 'tool-1', type: 'tool', data: { tool: 'record', arguments: { id: 'tn' } } },
+          { id: 'llm-1', type: 'llm', data: { prompt: 'Say what was recorded: {{tool-1.output}}' } },
+          { id: 'end', type: 'end', data: { outputs: { answer: '{{llm-1.output}}' } } },
+        ],
+        edges: [
+          { source: 'start', target: 'tool-1' },
+          { source: 'tool-1', target: 'llm-1' },
+          { source: 'llm-1', target: 'end' },
+        ],
+      },
+    );
+    const { id } = await api<{ id: string }>('/workflow-runs', {
+      method: 'POST',
+      body: { definition, inputs: { question: 'Record.' } },
+    });
+    // The tool node finished (its output is checkpointed) and the LLM node after it waits for the model.
+    await waitFor(() => llm.requests.length === 1, { what: 'the LLM node called the model' });
+
+    await killHard();
+    child = await startChildApp(env);
+    await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
+      what: 'the resumed run succeeded',
+      timeoutMs: 60_000,
+    });
+
+    const run = await api<RunBody>(`/runs/${id}`);
+    expect(run.outputs).toEqual({ answer: 'Recorded.' });
+    expect(backend.hits.filter((hit) => hit.path === '/record')).toHaveLength(1);
+    const toolNode = run.nodes.filter((node) => node.node_id === 'tool-1');
+    expect(toolNode.map((node) => node.tool_calls.map((call) => [call.call_id, call.status]))).toEqual([
+      [['tool-1-call', 'success']],
+    ]);
+    const logs = (await api<LogPage>('/tools/record/logs')).items.filter((log) => log.run_id === id);
+    expect(logs.map((log) => [log.call_id, log.status])).toEqual([['tool-1-call', 'success']]);
+    expect((await api<{ use_count: number }>('/tools/record')).use_count).toBe(1);
   });
 });

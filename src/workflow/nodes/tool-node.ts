@@ -1,11 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { freeObject } from '../../json-schema/schema-helpers';
 import { AwaitingApprovalError } from '../agent/approval-gate';
 import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
 import { stopError } from '../run-context';
-import type { NodeHandler } from './node-handler';
+import type { NodeHandler, NodeRunInput } from './node-handler';
 import { approvalGateFor } from './node-approvals';
 import { toolsOfNode } from './node-tools';
 
@@ -31,64 +31,80 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
   outputs: ['output', 'data', 'status', 'error'],
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
   renameTools: (data, rename) => ({ ...data, tool: rename(data.tool) }),
-  async run({ node, data, scope, run, services, step }) {
-    const { registry } = services;
-    const name = data.tool;
-    const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
-    const call = {
-      id: `${node.id}-call`,
-      name,
-      arguments: JSON.stringify(resolveReferences(data.arguments ?? {}, scope)),
-    };
-    const context = {
-      runId: run.runId,
-      userId: run.principal.userId,
-      isAdmin: isAdmin(run.principal),
-      signal: run.signal,
-      depth: run.depth,
-    };
-    const decision = await approvalGateFor({ node, step, run, services }, tools).check(call);
-    if (decision === 'pending') throw new AwaitingApprovalError();
-    if (decision?.approved === false) {
-      await registry.recordUnrunCall({
-        call,
-        tools,
-        nodeId: node.id,
-        status: 'rejected',
-        response: decision.response,
-        context,
-      });
-      return { output: decision.response, data: null, status: 'rejected', error: decision.response };
-    }
-    if (decision?.arguments !== undefined) call.arguments = decision.arguments;
-    // A call that may change things is marked started first: after a crash it is not repeated.
-    if (step && !isRepeatable(tools[0].effect)) {
-      if (step.state === STARTED) {
-        const response = UNKNOWN_OUTCOME_RESPONSE;
-        await registry.recordUnrunCall({ call, tools, nodeId: node.id, status: 'unknown_outcome', response, context });
-        return { output: response, data: null, status: 'unknown_outcome', error: response };
-      }
-      await step.save(STARTED);
-    }
-    if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
-    run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
-    const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
-    // A call the run's stop aborted (a cancel, a budget, a failure on another branch) stops the node too.
-    if (run.signal.aborted) throw stopError(run.signal);
-    run.emit('tool.result', {
-      node_id: node.id,
-      call_id: call.id,
-      name,
-      status: outcome.status,
-      duration_ms: outcome.metadata.duration_ms,
-      response: outcome.response.slice(0, PREVIEW_CHARS),
-    });
-    const success = outcome.status === 'success';
-    return {
-      output: outcome.response,
-      data: outcome.data ?? null,
-      status: outcome.status,
-      error: success ? null : outcome.response,
-    };
+  async run(input) {
+    const output = await callTool(input);
+    // The call's log is stored before the node's output is checkpointed, so that a crash after that cannot leave a
+    // finished call without its log (a run's logs are otherwise written with the next model answer, or at its end).
+    // A failed write is reported and retried with the next one.
+    await input.services.registry.flushRunInBackground(input.run.runId);
+    return output;
   },
 };
+
+async function callTool({
+  node,
+  data,
+  scope,
+  run,
+  services,
+  step,
+}: NodeRunInput<Static<typeof ToolNodeData>>): Promise<Record<string, unknown>> {
+  const { registry } = services;
+  const name = data.tool;
+  const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
+  const call = {
+    id: `${node.id}-call`,
+    name,
+    arguments: JSON.stringify(resolveReferences(data.arguments ?? {}, scope)),
+  };
+  const context = {
+    runId: run.runId,
+    userId: run.principal.userId,
+    isAdmin: isAdmin(run.principal),
+    signal: run.signal,
+    depth: run.depth,
+  };
+  const decision = await approvalGateFor({ node, step, run, services }, tools).check(call);
+  if (decision === 'pending') throw new AwaitingApprovalError();
+  if (decision?.approved === false) {
+    await registry.recordUnrunCall({
+      call,
+      tools,
+      nodeId: node.id,
+      status: 'rejected',
+      response: decision.response,
+      context,
+    });
+    return { output: decision.response, data: null, status: 'rejected', error: decision.response };
+  }
+  if (decision?.arguments !== undefined) call.arguments = decision.arguments;
+  // A call that may change things is marked started first: after a crash it is not repeated.
+  if (step && !isRepeatable(tools[0].effect)) {
+    if (step.state === STARTED) {
+      const response = UNKNOWN_OUTCOME_RESPONSE;
+      await registry.recordUnrunCall({ call, tools, nodeId: node.id, status: 'unknown_outcome', response, context });
+      return { output: response, data: null, status: 'unknown_outcome', error: response };
+    }
+    await step.save(STARTED);
+  }
+  if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
+  run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
+  const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
+  // A call the run's stop aborted (a cancel, a budget, a failure on another branch) stops the node too.
+  if (run.signal.aborted) throw stopError(run.signal);
+  run.emit('tool.result', {
+    node_id: node.id,
+    call_id: call.id,
+    name,
+    status: outcome.status,
+    duration_ms: outcome.metadata.duration_ms,
+    response: outcome.response.slice(0, PREVIEW_CHARS),
+  });
+  const success = outcome.status === 'success';
+  return {
+    output: outcome.response,
+    data: outcome.data ?? null,
+    status: outcome.status,
+    error: success ? null : outcome.response,
+  };
+}
