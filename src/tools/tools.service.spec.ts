@@ -3,8 +3,9 @@ import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
+import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
-import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
+import { TOOL_IMPLEMENTATIONS } from './tool-implementations';
 import { TOOL_VERSION_LISTENER, type ToolVersionChange, type ToolVersionListener } from './tool-version-listener';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
@@ -15,17 +16,7 @@ import { ToolsService } from './tools.service';
 const owner = userPrincipal('owner');
 const stranger = userPrincipal('stranger');
 
-/** Implementation types that accept any config and keep no secrets: the rules under test are ToolsService's own. */
-const implementations: ToolImplementations = {
-  describe: () => [],
-  validateConfig: () => [],
-  mask: (_type, config) => ({ ...config }),
-  restoreSecrets: (_type, next) => next,
-  deriveParameters: () => Promise.resolve(undefined),
-  adminOnly: () => false,
-  defaults: () => ({}),
-  shippedTools: () => [],
-};
+const implementations = permissiveImplementations();
 
 describe(ToolsService.name, () => {
   let moduleRef: TestingModule;

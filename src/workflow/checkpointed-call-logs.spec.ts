@@ -3,13 +3,14 @@ import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
+import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { EXECUTOR_CATALOG } from '../registry/executors.tokens';
 import { RegistryService } from '../registry/registry.service';
 import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
 import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
-import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from '../tools/tool-implementations';
+import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
 import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
 import { ToolEntity } from '../tools/tool.entity';
 import { ToolVersionEntity } from '../tools/tool-version.entity';
@@ -24,16 +25,7 @@ import { RunCheckpointer, type RunState } from './run-checkpointer';
 
 const owner = userPrincipal('owner');
 
-const implementations: ToolImplementations = {
-  describe: () => [],
-  validateConfig: () => [],
-  mask: (_type, config) => ({ ...config }),
-  restoreSecrets: (_type, next) => next,
-  deriveParameters: () => Promise.resolve(undefined),
-  adminOnly: () => false,
-  defaults: () => ({}),
-  shippedTools: () => [],
-};
+const implementations = permissiveImplementations();
 
 const definition = {
   name: 'crash',

@@ -34,6 +34,14 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     return (await response.json()) as T;
   };
 
+  const succeeded = async (id: string): Promise<RunBody> => {
+    await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
+      what: 'the resumed run succeeded',
+      timeoutMs: 60_000,
+    });
+    return api<RunBody>(`/runs/${id}`);
+  };
+
   const killHard = async () => {
     child?.process.kill('SIGKILL');
     await child?.exited;
@@ -97,12 +105,7 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
     await waitFor(() => llm.requests.length === 3, { what: 'the resumed run called the model', timeoutMs: 60_000 });
     await killHard();
     child = await startChildApp(env);
-    await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
-      what: 'the resumed run succeeded',
-      timeoutMs: 60_000,
-    });
-
-    const run = await api<RunBody>(`/runs/${id}`);
+    const run = await succeeded(id);
     expect(run.outputs).toEqual({ answer: 'The write may or may not have happened.' });
     expect(llm.requests).toHaveLength(4);
     expect(backend.hits.filter((hit) => hit.path === '/lookup')).toHaveLength(1);
@@ -164,12 +167,7 @@ describe('Embedded runs after kill -9 (e2e, child processes)', () => {
 
     await killHard();
     child = await startChildApp(env);
-    await waitFor(async () => (await api<RunBody>(`/runs/${id}`)).status === 'succeeded', {
-      what: 'the resumed run succeeded',
-      timeoutMs: 60_000,
-    });
-
-    const run = await api<RunBody>(`/runs/${id}`);
+    const run = await succeeded(id);
     expect(run.outputs).toEqual({ answer: 'Recorded.' });
     expect(backend.hits.filter((hit) => hit.path === '/record')).toHaveLength(1);
     const toolNode = run.nodes.filter((node) => node.node_id === 'tool-1');
