@@ -2,13 +2,12 @@ import { countTokens } from '../../llm/token-count';
 import type { ChatMessage } from '../../shared/chat-types';
 import type { FunctionTool } from '../../shared/tool-types';
 import { CUT_NOTE_START, cutToolResult } from './cut-tool-result';
+import { MESSAGE_OVERHEAD_TOKENS, RequestTokenCounter } from './request-tokens';
 
 /** Tokens an older tool result keeps once the request has to shrink. */
 export const SHORT_RESULT_TOKENS = 300;
 /** Output tokens kept free when the node sets no `max_tokens`: at most this, at most a quarter of the window. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
-/** Role and separators of one message, which the text alone does not show. */
-const MESSAGE_OVERHEAD_TOKENS = 4;
 
 export interface ContextLimit {
   /** Tokens in plus out that the model takes. */
@@ -59,18 +58,19 @@ export class ContextOverflowError extends Error {
  * message object, so a long loop does not count its history again on every call.
  */
 export class ContextFitter {
-  private readonly counted = new WeakMap<object, number>();
-  private readonly bounds = new WeakMap<object, number>();
   private readonly shortForms = new WeakMap<ChatMessage, ChatMessage>();
 
-  constructor(readonly limit: ContextLimit) {}
+  constructor(
+    readonly limit: ContextLimit,
+    private readonly tokens = new RequestTokenCounter(),
+  ) {}
 
   /** `taskIndex`: where the task is in `messages` (-1: none). */
   fit(messages: readonly ChatMessage[], tools: readonly FunctionTool[], taskIndex: number): FittedRequest {
     const budget = this.limit.contextWindow - this.limit.reservedTokens;
-    if (this.upperBound(messages, tools) <= budget) return { messages: [...messages], trim: null };
-    const toolTokens = tools.reduce((sum, tool) => sum + this.tokensOf(tool, () => JSON.stringify(tool)), 0);
-    const tokensBefore = toolTokens + messages.reduce((sum, message) => sum + this.messageTokens(message), 0);
+    if (this.tokens.upperBound(messages, tools) <= budget) return { messages: [...messages], trim: null };
+    const toolTokens = this.tokens.toolTokens(tools);
+    const tokensBefore = this.tokens.count(messages, tools);
     if (tokensBefore <= budget) return { messages: [...messages], trim: null };
 
     const kept: ChatMessage[] = [...messages];
@@ -83,7 +83,7 @@ export class ContextFitter {
       const message = kept[index];
       if (message.role !== 'tool') continue;
       const short = this.shortForm(message);
-      const saved = this.messageTokens(message) - this.messageTokens(short);
+      const saved = this.tokens.messageTokens(message) - this.tokens.messageTokens(short);
       if (saved <= 0) continue;
       kept[index] = short;
       total -= saved;
@@ -96,62 +96,16 @@ export class ContextFitter {
     for (const unit of droppable) {
       if (total + (dropped.size > 0 ? noteTokens : 0) <= budget) break;
       for (const index of unit) {
-        total -= this.messageTokens(kept[index]);
+        total -= this.tokens.messageTokens(kept[index]);
         dropped.add(index);
       }
     }
 
     let result = kept.filter((_, index) => !dropped.has(index));
     if (dropped.size > 0) result = withDropNote(result, kept, taskIndex, dropped.size);
-    const tokensAfter = toolTokens + result.reduce((sum, message) => sum + this.messageTokens(message), 0);
+    const tokensAfter = toolTokens + result.reduce((sum, message) => sum + this.tokens.messageTokens(message), 0);
     if (tokensAfter > budget) throw new ContextOverflowError(tokensAfter, this.limit);
     return { messages: result, trim: { tokensBefore, tokensAfter, shortenedResults, droppedMessages: dropped.size } };
-  }
-
-  /**
-   * At least the request's tokens, without encoding: a token stands for one byte of UTF-8 or more. Far from
-   * the window (the common case) this settles that the request fits, and nothing is counted.
-   */
-  private upperBound(messages: readonly ChatMessage[], tools: readonly FunctionTool[]): number {
-    const boundOf = (key: object, text: () => string): number => {
-      let bound = this.bounds.get(key);
-      if (bound === undefined) {
-        bound = Buffer.byteLength(text());
-        this.bounds.set(key, bound);
-      }
-      return bound;
-    };
-    let total = 0;
-    for (const tool of tools) total += boundOf(tool, () => JSON.stringify(tool));
-    for (const message of messages) {
-      total +=
-        MESSAGE_OVERHEAD_TOKENS +
-        boundOf(message, () => {
-          const { content, ...rest } = message;
-          return `${content ?? ''}${JSON.stringify(rest)}`;
-        });
-    }
-    return total;
-  }
-
-  private messageTokens(message: ChatMessage): number {
-    return this.tokensOf(message, () => {
-      const { content, ...rest } = message;
-      return { content: content ?? '', rest: JSON.stringify(rest) };
-    });
-  }
-
-  private tokensOf(key: object, text: () => string | { content: string; rest: string }): number {
-    let tokens = this.counted.get(key);
-    if (tokens === undefined) {
-      const value = text();
-      tokens =
-        typeof value === 'string'
-          ? countTokens(value)
-          : MESSAGE_OVERHEAD_TOKENS + countTokens(value.content) + countTokens(value.rest);
-      this.counted.set(key, tokens);
-    }
-    return tokens;
   }
 
   /** The result cut to SHORT_RESULT_TOKENS; a result cut before keeps its note and so its ref. */
