@@ -8,7 +8,10 @@ export const RUN_BUDGET_PROPERTIES = {
   max_total_tokens: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: 'Tokens (total_tokens) every model call of the run may use together; reaching it ends the run',
+      description:
+        'Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left ' +
+        'after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as ' +
+        'does reaching it',
     }),
   ),
   max_tool_calls: Type.Optional(

@@ -8,6 +8,7 @@ import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent
 import { fallbackAnswer, finalAnswerInstruction } from './agent/final-answer';
 import { type AgentLoopCheckpoint, AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
 import { toolDocument } from './tool-selection/tool-index';
+import { RequestTokenCounter } from './agent/request-tokens';
 import { SEARCH_TOOLS, ToolSelection } from './tool-selection/tool-selection';
 
 let callCounter = 0;
@@ -550,22 +551,107 @@ describe(runAgentLoop.name, () => {
       expect(lookup).not.toHaveBeenCalled();
     });
 
-    it('should force a final answer once the token budget is used up', async () => {
+    it('should end with budget_tokens, making no final call past a token budget that is used up', async () => {
       const { provider, run } = setup(
         [
           {
             toolCalls: [call('search', { q: '1' })],
             usage: { promptTokens: 80, completionTokens: 30, totalTokens: 110 },
           },
-          { content: 'Short answer.' },
+          { content: 'Never asked for.' },
         ],
         undefined,
         { maxTotalTokens: 100 },
       );
       const sut = await run();
-      expect(provider.requests[1].toolChoice).toBe('none');
-      expect(sut).toMatchObject({ output: 'Short answer.', stopReason: 'budget_tokens' });
-      expect(sut.usage).toEqual({ promptTokens: 90, completionTokens: 35, totalTokens: 125, modelCalls: 2 });
+      expect(provider.requests).toHaveLength(1);
+      expect(sut).toMatchObject({ stopReason: 'budget_tokens', usage: { totalTokens: 110, modelCalls: 1 } });
+      expect(sut.output).toContain(fallbackAnswer('budget_tokens'));
+      expect(sut.error).toMatch(/does not fit the node's budget of 100 tokens \(max_total_tokens\).*0 are left/);
+    });
+
+    it("should cap each call's maxTokens to what the node's token budget leaves after its prompt", async () => {
+      const { provider, run } = setup(
+        [
+          {
+            toolCalls: [call('search', { q: '1' })],
+            usage: { promptTokens: 300, completionTokens: 200, totalTokens: 500 },
+          },
+          { content: 'Done.' },
+        ],
+        undefined,
+        { maxTotalTokens: 1000 },
+      );
+      const sut = await run();
+      const counter = new RequestTokenCounter();
+      const promptOf = (request: ChatRequest) => counter.count(request.messages, request.tools ?? []);
+      expect(sut.stopReason).toBe('answered');
+      expect(provider.requests.map((request) => request.maxTokens)).toEqual([
+        1000 - promptOf(provider.requests[0]),
+        500 - promptOf(provider.requests[1]),
+      ]);
+    });
+
+    it("should send the smaller of the node's max_tokens and what the budget leaves after the prompt", async () => {
+      const { provider, run } = setup(
+        [
+          {
+            toolCalls: [call('search', { q: '1' })],
+            usage: { promptTokens: 600, completionTokens: 100, totalTokens: 700 },
+          },
+          { content: 'Done.' },
+        ],
+        undefined,
+        { maxTotalTokens: 1000, maxTokens: 300 },
+      );
+      await run();
+      const second = provider.requests[1];
+      const prompt = new RequestTokenCounter().count(second.messages, second.tools ?? []);
+      expect(provider.requests.map((request) => request.maxTokens)).toEqual([300, 300 - prompt]);
+    });
+
+    it('should leave the request as it is when no token budget is set', async () => {
+      const { provider, run } = setup([{ content: 'Done.' }], undefined, {
+        runTokens: { left: () => undefined, refuse: jest.fn() },
+      });
+      await run();
+      expect(provider.requests[0]).not.toHaveProperty('maxTokens');
+    });
+
+    it("should make no call whose prompt the node's budget cannot hold, and say why", async () => {
+      const { provider, run } = setup([{ content: 'Never asked for.' }], undefined, { maxTotalTokens: 40 });
+      const sut = await run();
+      expect(provider.requests).toHaveLength(0);
+      expect(sut).toMatchObject({ stopReason: 'budget_tokens', usage: { totalTokens: 0, modelCalls: 0 } });
+      expect(sut.output).toMatch(/^No final answer was produced.*its prompt alone needs about \d+ tokens/);
+    });
+
+    it('should keep room for the output a provider adds to maxTokens (a thinking budget)', async () => {
+      const { provider, options } = setup([{ content: 'Done.' }], undefined, {
+        maxTotalTokens: 2000,
+        reasoningEffort: 'low',
+      });
+      const thinking = {
+        ...provider,
+        chat: provider.chat.bind(provider),
+        outputTokens: ({ maxTokens = 4096 }) => maxTokens + 1024,
+      };
+      await runAgentLoop({ ...options, provider: thinking });
+      const prompt = new RequestTokenCounter().count(provider.requests[0].messages, provider.requests[0].tools ?? []);
+      expect(provider.requests[0].maxTokens).toBe(2000 - 1024 - prompt);
+    });
+
+    it("should let the run's budget refuse a call it cannot hold, ending the loop without the call", async () => {
+      const controller = new AbortController();
+      const refuse = jest.fn(() => controller.abort());
+      const { provider, run } = setup([{ content: 'Never asked for.' }], undefined, {
+        maxTotalTokens: 100_000,
+        runTokens: { left: () => 40, refuse },
+        signal: controller.signal,
+      });
+      await expect(run()).rejects.toMatchObject({ stopReason: 'cancelled' });
+      expect(provider.requests).toHaveLength(0);
+      expect(refuse).toHaveBeenCalledWith(expect.any(Number), 0);
     });
 
     it('should stop at the time limit without a final call and explain why', async () => {

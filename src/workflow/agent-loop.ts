@@ -27,6 +27,8 @@ import { READ_TOOL_RESULT, readToolResultSchema } from './agent/read-tool-result
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './tool-selection/tool-selection';
 import { fitsInTokens } from '../llm/token-count';
 import { ContextFitter, DEFAULT_RESERVED_OUTPUT_TOKENS } from './agent/fit-context';
+import { RequestTokenCounter } from './agent/request-tokens';
+import { decideTokenBudget, NodeTokenBudgetRefusal } from './agent/token-budget';
 import {
   type AgentLoopCheckpoint,
   type LoopRound,
@@ -111,6 +113,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly selection: ToolSelection | undefined;
   private readonly scope: AbortScope;
   private readonly fitter: ContextFitter | undefined;
+  private readonly tokens = new RequestTokenCounter();
   /** Where the node's prompt is in the history: never left out of a request. */
   private readonly taskIndex: number;
   private readonly invalidCalls: InvalidCallTracker;
@@ -147,7 +150,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
         options.provider.outputTokens?.({ maxTokens, reasoningEffort }) ??
         maxTokens ??
         Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
-      this.fitter = new ContextFitter({ contextWindow, reservedTokens });
+      this.fitter = new ContextFitter({ contextWindow, reservedTokens }, this.tokens);
     }
     this.maxIterations = clampIterations(options.maxIterations);
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
@@ -193,7 +196,13 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     for (;;) {
       await this.prepareSelection();
-      const response = await this.callModel(this.nextRequest());
+      let response: ChatResponse;
+      try {
+        response = await this.callModel(this.nextRequest());
+      } catch (error) {
+        if (error instanceof NodeTokenBudgetRefusal) return this.finish('budget_tokens');
+        throw error;
+      }
       await this.stored();
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
@@ -296,7 +305,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private async callModel(request: ChatRequest): Promise<ChatResponse> {
     this.scope.throwIfAborted();
     const onEvent = forwardStreamEvents(this.options.hooks ?? {});
-    const fitted = this.fitContext(request);
+    const fitted = this.withinTokenBudget(this.fitContext(request));
     const response = await this.scope.race(this.options.provider.chat(fitted, { signal: this.scope.signal, onEvent }));
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
@@ -324,6 +333,36 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       ...trim,
     });
     return { ...request, messages };
+  }
+
+  /**
+   * The request with its output capped to what the token budgets (the node's and the run's) leave after its
+   * prompt; unchanged, and nothing counted, when there is none. A call they cannot hold is not made: the run's
+   * budget ends the run (refuse aborts the signal), the node's throws NodeTokenBudgetRefusal.
+   */
+  private withinTokenBudget(request: ChatRequest): ChatRequest {
+    const { maxTotalTokens, runTokens, provider } = this.options;
+    const nodeLeft = maxTotalTokens === undefined ? undefined : maxTotalTokens - this.usage.totalTokens;
+    const runLeft = runTokens?.left();
+    if (nodeLeft === undefined && runLeft === undefined) return request;
+    const left = Math.min(nodeLeft ?? Infinity, runLeft ?? Infinity);
+    const answerTokens = request.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const sent = provider.outputTokens?.({ maxTokens: answerTokens, reasoningEffort: request.reasoningEffort });
+    const addedOutputTokens = Math.max(0, (sent ?? answerTokens) - answerTokens);
+    const tools = request.tools ?? [];
+    const decision = decideTokenBudget({
+      left,
+      promptBound: this.tokens.upperBound(request.messages, tools),
+      countPrompt: () => this.tokens.count(request.messages, tools),
+      answerTokens,
+      addedOutputTokens,
+    });
+    if (decision.action === 'send') return { ...request, maxTokens: decision.maxTokens };
+    if (runTokens && runLeft !== undefined && runLeft <= (nodeLeft ?? Infinity)) {
+      runTokens.refuse(decision.promptTokens, addedOutputTokens);
+      this.scope.throwIfAborted();
+    }
+    throw new NodeTokenBudgetRefusal(maxTotalTokens ?? 0, decision, addedOutputTokens);
   }
 
   /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
@@ -577,13 +616,20 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       throw new AgentLoopError(message, 'max_iterations', this.result(fallbackAnswer(reason), reason, message));
     }
     await this.prepareSelection();
-    const final = await requestFinalAnswer({
-      reason,
-      history: this.messages,
-      tools: this.offeredSchemas(),
-      base: this.baseRequest(),
-      callModel: (request) => this.callModel(request),
-    });
+    let final;
+    try {
+      final = await requestFinalAnswer({
+        reason,
+        history: this.messages,
+        tools: this.offeredSchemas(),
+        base: this.baseRequest(),
+        callModel: (request) => this.callModel(request),
+      });
+    } catch (error) {
+      if (!(error instanceof NodeTokenBudgetRefusal)) throw error;
+      // The budget holds: no final call past it; the output says why there is no answer.
+      return this.result(`${fallbackAnswer('budget_tokens')} ${error.message}`, 'budget_tokens', error.message);
+    }
     this.messages.push(...final.appended);
     return this.result(final.output, reason);
   }

@@ -147,4 +147,50 @@ describe(RunMeter.name, () => {
     expect(child.usage.total_tokens).toBe(30);
     expect(parent.usage).toEqual({ prompt_tokens: 33, completion_tokens: 2, total_tokens: 35, model_calls: 2 });
   });
+
+  it('should tell the tokens left: none without a budget, else the least its own and its parent runs leave', () => {
+    const parent = meter({ runId: 'parent', budgets: { max_total_tokens: 100 } });
+    const child = meter({ runId: 'child', budgets: { max_total_tokens: 500 }, parent });
+    const free = meter();
+
+    child.addModelCall(call(30));
+
+    expect(free.tokensLeft()).toBeUndefined();
+    expect(child.tokensLeft()).toBe(70);
+    expect(meter({ runId: 'other', budgets: { max_total_tokens: 50 }, parent }).tokensLeft()).toBe(50);
+  });
+
+  it('should end the run with run_token_budget when a model call it cannot hold is refused', () => {
+    const sut = meter({ budgets: { max_total_tokens: 100 } });
+    sut.addModelCall(call(40));
+
+    sut.refuseModelCall(90);
+
+    expect(sut.stopped).toMatchObject({
+      stopReason: 'run_token_budget',
+      message:
+        "the next model call does not fit the run's budget of 100 tokens (max_total_tokens): its prompt alone needs " +
+        'about 90 tokens, plus at least 32 for an answer, and 60 are left',
+    });
+  });
+
+  it("should end the parent run when its budget is the one a child's model call does not fit", () => {
+    const parentController = new AbortController();
+    const parent = meter({ runId: 'parent', budgets: { max_total_tokens: 100 } });
+    parent.signal.addEventListener('abort', () => parentController.abort(parent.signal.reason));
+    const child = meter({
+      runId: 'child',
+      budgets: { max_total_tokens: 1000 },
+      signal: parentController.signal,
+      parent,
+    });
+
+    child.refuseModelCall(200, 1024);
+
+    expect(parent.stopped?.message).toContain(
+      'plus 1024 for the thinking budget and at least 32 for an answer, and 100',
+    );
+    expect(child.signal.aborted).toBe(true);
+    expect(child.stopped).toBeNull();
+  });
 });

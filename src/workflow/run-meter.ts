@@ -3,6 +3,7 @@ import type { RunBudgets, RunLimitStopReason } from '../runs/run-budgets';
 import type { UsageTotals } from '../runs/run.entity';
 import { addUsage, emptyUsage } from '../runs/usage-totals';
 import type { TokenUsage } from '../shared/chat-types';
+import { callNeeds } from './agent/token-budget';
 
 /** What a run has used so far; stored in its checkpoint so that a resumed run counts on from there. */
 export interface MeterTotals {
@@ -41,7 +42,8 @@ export interface RunMeterOptions {
 /**
  * Counts a run's model usage and tool calls as they happen, across all of its nodes and child runs, and ends
  * the run (aborts its signal with RunLimitReached) when a budget is used up: `max_total_tokens` once the
- * total reaches it after a model call, `max_tool_calls` when one more call would start, `timeout_ms` when the
+ * total reaches it after a model call, or before a model call whose prompt it cannot hold (see `tokensLeft`,
+ * `refuseModelCall`), `max_tool_calls` when one more call would start, `timeout_ms` when the
  * time the run has executed passes it: its executions add up, the time between them (waiting for an approval,
  * queued for a worker, down) is left out.
  */
@@ -93,6 +95,34 @@ export class RunMeter {
       total_tokens: usage.totalTokens,
       model_calls: modelCalls,
     });
+  }
+
+  /** Tokens the run may still use: the least its own and its parent runs' `max_total_tokens` leave; undefined: none set. */
+  tokensLeft(): number | undefined {
+    const max = this.budgets.max_total_tokens;
+    const own = max === undefined ? undefined : max - this.usage.total_tokens;
+    const parent = this.options.parent?.tokensLeft();
+    if (own === undefined) return parent;
+    return parent === undefined ? own : Math.min(own, parent);
+  }
+
+  /**
+   * Ends the run whose budget leaves the least (this one, or a parent run: then this one is cancelled with it)
+   * with run_token_budget: a model call whose prompt needs about `promptTokens` (and `addedOutputTokens` of the
+   * protocol's own, such as a thinking budget) does not fit what is left, so it is not made.
+   */
+  refuseModelCall(promptTokens: number, addedOutputTokens = 0): void {
+    const parent = this.options.parent;
+    const parentLeft = parent?.tokensLeft();
+    const max = this.budgets.max_total_tokens;
+    if (parent && parentLeft !== undefined && (max === undefined || parentLeft < max - this.usage.total_tokens)) {
+      parent.refuseModelCall(promptTokens, addedOutputTokens);
+      return;
+    }
+    if (max === undefined || this.signal.aborted) return;
+    const left = Math.max(0, max - this.usage.total_tokens);
+    const message = `the next model call does not fit the run's budget of ${max} tokens (max_total_tokens): ${callNeeds(promptTokens, addedOutputTokens)}, and ${left} are left`;
+    this.deadline.cancel(this.limitReached('run_token_budget', message));
   }
 
   /**

@@ -13,20 +13,25 @@ describe('Run budgets (e2e)', () => {
   const llmNode = (run: RunBody) => run.nodes?.find((node) => node.node_id === 'llm-1');
 
   it('should end a run whose tokens reach max_total_tokens (the request over the definition) with run_token_budget', async () => {
-    stack.llm.script([ping('a'), ping('b'), reply.text('Never asked for.')]);
-    const definition = agentWorkflow({ tools: ['ping'] }, { max_total_tokens: 1000, max_tool_calls: 50 });
+    const big = { prompt_tokens: 400, completion_tokens: 100, total_tokens: 500 };
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'a', arguments: { id: 'a' } }], { usage: big }),
+      reply.toolCalls([{ name: 'ping', id: 'b', arguments: { id: 'b' } }], { usage: big }),
+      reply.text('Never asked for.'),
+    ]);
+    const definition = agentWorkflow({ tools: ['ping'] }, { max_total_tokens: 100_000, max_tool_calls: 50 });
 
     const response = await stack.api
-      .post('/workflow-runs?wait=true', { definition, inputs: { question: 'Go' }, max_total_tokens: 30 })
+      .post('/workflow-runs?wait=true', { definition, inputs: { question: 'Go' }, max_total_tokens: 1000 })
       .expect(200);
     const run = await stack.api.getRun((response.body as RunBody).id);
 
     expect(run).toMatchObject({
       status: 'failed',
       stop_reason: 'run_token_budget',
-      error: 'the run used 30 tokens, reaching its budget of 30 (max_total_tokens)',
-      budgets: { max_total_tokens: 30, max_tool_calls: 50 },
-      usage: { ...USAGE, total_tokens: 30, prompt_tokens: 20, completion_tokens: 10, model_calls: 2 },
+      error: 'the run used 1000 tokens, reaching its budget of 1000 (max_total_tokens)',
+      budgets: { max_total_tokens: 1000, max_tool_calls: 50 },
+      usage: { total_tokens: 1000, prompt_tokens: 800, completion_tokens: 200, model_calls: 2 },
     });
     // The call of the response that reached the budget never started; what the node did is kept.
     expect(pings()).toEqual(['a']);
@@ -35,12 +40,84 @@ describe('Run budgets (e2e)', () => {
       status: 'failed',
       error: run.error,
       output: {
-        usage: { total_tokens: 30, model_calls: 2 },
+        usage: { total_tokens: 1000, model_calls: 2 },
         tool_calls: [
           { id: 'a', status: 'success' },
           { id: 'b', status: 'skipped' },
         ],
       },
+    });
+  });
+
+  it("should cap each model call's max_tokens to what the run's budget leaves after its prompt", async () => {
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'cap', arguments: { id: 'cap' } }], {
+        usage: { prompt_tokens: 400, completion_tokens: 100, total_tokens: 500 },
+      }),
+      reply.text('Done.', { usage: USAGE }),
+    ]);
+
+    const run = await stack.api.run(agentWorkflow({ tools: ['ping'] }, { max_total_tokens: 1000 }), {
+      question: 'Go',
+    });
+
+    expect(run).toMatchObject({ status: 'succeeded', usage: { total_tokens: 515 } });
+    // test-model is no reasoning model: Chat Completions sends max_tokens. Each cap is what is left minus the
+    // prompt's estimate (tens of tokens here), so prompt and answer together stay within the budget.
+    const [first, second] = stack.llm.requests.map((request) => request.body);
+    expect(first.max_completion_tokens).toBeUndefined();
+    expect(first.max_tokens).toBeGreaterThan(1000 - 200);
+    expect(first.max_tokens).toBeLessThan(1000 - 32);
+    expect(second.max_tokens).toBeGreaterThan(500 - 300);
+    expect(second.max_tokens).toBeLessThan(500 - 32);
+  });
+
+  it("should send a reasoning model's cap as max_completion_tokens, the node's smaller max_tokens winning", async () => {
+    stack.llm.script([reply.text('Done.', { usage: USAGE }), reply.text('Done.', { usage: USAGE })]);
+
+    const capped = await stack.api.run(agentWorkflow({ model: 'o4-mini' }, { max_total_tokens: 1000 }), {
+      question: 'Go',
+    });
+    const small = await stack.api.run(agentWorkflow({ max_tokens: 50 }, { max_total_tokens: 1000 }), {
+      question: 'Go',
+    });
+
+    expect([capped.status, small.status]).toEqual(['succeeded', 'succeeded']);
+    const [reasoning, node] = stack.llm.requests.slice(-2).map((request) => request.body);
+    expect(reasoning.max_tokens).toBeUndefined();
+    // No tools: the prompt ("Go") is a few tokens.
+    expect(reasoning.max_completion_tokens).toBeGreaterThan(1000 - 100);
+    expect(reasoning.max_completion_tokens).toBeLessThan(1000);
+    expect(node.max_tokens).toBe(50);
+  });
+
+  it('should end a run with run_token_budget, without calling the model, when what is left cannot hold the next prompt', async () => {
+    stack.backend.hits.splice(0);
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'last', arguments: { id: 'last' } }], {
+        usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
+      }),
+      reply.text('Never asked for.'),
+    ]);
+    const requestsBefore = stack.llm.requests.length;
+
+    const run = await stack.api.run(agentWorkflow({ tools: ['ping'] }, { max_total_tokens: 1000 }), {
+      question: 'Go',
+    });
+
+    expect(run).toMatchObject({
+      status: 'failed',
+      stop_reason: 'run_token_budget',
+      usage: { total_tokens: 960, model_calls: 1 },
+    });
+    expect(run.error).toMatch(
+      /^the next model call does not fit the run's budget of 1000 tokens \(max_total_tokens\): its prompt alone needs about \d+ tokens, plus at least 32 for an answer, and 40 are left$/,
+    );
+    expect(stack.llm.requests.length - requestsBefore).toBe(1);
+    expect(pings()).toEqual(['last']);
+    expect(llmNode(run)).toMatchObject({
+      status: 'failed',
+      output: { tool_calls: [{ id: 'last', status: 'success' }] },
     });
   });
 

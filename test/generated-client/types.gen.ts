@@ -262,7 +262,7 @@ export type UsageDto = {
 
 export type RunBudgetsDto = {
     /**
-     * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+     * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
      */
     max_total_tokens?: number;
     /**
@@ -1051,7 +1051,7 @@ export type WorkflowDefinition = {
         [key: string]: unknown;
     }>;
     /**
-     * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+     * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
      */
     max_total_tokens?: number;
     /**
@@ -2176,7 +2176,7 @@ export type RunWorkflowData = {
             [key: string]: unknown;
         };
         /**
-         * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+         * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
          */
         max_total_tokens?: number;
         /**
@@ -2263,7 +2263,7 @@ export type RunInlineWorkflowData = {
             [key: string]: unknown;
         };
         /**
-         * Tokens (total_tokens) every model call of the run may use together; reaching it ends the run
+         * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
          */
         max_total_tokens?: number;
         /**

@@ -8,6 +8,13 @@ import type { AgentLoopCheckpoint } from './loop-checkpoint';
 import type { ToolSelection } from '../tool-selection/tool-selection';
 import type { ContextTrim } from './fit-context';
 
+/** The run's token budget as the loop sees it (the RunMeter). */
+export interface RunTokenBudget {
+  /** Tokens still allowed; undefined: no budget. */
+  left(): number | undefined;
+  refuse(promptTokens: number, addedOutputTokens: number): void;
+}
+
 /** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
 export interface ToolCallOutcomeLike {
   call: ToolCall;
@@ -100,7 +107,17 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
   /** Default `'final_answer'`. */
   onMaxIterations?: 'final_answer' | 'fail';
   maxToolCalls?: number;
+  /**
+   * The node's token budget. Before each model call the request's prompt is counted against what is left (of
+   * it and of `runTokens`): a call that cannot hold its prompt plus a short answer is not made, any other gets
+   * `maxTokens` capped to what is left after its prompt (see decideTokenBudget).
+   */
   maxTotalTokens?: number;
+  /**
+   * A token budget kept outside the loop (the run's). `left` is asked before each model call; `refuse` is called
+   * instead of a call that does not fit, and must abort `signal` (the loop then ends as cancelled).
+   */
+  runTokens?: RunTokenBudget;
   timeoutMs?: number;
   /** Consecutive invalid-argument calls after which a tool is disabled for this loop; default 3. */
   maxConsecutiveInvalid?: number;

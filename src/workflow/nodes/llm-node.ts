@@ -71,7 +71,14 @@ const LlmNodeData = Type.Object(
     on_max_iterations: Type.Optional(enumOf(['final_answer', 'fail'], { default: 'final_answer' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     max_tool_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    max_total_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_total_tokens: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Tokens the node's model calls may use together: each call is capped to what is left after its prompt, " +
+          'and one that cannot hold its prompt plus a short answer is not made (stop_reason budget_tokens)',
+      }),
+    ),
     context_window: Type.Optional(
       Type.Integer({
         minimum: MIN_CONTEXT_WINDOW,
@@ -286,6 +293,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         onMaxIterations: data.on_max_iterations,
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
+        runTokens: meter && {
+          left: () => meter.tokensLeft(),
+          refuse: (promptTokens, addedOutputTokens) => meter.refuseModelCall(promptTokens, addedOutputTokens),
+        },
         toolResults: limit?.limit,
         toolSelection: toolSelectionFor(data.tool_selection, tools, semantic),
         contextWindow,
