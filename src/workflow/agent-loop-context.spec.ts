@@ -5,6 +5,7 @@ import type { ToolCall } from '../shared/tool-types';
 import type { ExecuteTool, ToolCallOutcomeLike, ToolResultLimit } from './agent/agent-loop-options';
 import { READ_TOOL_RESULT, readToolResultTool } from './agent/read-tool-result';
 import { runAgentLoop } from './agent-loop';
+import { RequestTokenCounter } from './agent/request-tokens';
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}): ToolCall => ({
   id,
@@ -167,6 +168,46 @@ describe('runAgentLoop tool result limit', () => {
     expect(result.output).toBe('Ok.');
     expect(toolContents(requests[1])[0]).toContain('[Tool result cut to fit 500 tokens: kept the first');
     expect(toolContents(requests[1])[0]).toContain('ref "ref-x"');
+  });
+
+  const summarised = (maxTotalTokens: number, answers: string[]) => {
+    const { provider, requests } = scriptedProvider([
+      { toolCalls: [call('c1', 'dump')] },
+      ...answers.map((content) => ({ content })),
+    ]);
+    const result = runAgentLoop({
+      provider,
+      model: 'm',
+      messages: [{ role: 'user', content: 'Dump it.' }],
+      tools: [schema('dump')],
+      executeTool,
+      maxTotalTokens,
+      toolResults: {
+        maxTokens: 500,
+        store: () => Promise.resolve('ref-b'),
+        summarize: { model: 'small-model', inputTokens: 1000 },
+      },
+    });
+    return { result, requests };
+  };
+
+  it("should cap a summary's maxTokens to what the token budget leaves after its prompt", async () => {
+    const { result, requests } = summarised(15 + 1400, ['A summary.', 'Ok.']);
+    await result;
+
+    const summarising = requests[1];
+    expect(summarising.model).toBe('small-model');
+    const prompt = new RequestTokenCounter().count(summarising.messages, []);
+    expect(prompt).toBeGreaterThan(1400 - 500);
+    expect(summarising.maxTokens).toBe(1400 - prompt);
+  });
+
+  it('should cut the result instead of summarising it when the token budget cannot hold the summary', async () => {
+    const { result, requests } = summarised(15 + 800, ['Ok.', 'Never asked for.']);
+
+    expect(await result).toMatchObject({ output: 'Ok.', stopReason: 'answered' });
+    expect(requests.map((request) => request.model)).toEqual(['m', 'm']);
+    expect(toolContents(requests[1])[0]).toContain('[Tool result cut to fit 500 tokens: kept the first');
   });
 });
 

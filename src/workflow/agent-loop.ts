@@ -341,28 +341,43 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
    * budget ends the run (refuse aborts the signal), the node's throws NodeTokenBudgetRefusal.
    */
   private withinTokenBudget(request: ChatRequest): ChatRequest {
-    const { maxTotalTokens, runTokens, provider } = this.options;
-    const nodeLeft = maxTotalTokens === undefined ? undefined : maxTotalTokens - this.usage.totalTokens;
-    const runLeft = runTokens?.left();
-    if (nodeLeft === undefined && runLeft === undefined) return request;
-    const left = Math.min(nodeLeft ?? Infinity, runLeft ?? Infinity);
-    const answerTokens = request.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
-    const sent = provider.outputTokens?.({ maxTokens: answerTokens, reasoningEffort: request.reasoningEffort });
-    const addedOutputTokens = Math.max(0, (sent ?? answerTokens) - answerTokens);
-    const tools = request.tools ?? [];
-    const decision = decideTokenBudget({
-      left,
-      promptBound: this.tokens.upperBound(request.messages, tools),
-      countPrompt: () => this.tokens.count(request.messages, tools),
-      answerTokens,
-      addedOutputTokens,
-    });
+    const budget = this.tokenBudgetOf(request);
+    if (budget === null) return request;
+    const { decision, nodeLeft, runLeft, addedOutputTokens } = budget;
     if (decision.action === 'send') return { ...request, maxTokens: decision.maxTokens };
+    const { maxTotalTokens, runTokens } = this.options;
     if (runTokens && runLeft !== undefined && runLeft <= (nodeLeft ?? Infinity)) {
       runTokens.refuse(decision.promptTokens, addedOutputTokens);
       this.scope.throwIfAborted();
     }
     throw new NodeTokenBudgetRefusal(maxTotalTokens ?? 0, decision, addedOutputTokens);
+  }
+
+  /** A summary request within the token budgets; null when they cannot hold it: the result is cut instead. */
+  private summaryWithinTokenBudget(request: ChatRequest): ChatRequest | null {
+    const decision = this.tokenBudgetOf(request)?.decision;
+    if (decision === undefined) return request;
+    return decision.action === 'send' ? { ...request, maxTokens: decision.maxTokens } : null;
+  }
+
+  /** What the node's and the run's token budgets allow `request`; null when neither is set (nothing is counted). */
+  private tokenBudgetOf(request: ChatRequest) {
+    const { maxTotalTokens, runTokens, provider } = this.options;
+    const nodeLeft = maxTotalTokens === undefined ? undefined : maxTotalTokens - this.usage.totalTokens;
+    const runLeft = runTokens?.left();
+    if (nodeLeft === undefined && runLeft === undefined) return null;
+    const answerTokens = request.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const sent = provider.outputTokens?.({ maxTokens: answerTokens, reasoningEffort: request.reasoningEffort });
+    const addedOutputTokens = Math.max(0, (sent ?? answerTokens) - answerTokens);
+    const tools = request.tools ?? [];
+    const decision = decideTokenBudget({
+      left: Math.min(nodeLeft ?? Infinity, runLeft ?? Infinity),
+      promptBound: this.tokens.upperBound(request.messages, tools),
+      countPrompt: () => this.tokens.count(request.messages, tools),
+      answerTokens,
+      addedOutputTokens,
+    });
+    return { decision, nodeLeft, runLeft, addedOutputTokens };
   }
 
   /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
@@ -564,6 +579,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
         task: task ?? '',
         ref,
         signal: this.scope.signal,
+        fit: (request) => this.summaryWithinTokenBudget(request),
       });
       if (summary === null) return null;
       this.usage.promptTokens += summary.usage.promptTokens;

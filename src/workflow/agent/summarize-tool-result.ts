@@ -1,4 +1,4 @@
-import type { ChatProvider } from '../../llm/provider';
+import type { ChatProvider, ChatRequest } from '../../llm/provider';
 import { fitsInTokens, headByTokens } from '../../llm/token-count';
 import type { TokenUsage } from '../../shared/chat-types';
 import type { ToolCall } from '../../shared/tool-types';
@@ -24,6 +24,8 @@ export interface SummarizeToolResultInput {
   /** Where the whole result is stored; null when it could not be stored. */
   ref: string | null;
   signal: AbortSignal;
+  /** The request as it may be sent (e.g. its output capped to a token budget); null: it may not, and no summary. */
+  fit?: (request: ChatRequest) => ChatRequest | null;
 }
 
 export interface ToolResultSummary {
@@ -37,24 +39,24 @@ export interface ToolResultSummary {
  * model wrote nothing; a provider error rejects, and the caller cuts the result instead.
  */
 export async function summarizeToolResult(input: SummarizeToolResultInput): Promise<ToolResultSummary | null> {
-  const { provider, model, call, text, maxTokens, inputTokens, task, ref, signal } = input;
+  const { provider, model, call, text, maxTokens, inputTokens, task, ref, signal, fit } = input;
   const shown = cutToolResult(text, { maxTokens: inputTokens, ref: null }) ?? text;
-  const response = await provider.chat(
-    {
-      model,
-      messages: [
-        { role: 'system', content: SUMMARY_INSTRUCTION },
-        {
-          role: 'user',
-          content:
-            `Task: ${task}\n\nTool call: ${call.name}(${call.arguments})\n\n` +
-            `Result (${text.length} characters):\n${shown}`,
-        },
-      ],
-      maxTokens,
-    },
-    { signal },
-  );
+  const request: ChatRequest = {
+    model,
+    messages: [
+      { role: 'system', content: SUMMARY_INSTRUCTION },
+      {
+        role: 'user',
+        content:
+          `Task: ${task}\n\nTool call: ${call.name}(${call.arguments})\n\n` +
+          `Result (${text.length} characters):\n${shown}`,
+      },
+    ],
+    maxTokens,
+  };
+  const sent = fit ? fit(request) : request;
+  if (sent === null) return null;
+  const response = await provider.chat(sent, { signal });
   const summary = response.content.trim();
   if (summary === '') return null;
   const kept = fitsInTokens(summary, maxTokens) ? summary : headByTokens(summary, maxTokens);
