@@ -99,7 +99,6 @@ describe('Run budgets (e2e)', () => {
       }),
       reply.text('Never asked for.'),
     ]);
-    const requestsBefore = stack.llm.requests.length;
 
     const run = await stack.api.run(agentWorkflow({ tools: ['ping'] }, { max_total_tokens: 1000 }), {
       question: 'Go',
@@ -113,7 +112,7 @@ describe('Run budgets (e2e)', () => {
     expect(run.error).toMatch(
       /^the next model call does not fit the run's budget of 1000 tokens \(max_total_tokens\): its prompt alone needs about \d+ tokens, plus at least 32 for an answer, and 40 are left$/,
     );
-    expect(stack.llm.requests.length - requestsBefore).toBe(1);
+    expect(stack.llm.requests).toHaveLength(1);
     expect(pings()).toEqual(['last']);
     expect(llmNode(run)).toMatchObject({
       status: 'failed',
@@ -219,6 +218,56 @@ describe('Run budgets (e2e)', () => {
     expect(children.items).toMatchObject([
       { status: 'cancelled', stop_reason: 'cancelled', usage: { total_tokens: 100 } },
     ]);
+  });
+
+  it("should end the parent run with run_token_budget, not calling the model, when a child's call does not fit its budget", async () => {
+    const child = agentWorkflow({}, { name: `budget-inner-${Date.now().toString(36)}` });
+    const created = await stack.api.post('/workflows', child).expect(201);
+    await stack.api.createTool({
+      name: 'ask_inner',
+      description: 'Asks the inner workflow',
+      function_schema: { type: 'function', function: { name: 'ask_inner', description: 'Asks the inner workflow' } },
+      implementation_type: 'workflow',
+      implementation_config: { workflow_id: (created.body as { id: string }).id },
+      effect: 'read_only',
+    });
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ask_inner', id: 'call_inner', arguments: { question: 'Inner?' } }], {
+        usage: { prompt_tokens: 900, completion_tokens: 70, total_tokens: 970 },
+      }),
+      reply.text('Never asked for.'),
+      reply.text('Never asked for either.'),
+    ]);
+
+    const run = await stack.api.run(agentWorkflow({ tools: ['ask_inner'] }, { max_total_tokens: 1000 }), {
+      question: 'Go',
+    });
+
+    expect(run).toMatchObject({
+      status: 'failed',
+      stop_reason: 'run_token_budget',
+      usage: { total_tokens: 970, model_calls: 1 },
+    });
+    expect(run.error).toMatch(/^the next model call does not fit the run's budget of 1000 tokens .* and 30 are left$/);
+    expect(stack.llm.requests).toHaveLength(1);
+    const children = (await stack.api.get(`/runs?parent_run_id=${run.id}`).expect(200)).body as { items: RunBody[] };
+    expect(children.items).toMatchObject([{ status: 'cancelled', usage: { total_tokens: 0 } }]);
+  });
+
+  it('should end an LLM node with budget_tokens, not calling the model, when its own max_total_tokens cannot hold the prompt', async () => {
+    stack.llm.script([reply.text('Never asked for.', { usage: USAGE })]);
+
+    const run = await stack.api.run(agentWorkflow({ max_total_tokens: 20 }), { question: 'Go' });
+
+    expect(stack.llm.requests).toHaveLength(0);
+    expect(run).toMatchObject({ status: 'succeeded', usage: { total_tokens: 0 } });
+    expect(llmNode(run)).toMatchObject({
+      status: 'succeeded',
+      output: { stop_reason: 'budget_tokens', usage: { model_calls: 0 } },
+    });
+    expect(llmNode(run)?.output?.output).toMatch(
+      /^No final answer was produced: .* The next model call does not fit the node's budget of 20 tokens \(max_total_tokens\): its prompt alone needs about \d+ tokens/,
+    );
   });
 
   it('should refuse bad budget values with 400 naming the field', async () => {
