@@ -84,6 +84,11 @@ const clampIterations = (value: number | undefined): number =>
  * (tools still sent, so the history stays valid) and return its text, or a fallback explaining the
  * limit when it wrote none. `timeout` skips that call (time is out) and returns the explanation.
  *
+ * Token budgets (`maxTotalTokens`, `runTokens`) are checked before every model call as well as after it: a call
+ * whose prompt they cannot hold (with a short answer) is not made, any other has its `maxTokens` capped to what
+ * is left after its prompt (see decideTokenBudget). A call the node's budget refuses ends the loop with
+ * `budget_tokens`, and its final call is made only if that one fits, else the fallback says why.
+ *
  * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
  * requested tools and after every tool result (the results of a round's last batch are stored while the model
  * is called again: no call starts before they are, and the loop ends only once they are); `resume` continues
