@@ -16,17 +16,18 @@ import { parseSort, toBuilderOrder } from '../common/http/sort';
 import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition, RunNodeRef } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
-import { type ListRunsQuery, type NodeRunDto, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
+import { type ListRunsQuery, RUN_DEFAULT_SORT, RUN_SORT_FIELDS, type RunResponse } from './run.dto';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { FINISHED_STATUSES, isFinished, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { RunApprovalEntity } from './run-approval.entity';
 import type { PendingApprovalDto } from './approval.dto';
 import { toPendingApproval } from './approval-response';
 import { type RunRecord, toRunRecord } from './run-record';
-import { type ToolCallRecord, ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { ToolCallLogsService } from '../registry/tool-call-logs.service';
 import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { bulkInsert, updateRows } from '../common/plain-sql';
+import { stopReasonOf, toRunDetail, toRunResponse } from './run-response';
 
 export interface NewRun {
   definition: RunDefinition;
@@ -49,18 +50,8 @@ export interface NewRun {
   startsNow?: boolean;
 }
 
-/** What a run's end is called when its execution did not say (a cancel, another process's bookkeeping). */
-const stopReasonOf = (status: RunStatus): RunStopReason | null => {
-  if (status === 'succeeded') return 'completed';
-  if (status === 'failed') return 'error';
-  if (status === 'cancelled') return 'cancelled';
-  return null;
-};
-
 const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
 const asRow = <T>(row: Partial<T>) => row as QueryDeepPartialEntity<T>;
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-const duration = (start: Date | null, end: Date | null) => (start && end ? end.getTime() - start.getTime() : null);
 
 /** A node run that ended before it was stored: a pure node's. */
 export interface EndedNode {
@@ -80,33 +71,6 @@ const endedRow = ({ node, startedAt, finishedAt, result }: EndedNode): NodeRunRo
   startedAt,
   finishedAt,
 });
-
-const versionsOf = (pins: ToolPins): Record<string, number> =>
-  Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, pin.version]));
-
-/** What a run's answer shows of a logged call. */
-type CallRow = Pick<
-  ToolCallRecord,
-  'nodeId' | 'callId' | 'toolName' | 'status' | 'input' | 'output' | 'errorMessage' | 'durationMs' | 'startedAt'
->;
-
-/**
- * Parallel calls of one node can start in the same millisecond; an LLM node's output lists its
- * calls in the order the model made them, so that order wins over the timestamps.
- */
-function inCallOrder<T extends CallRow>(calls: T[], output: unknown): T[] {
-  const recorded = (output as { tool_calls?: Array<{ id?: string }> } | null)?.tool_calls;
-  if (!Array.isArray(recorded)) return calls;
-  const position = new Map(recorded.map((call, index) => [call.id, index]));
-  const rank = (call: CallRow) => position.get(call.callId ?? '') ?? Number.MAX_SAFE_INTEGER;
-  return [...calls].sort((a, b) => rank(a) - rank(b));
-}
-
-/** `offered_tools` of an LLM node's output, when it has them. */
-function offeredToolsOf(output: unknown): { offered_tools?: string[][] } {
-  const offered = (output as { offered_tools?: unknown } | null)?.offered_tools;
-  return Array.isArray(offered) ? { offered_tools: offered as string[][] } : {};
-}
 
 /**
  * Run records: create, status transitions, node runs, and the read model the API serves. Writes made
@@ -354,7 +318,7 @@ export class RunsService {
       this.nodeRuns.find({ where: { runId }, order: { startedAt: 'ASC' } }),
       this.toolCalls.listForRun(runId),
     ]);
-    return { ...this.toDetail(run, nodes, calls), pending_approvals: await this.pendingApprovals(run) };
+    return { ...toRunDetail(run, nodes, calls), pending_approvals: await this.pendingApprovals(run) };
   }
 
   /**
@@ -379,42 +343,7 @@ export class RunsService {
     if (!journaled) return null;
     const calls = journaled.calls.map((call) => this.toolCalls.asStored(call));
     calls.sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
-    return { ...this.toDetail(journaled.run, [...journaled.nodes.values()], calls), pending_approvals: [] };
-  }
-
-  /** The run with its node runs and their logged calls (in `startedAt` order). */
-  private toDetail(run: RunRecord, nodes: NodeRunRow[], calls: CallRow[]): RunResponse {
-    // Timestamps have millisecond precision; nodes started within the same one keep their definition order.
-    const position = new Map(run.definition.nodes.map((node, index) => [node.id, index]));
-    nodes.sort(
-      (a, b) =>
-        a.startedAt.getTime() - b.startedAt.getTime() || (position.get(a.nodeId) ?? 0) - (position.get(b.nodeId) ?? 0),
-    );
-    const nodeDtos: NodeRunDto[] = nodes.map((node) => ({
-      ...offeredToolsOf(node.output),
-      node_id: node.nodeId,
-      node_type: node.nodeType,
-      status: node.status,
-      output: node.output,
-      error: node.error,
-      started_at: node.startedAt.toISOString(),
-      finished_at: iso(node.finishedAt),
-      duration_ms: duration(node.startedAt, node.finishedAt),
-      tool_calls: inCallOrder(
-        calls.filter((call) => call.nodeId === node.nodeId),
-        node.output,
-      ).map((call) => ({
-        call_id: call.callId,
-        tool_name: call.toolName,
-        status: call.status,
-        input: call.input,
-        output: call.output,
-        error_message: call.errorMessage,
-        duration_ms: call.durationMs,
-        started_at: call.startedAt.toISOString(),
-      })),
-    }));
-    return { ...this.toResponse(run), nodes: nodeDtos };
+    return { ...toRunDetail(journaled.run, [...journaled.nodes.values()], calls), pending_approvals: [] };
   }
 
   /** The calls of a run that wait for a decision; none once the run has ended. */
@@ -450,7 +379,7 @@ export class RunsService {
       .take(query.page_size)
       .getManyAndCount();
     return {
-      items: entities.map((entity) => this.toResponse(toRunRecord(entity))),
+      items: entities.map((entity) => toRunResponse(toRunRecord(entity))),
       page: query.page,
       page_size: query.page_size,
       total,
@@ -459,7 +388,7 @@ export class RunsService {
 
   /** A new run as its 202 shows it: queued, no node started yet, whatever the worker has done since. */
   toAccepted(run: RunRecord): RunResponse {
-    return { ...this.toResponse(run), nodes: [] };
+    return { ...toRunResponse(run), nodes: [] };
   }
 
   private workflowLookup(): WorkflowLookup {
@@ -474,27 +403,5 @@ export class RunsService {
 
   private async retry(write: () => Promise<unknown>): Promise<void> {
     await retryDatabaseWrite(write, { budgetMs: this.config.runDbRetryMs, alreadyDone: isDuplicateKey });
-  }
-
-  private toResponse(run: RunRecord): RunResponse {
-    return {
-      id: run.id,
-      workflow_id: run.workflowId,
-      workflow_version: run.workflowVersion,
-      parent_run_id: run.parentRunId,
-      status: run.status,
-      inputs: run.inputs,
-      outputs: run.outputs,
-      error: run.error,
-      usage: run.usage,
-      stop_reason: run.stopReason ?? (FINISHED_STATUSES.includes(run.status) ? stopReasonOf(run.status) : null),
-      budgets: run.budgets,
-      user_id: run.userId,
-      created_at: run.createdAt.toISOString(),
-      started_at: iso(run.startedAt),
-      finished_at: iso(run.finishedAt),
-      duration_ms: duration(run.startedAt, run.finishedAt),
-      tool_versions: run.toolPins && versionsOf(run.toolPins),
-    };
   }
 }
