@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,8 +71,14 @@ describe('the SQLite checkpoint thread', () => {
     expect(autocheckpoint(db)).toBe(1000);
   });
 
-  it('falls back to the connection when the thread cannot open the file', async () => {
-    checkpointer = await startSqliteCheckpointer(join(dir, 'missing.sqlite'), db, 20);
-    expect(autocheckpoint(db)).toBe(1000);
+  it('falls back to the connection when the thread cannot open the file, and says why', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      checkpointer = await startSqliteCheckpointer(join(dir, 'missing.sqlite'), db, 20);
+      expect(autocheckpoint(db)).toBe(1000);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/exited \(1\): .*SQLITE_CANTOPEN/));
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

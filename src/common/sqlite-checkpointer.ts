@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
+import { errorMessage } from '../shared/error-text';
 
 /** The part of a better-sqlite3 connection the checkpointer uses. */
 interface PragmaConnection {
@@ -22,8 +23,16 @@ const STOP_GRACE_MS = 2000;
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-const checkpoint = (mode) => db.pragma('wal_checkpoint(' + mode + ')');
+// A SqliteError reaches the app's thread as an object with its code and no message: rethrown as an Error.
+const plain = (action) => {
+  try {
+    return action();
+  } catch (error) {
+    throw new Error(String(error && error.message) + (error && error.code ? ' (' + error.code + ')' : ''));
+  }
+};
+const db = plain(() => new Database(workerData.file, { fileMustExist: true }));
+const checkpoint = (mode) => plain(() => db.pragma('wal_checkpoint(' + mode + ')'));
 const timer = setInterval(() => checkpoint('PASSIVE'), workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
@@ -64,7 +73,7 @@ export async function startSqliteCheckpointer(
   let stopping = false;
   let failure = '';
   // An 'error' is always followed by 'exit'.
-  worker.on('error', (error) => (failure = `: ${error.message}`));
+  worker.on('error', (error) => (failure = `: ${errorMessage(error, { descriptive: true })}`));
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', (code: number) => {
       if (!stopping) {
