@@ -28,7 +28,8 @@ import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './tool-sele
 import { fitsInTokens } from '../llm/token-count';
 import { ContextFitter, DEFAULT_RESERVED_OUTPUT_TOKENS } from './agent/fit-context';
 import { RequestTokenCounter } from './agent/request-tokens';
-import { decideTokenBudget, NodeTokenBudgetRefusal } from './agent/token-budget';
+import { NodeTokenBudgetRefusal } from './agent/token-budget';
+import { LoopTokenBudget } from './agent/loop-token-budget';
 import {
   type AgentLoopCheckpoint,
   type LoopRound,
@@ -119,6 +120,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly scope: AbortScope;
   private readonly fitter: ContextFitter | undefined;
   private readonly tokens = new RequestTokenCounter();
+  private readonly budget: LoopTokenBudget;
   /** Where the node's prompt is in the history: never left out of a request. */
   private readonly taskIndex: number;
   private readonly invalidCalls: InvalidCallTracker;
@@ -148,6 +150,14 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.selection = selection !== undefined && this.schemas.length > selection.maxTools ? selection : undefined;
     if (this.selection) this.effects.set(SEARCH_TOOLS, 'read_only');
     this.scope = new AbortScope(options.signal, options.timeoutMs);
+    this.budget = new LoopTokenBudget({
+      maxTotalTokens: options.maxTotalTokens,
+      runTokens: options.runTokens,
+      provider: options.provider,
+      used: () => this.usage.totalTokens,
+      tokens: this.tokens,
+      throwIfAborted: () => this.scope.throwIfAborted(),
+    });
     this.taskIndex = options.messages.findLastIndex((message) => message.role === 'user');
     const { contextWindow, maxTokens, reasoningEffort } = options;
     if (contextWindow !== undefined) {
@@ -310,7 +320,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private async callModel(request: ChatRequest): Promise<ChatResponse> {
     this.scope.throwIfAborted();
     const onEvent = forwardStreamEvents(this.options.hooks ?? {});
-    const fitted = this.withinTokenBudget(this.fitContext(request));
+    const fitted = this.budget.forCall(this.fitContext(request));
     const response = await this.scope.race(this.options.provider.chat(fitted, { signal: this.scope.signal, onEvent }));
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
@@ -338,51 +348,6 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       ...trim,
     });
     return { ...request, messages };
-  }
-
-  /**
-   * The request with its output capped to what the token budgets (the node's and the run's) leave after its
-   * prompt; unchanged, and nothing counted, when there is none. A call they cannot hold is not made: the run's
-   * budget ends the run (refuse aborts the signal), the node's throws NodeTokenBudgetRefusal.
-   */
-  private withinTokenBudget(request: ChatRequest): ChatRequest {
-    const budget = this.tokenBudgetOf(request);
-    if (budget === null) return request;
-    const { decision, nodeLeft, runLeft, addedOutputTokens } = budget;
-    if (decision.action === 'send') return { ...request, maxTokens: decision.maxTokens };
-    const { maxTotalTokens, runTokens } = this.options;
-    if (runTokens && runLeft !== undefined && runLeft <= (nodeLeft ?? Infinity)) {
-      runTokens.refuse(decision.promptTokens, addedOutputTokens);
-      this.scope.throwIfAborted();
-    }
-    throw new NodeTokenBudgetRefusal(maxTotalTokens ?? 0, decision, addedOutputTokens);
-  }
-
-  /** A summary request within the token budgets; null when they cannot hold it: the result is cut instead. */
-  private summaryWithinTokenBudget(request: ChatRequest): ChatRequest | null {
-    const decision = this.tokenBudgetOf(request)?.decision;
-    if (decision === undefined) return request;
-    return decision.action === 'send' ? { ...request, maxTokens: decision.maxTokens } : null;
-  }
-
-  /** What the node's and the run's token budgets allow `request`; null when neither is set (nothing is counted). */
-  private tokenBudgetOf(request: ChatRequest) {
-    const { maxTotalTokens, runTokens, provider } = this.options;
-    const nodeLeft = maxTotalTokens === undefined ? undefined : maxTotalTokens - this.usage.totalTokens;
-    const runLeft = runTokens?.left();
-    if (nodeLeft === undefined && runLeft === undefined) return null;
-    const answerTokens = request.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
-    const sent = provider.outputTokens?.({ maxTokens: answerTokens, reasoningEffort: request.reasoningEffort });
-    const addedOutputTokens = Math.max(0, (sent ?? answerTokens) - answerTokens);
-    const tools = request.tools ?? [];
-    const decision = decideTokenBudget({
-      left: Math.min(nodeLeft ?? Infinity, runLeft ?? Infinity),
-      promptBound: this.tokens.upperBound(request.messages, tools),
-      countPrompt: () => this.tokens.count(request.messages, tools),
-      answerTokens,
-      addedOutputTokens,
-    });
-    return { decision, nodeLeft, runLeft, addedOutputTokens };
   }
 
   /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
@@ -584,7 +549,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
         task: task ?? '',
         ref,
         signal: this.scope.signal,
-        fit: (request) => this.summaryWithinTokenBudget(request),
+        fit: (request) => this.budget.forSummary(request),
       });
       if (summary === null) return null;
       this.usage.promptTokens += summary.usage.promptTokens;
