@@ -24,6 +24,7 @@ import type { ExecuteToolResponse } from './execute-tool.dto';
 import type { Page, PageQuery } from '../common/http/pagination';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import { unloggedCalls } from './unlogged-calls';
+import { toCallRecord } from './call-record';
 
 export interface ResolvedTools {
   definitions: ToolDefinition[];
@@ -45,23 +46,13 @@ export interface RunCallOptions {
 
 type CallOf = Pick<RunCallOptions, 'call' | 'tools' | 'nodeId' | 'context'>;
 
-/** The log row of a call: who called which tool with what, and how it was `answered`. */
-const toCallRecord = (
+/** The log row of a call made through RunCallOptions. */
+const recordOf = (
   { call, tools, nodeId, context }: CallOf,
-  answered: Pick<ToolCallRecord, 'output' | 'status' | 'errorMessage' | 'durationMs' | 'startedAt'>,
+  answered: Parameters<typeof toCallRecord>[2],
 ): ToolCallRecord => {
   const tool = tools.find((candidate) => toolName(candidate) === call.name);
-  return {
-    toolId: tool?.id ?? null,
-    toolName: call.name.slice(0, 64),
-    toolVersion: tool?.version ?? null,
-    runId: context.runId,
-    nodeId: nodeId ?? null,
-    callId: call.id.slice(0, 128),
-    userId: context.userId,
-    input: call.arguments,
-    ...answered,
-  };
+  return toCallRecord(call, { tool, runId: context.runId, nodeId: nodeId ?? null, userId: context.userId }, answered);
 };
 
 const pinKey = (pin: { id: string; version: number }) => `${pin.id}@${pin.version}`;
@@ -240,7 +231,7 @@ export class RegistryService implements OnApplicationShutdown {
       logger: { warn: (message, error) => this.logger.warn({ err: error }, message) },
     });
     await this.store(
-      toCallRecord(options, {
+      recordOf(options, {
         output: outcome.status === 'success' ? outcome.response : null,
         status: outcome.status,
         errorMessage: outcome.status === 'success' ? null : outcome.response,
@@ -292,7 +283,7 @@ export class RegistryService implements OnApplicationShutdown {
     },
   ): Promise<void> {
     await this.store(
-      toCallRecord(options, {
+      recordOf(options, {
         output: null,
         status: options.status,
         errorMessage: options.response,

@@ -1,3 +1,4 @@
+import { toCallRecord } from '../registry/call-record';
 import type { RegistryService } from '../registry/registry.service';
 import type { ToolCallRecord } from '../registry/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
@@ -28,24 +29,20 @@ export async function logCheckpointedCalls(options: CheckpointedCallLogs): Promi
   const calls = definition.nodes.flatMap((node) => {
     const state = checkpoint.nodeState(node.id);
     const answered = state ? (handlers[node.type]?.answeredCalls?.(state) ?? []) : [];
-    return answered.map((call): ToolCallRecord => {
-      const pin = toolPins && Object.hasOwn(toolPins, call.name) ? toolPins[call.name] : undefined;
+    return answered.map((call) => {
+      const tool = toolPins && Object.hasOwn(toolPins, call.name) ? toolPins[call.name] : undefined;
       const success = call.status === 'success';
-      return {
-        toolId: pin?.id ?? null,
-        toolName: call.name.slice(0, 64),
-        toolVersion: pin?.version ?? null,
-        runId,
-        nodeId: node.id,
-        callId: call.id.slice(0, 128),
-        userId,
-        input: call.arguments,
-        output: success ? call.response : null,
-        status: call.status,
-        errorMessage: success ? null : call.response,
-        durationMs: call.durationMs,
-        startedAt,
-      };
+      return toCallRecord(
+        call,
+        { tool, runId, nodeId: node.id, userId },
+        {
+          output: success ? call.response : null,
+          status: call.status,
+          errorMessage: success ? null : call.response,
+          durationMs: call.durationMs,
+          startedAt,
+        },
+      );
     });
   });
   return options.registry.logUnloggedCalls(runId, calls);
