@@ -11,6 +11,19 @@ describe('Run budgets (e2e)', () => {
   const ping = (id: string) => reply.toolCalls([{ name: 'ping', id, arguments: { id } }], { usage: USAGE });
   const pings = () => stack.backend.hits.filter((hit) => hit.path === '/ping').map((hit) => hit.params.id) ?? [];
   const llmNode = (run: RunBody) => run.nodes?.find((node) => node.node_id === 'llm-1');
+  /** A read-only workflow tool `name` that runs a stored one-LLM-node workflow of its own. */
+  const childWorkflowTool = async (name: string, description: string) => {
+    const child = agentWorkflow({}, { name: `budget-${name}-${Date.now().toString(36)}` });
+    const created = await stack.api.post('/workflows', child).expect(201);
+    await stack.api.createTool({
+      name,
+      description,
+      function_schema: { type: 'function', function: { name, description } },
+      implementation_type: 'workflow',
+      implementation_config: { workflow_id: (created.body as { id: string }).id },
+      effect: 'read_only',
+    });
+  };
 
   it('should end a run whose tokens reach max_total_tokens (the request over the definition) with run_token_budget', async () => {
     const big = { prompt_tokens: 400, completion_tokens: 100, total_tokens: 500 };
@@ -187,16 +200,7 @@ describe('Run budgets (e2e)', () => {
   });
 
   it("should count a child workflow-tool run's tokens against its parent's budget", async () => {
-    const child = agentWorkflow({}, { name: `budget-child-${Date.now().toString(36)}` });
-    const created = await stack.api.post('/workflows', child).expect(201);
-    await stack.api.createTool({
-      name: 'ask_child',
-      description: 'Asks the child workflow',
-      function_schema: { type: 'function', function: { name: 'ask_child', description: 'Asks the child workflow' } },
-      implementation_type: 'workflow',
-      implementation_config: { workflow_id: (created.body as { id: string }).id },
-      effect: 'read_only',
-    });
+    await childWorkflowTool('ask_child', 'Asks the child workflow');
     stack.llm.script([
       reply.toolCalls([{ name: 'ask_child', id: 'call_child', arguments: { question: 'Inner?' } }], { usage: USAGE }),
       reply.text('Inner answer.', { usage: { prompt_tokens: 90, completion_tokens: 10, total_tokens: 100 } }),
@@ -221,16 +225,7 @@ describe('Run budgets (e2e)', () => {
   });
 
   it("should end the parent run with run_token_budget, not calling the model, when a child's call does not fit its budget", async () => {
-    const child = agentWorkflow({}, { name: `budget-inner-${Date.now().toString(36)}` });
-    const created = await stack.api.post('/workflows', child).expect(201);
-    await stack.api.createTool({
-      name: 'ask_inner',
-      description: 'Asks the inner workflow',
-      function_schema: { type: 'function', function: { name: 'ask_inner', description: 'Asks the inner workflow' } },
-      implementation_type: 'workflow',
-      implementation_config: { workflow_id: (created.body as { id: string }).id },
-      effect: 'read_only',
-    });
+    await childWorkflowTool('ask_inner', 'Asks the inner workflow');
     stack.llm.script([
       reply.toolCalls([{ name: 'ask_inner', id: 'call_inner', arguments: { question: 'Inner?' } }], {
         usage: { prompt_tokens: 900, completion_tokens: 70, total_tokens: 970 },
