@@ -31,9 +31,9 @@ function envExample(): Record<string, string> {
   );
 }
 
-/** The rows of the README's configuration tables: the variables of a row and its default column, split at commas. */
+/** The rows of docs/configuration.md's tables: the variables of a row and its default column, split at commas. */
 function readmeRows(): Array<{ names: string[]; defaults: string[] }> {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
   const configuration = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n### Admin key'));
   return configuration
     .split('\n')
@@ -66,13 +66,13 @@ describe('configuration documentation', () => {
     expect(loadConfig({ ...envExample(), ...target })).toEqual(loadConfig(target));
   });
 
-  it('should describe every variable the service reads in the README configuration tables', () => {
+  it('should describe every variable the service reads in the docs/configuration.md tables', () => {
     const tabled = readmeRows().flatMap((row) => row.names);
     expect(variables.filter((name) => !tabled.includes(name))).toEqual([]);
     expect(tabled.filter((name) => !variables.includes(name))).toEqual([]);
   });
 
-  it('should give in the README tables the defaults .env.example gives', () => {
+  it('should give in the docs/configuration.md tables the defaults .env.example gives', () => {
     const example = envExample();
     // A default in backticks is the value; words (none, disabled, generated once …) stand for an empty one.
     const mismatches = readmeRows()
