@@ -225,9 +225,9 @@ describe(ToolsService.name, () => {
 
     it('should refuse an If-Match version that is not the current one', async () => {
       const created = await sut.create(newTool({ name: 'adder' }), owner);
-      await sut.update(created.id, { description: 'first' }, owner, [1]);
+      await sut.update(created.id, { description: 'first' }, owner, ['1']);
 
-      await expect(sut.update(created.id, { description: 'second' }, owner, [1])).rejects.toMatchObject({
+      await expect(sut.update(created.id, { description: 'second' }, owner, ['1'])).rejects.toMatchObject({
         code: 'precondition_failed',
       });
       expect(await sut.get(created.id, owner)).toMatchObject({ description: 'first', version: 2 });

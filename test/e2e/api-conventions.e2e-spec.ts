@@ -176,6 +176,12 @@ describe('API conventions (e2e)', () => {
       const after = await request(sut.http).get('/api/v1/tools/etag_tool').set(bearer(key)).expect(200);
       expect((after.body as { description: string }).description).toBe('first writer');
 
+      const unknownTag = await request(sut.http)
+        .patch('/api/v1/tools/etag_tool')
+        .set(bearer(key))
+        .set('If-Match', '"stale"')
+        .send({ description: 'x' });
+      expect(unknownTag.status).toBe(412);
       await request(sut.http)
         .patch('/api/v1/tools/etag_tool')
         .set(bearer(key))

@@ -12,31 +12,42 @@ import { map, type Observable } from 'rxjs';
 import { DomainError } from '../errors/domain-error';
 import { ApiProblemResponses } from './api-problem-responses';
 
-/** The versions an `If-Match` header accepts; `any` for `*`. */
-export type VersionPrecondition = number[] | 'any';
+/** The opaque entity-tags an `If-Match` header lists (without quotes or `W/`); `any` for `*`. */
+export type VersionPrecondition = string[] | 'any';
 
 const etagOf = (version: number): string => `"${version}"`;
 
-/** Parses `If-Match: "3"` (or `W/"3"`, a list, or `*`); undefined when the header is absent. */
+/** One entity-tag of a list (RFC 9110 §8.8.3): `W/`?, quoted characters other than `"`, then `,` or the end. */
+const ENTITY_TAG = /^\s*(?:W\/)?"([\x21\x23-\x7e\x80-\uffff]*)"\s*(?:,|$)/;
+
+/**
+ * Parses `If-Match: "3"` (or `W/"3"`, a list, or `*`); undefined when the header is absent. A well-formed tag
+ * that names no version (`"stale"`) is kept, so it fails the precondition (412); only a malformed header is a 400.
+ */
 export function parseIfMatch(header: string | undefined): VersionPrecondition | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   if (header.trim() === '*') return 'any';
-  const versions = header.split(',').map((tag) => {
-    const match = /^\s*(?:W\/)?"(\d+)"\s*$/.exec(tag);
+  const tags: string[] = [];
+  let rest = header;
+  while (rest.trim() !== '') {
+    const match = ENTITY_TAG.exec(rest);
     if (!match) {
-      throw DomainError.validation([{ field: 'If-Match', message: `must be an ETag like "3" from a GET, got ${tag}` }]);
+      throw DomainError.validation([
+        { field: 'If-Match', message: `must be entity-tags like "3" from a GET, or *; got ${header}` },
+      ]);
     }
-    return Number(match[1]);
-  });
-  return versions;
+    tags.push(match[1]);
+    rest = rest.slice(match[0].length);
+  }
+  return tags;
 }
 
 /** Refuses a write whose If-Match names another version than the stored one (412). */
 export function assertVersionMatches(precondition: VersionPrecondition | undefined, version: number, what: string) {
-  if (precondition === undefined || precondition === 'any' || precondition.includes(version)) return;
+  if (precondition === undefined || precondition === 'any' || precondition.includes(String(version))) return;
   throw new DomainError(
     'precondition_failed',
-    `${what} is at version ${version}, not ${precondition.join(', ')}; read it again (its ETag) and retry`,
+    `${what} is at version ${version}, not ${precondition.map((tag) => `"${tag}"`).join(', ')}; read it again (its ETag) and retry`,
   );
 }
 
