@@ -18,6 +18,7 @@ import { WorkflowsEnabled1796146725696 } from './1796146725696-workflows-enabled
 import { ToolEmbeddings1796153083923 } from './1796153083923-tool-embeddings';
 import { ToolVersionsSeeded1796164178717 } from './1796164178717-tool-versions-seeded';
 import { McpSyncDisabledTools1796164903008 } from './1796164903008-mcp-sync-disabled-tools';
+import { ModelExchanges1796170000000 } from './1796170000000-model-exchanges';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   ToolEmbeddings1796153083923,
   ToolVersionsSeeded1796164178717,
   McpSyncDisabledTools1796164903008,
+  ModelExchanges1796170000000,
 ];

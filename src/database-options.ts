@@ -11,6 +11,7 @@ import { RunEntity } from './runs/run.entity';
 import { ToolResultEntity } from './runs/tool-result.entity';
 import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { RunApprovalEntity } from './runs/run-approval.entity';
+import { ModelExchangeEntity } from './runs/model-exchange.entity';
 import { ToolCallLogEntity } from './registry/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
@@ -35,6 +36,7 @@ export const entities = [
   ToolResultEntity,
   McpServerEntity,
   ToolEmbeddingEntity,
+  ModelExchangeEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -24,6 +24,8 @@ import { ToolResultsService } from './tool-results.service';
 import { RunApprovalEntity } from './run-approval.entity';
 import { ApprovalsService } from './approvals.service';
 import { ApprovalsController } from './approvals.controller';
+import { ModelExchangeEntity } from './model-exchange.entity';
+import { ModelExchangesService } from './model-exchanges.service';
 
 @Module({
   imports: [
@@ -34,6 +36,7 @@ import { ApprovalsController } from './approvals.controller';
       ToolResultEntity,
       RunCheckpointEntity,
       RunApprovalEntity,
+      ModelExchangeEntity,
     ]),
     ToolCallLogsModule,
   ],
@@ -47,6 +50,7 @@ import { ApprovalsController } from './approvals.controller';
     RunJournal,
     RunLeasesService,
     ApprovalsService,
+    ModelExchangesService,
     {
       provide: RUN_REDIS,
       inject: [APP_CONFIG],
@@ -70,6 +74,14 @@ import { ApprovalsController } from './approvals.controller';
           : new InProcessRunSupervisor(runs, events, moduleRef, config),
     },
   ],
-  exports: [RunsService, RunEventsService, ToolResultsService, RunCheckpointStore, ApprovalsService, RUN_SUPERVISOR],
+  exports: [
+    RunsService,
+    RunEventsService,
+    ToolResultsService,
+    RunCheckpointStore,
+    ApprovalsService,
+    ModelExchangesService,
+    RUN_SUPERVISOR,
+  ],
 })
 export class RunsModule {}

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../registry/tool-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import type { RunCheckpointer } from './run-checkpointer';
 import type { RunMeter } from './run-meter';
+import type { ModelCalls } from './recording/model-calls';
 
 /** What every node sees of the run it belongs to. Knows nothing about HTTP or the database. */
 export interface RunContext {
@@ -24,6 +25,8 @@ export interface RunContext {
   resolvedTools?: ReadonlyMap<string, readonly ToolDefinition[]>;
   /** The tool versions the run pinned at its start: what a node uses when `resolvedTools` has not got its tools. */
   toolPins?: ToolPins;
+  /** How LLM nodes reach their providers (recorded, or answered from a recording); absent: directly. */
+  models?: ModelCalls;
 }
 
 /** A node failed (or was cancelled) after doing part of its work: `partialOutput` is what it had (usage …). */

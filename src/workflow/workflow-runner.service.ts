@@ -26,6 +26,9 @@ import {
 import { RunsService } from '../runs/runs.service';
 import { RunCheckpointStore } from '../runs/run-checkpoint-store';
 import { ApprovalsService } from '../runs/approvals.service';
+import { ModelExchangesService } from '../runs/model-exchanges.service';
+import type { ModelCalls } from './recording/model-calls';
+import { RecordingModelCalls } from './recording/recording-model-calls';
 import { AwaitingApprovalError } from './agent/approval-gate';
 import { coalesceDeltas } from './delta-coalescer';
 import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
@@ -74,6 +77,8 @@ interface Execution {
   parent?: RunMeter;
   /** The run was stored running when it was created (NewRun.startsNow) and has not executed yet. */
   startsNow?: boolean;
+  /** How its LLM nodes reach their providers; absent: recorded (see RecordingModelCalls). */
+  models?: ModelCalls;
 }
 
 /** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
@@ -119,6 +124,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     private readonly checkpoints: RunCheckpointStore,
     private readonly approvals: ApprovalsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly exchanges: ModelExchangesService,
   ) {}
 
   async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
@@ -353,8 +359,9 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
-    { checkpoint, parent, startsNow = false }: Execution,
+    { checkpoint, parent, startsNow = false, models }: Execution,
   ): Promise<RunResult> {
+    const recording = models === undefined ? await this.recorderOf(run.id, checkpoint?.resumed === true) : undefined;
     const deltas = coalesceDeltas((type, data) => this.events.emit(run.id, type, data), DELTA_WINDOW_MS);
     const { emit } = deltas;
     // Counts as model and tool calls happen, so a failed or cancelled run keeps what it used; a resumed run
@@ -388,6 +395,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
         checkpoint,
         resolvedTools: checked.tools,
         toolPins: run.toolPins ?? undefined,
+        models: models ?? recording,
       });
       result = { status: 'succeeded', outputs: engineResult.outputs, stopReason: 'completed' };
     } catch (error) {
@@ -410,6 +418,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
       }
     }
     deltas.flush();
+    await recording?.flush();
     if (result.status === 'handed_back' || result.status === 'waiting') {
       // The time limit counts execution only: the time until the run goes on is left out of it.
       await checkpoint?.storeTotals().catch((error: unknown) => {
@@ -441,6 +450,21 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     }
     await this.record(run.id, result, usage);
     return { ...result, usage };
+  }
+
+  /** The recorder of a run's model calls; a resumed run's calls are numbered on from the ones it recorded before. */
+  private async recorderOf(runId: string, resumed: boolean): Promise<RecordingModelCalls> {
+    const callsBefore = resumed
+      ? await this.exchanges.callsPerNode(runId).catch((error: unknown) => {
+          this.logger.error({ err: error, runId }, 'could not read the recorded model calls of the run');
+          return new Map<string, number>();
+        })
+      : new Map<string, number>();
+    return new RecordingModelCalls(
+      (exchange) => this.exchanges.append(runId, exchange),
+      (error) => this.logger.error({ err: error, runId }, 'could not record a model call of the run'),
+      callsBefore,
+    );
   }
 
   /** Stores how a run ended and ends its event log with `run.finished`. */

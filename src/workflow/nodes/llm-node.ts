@@ -205,7 +205,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
   },
   async run({ node, data, scope, run, services: deps, step }) {
     const providerName = data.provider ?? deps.defaultProvider;
-    const provider = deps.providers.getProvider(providerName);
+    const configured = deps.providers.getProvider(providerName);
+    const provider = run.models?.provider(node.id, configured) ?? configured;
     const model = deps.providers.resolveModel(providerName, data.model);
 
     const use = toolsUsed(data);

@@ -1,0 +1,55 @@
+import { redactJsonText } from '../shared/json-text-redactor';
+import { maskSecrets } from '../shared/secrets';
+import type { ChatMessage } from '../shared/chat-types';
+import type { ChatRequest, ChatResponse } from './provider';
+
+/** The JSON part of a request: what the protocol sent, without the call's options (signal, listeners). */
+export type ExchangeRequest = ChatRequest;
+
+/**
+ * One model call of a run, as sent and as answered, secrets masked: what a replay answers the same call with
+ * and compares the replayed request against. `callIndex` counts the calls of one node from 0.
+ */
+export interface ModelExchange {
+  nodeId: string;
+  callIndex: number;
+  provider: string;
+  model: string;
+  request: ExchangeRequest;
+  response: ChatResponse;
+  durationMs: number;
+}
+
+const maskMessage = (message: ChatMessage): ChatMessage =>
+  message.role === 'assistant' && message.tool_calls !== undefined
+    ? {
+        ...message,
+        tool_calls: message.tool_calls.map((call) => ({
+          ...call,
+          function: { ...call.function, arguments: redactJsonText(call.function.arguments) },
+        })),
+      }
+    : message;
+
+/**
+ * The request as it is stored and compared: credential-named values and URL credentials masked (maskSecrets),
+ * and the same inside the JSON text of tool-call arguments. Masking is deterministic, so a replayed request
+ * masked alike equals the recorded one when the calls are the same.
+ */
+export const maskRequest = (request: ChatRequest): ExchangeRequest => {
+  const plain: ChatRequest = JSON.parse(JSON.stringify(request)) as ChatRequest;
+  return maskSecrets({ ...plain, messages: plain.messages.map(maskMessage) });
+};
+
+/** The answer as it is stored: masked like the request, tool-call arguments included. */
+export const maskResponse = (response: ChatResponse): ChatResponse => {
+  const plain = JSON.parse(JSON.stringify(response)) as ChatResponse;
+  return maskSecrets({
+    ...plain,
+    toolCalls: plain.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
+    malformedToolCalls: plain.malformedToolCalls.map((call) => ({
+      ...call,
+      arguments: redactJsonText(call.arguments),
+    })),
+  });
+};
