@@ -4,7 +4,8 @@ import { readRunEvents } from '../support/sse';
 import { ADMIN_KEY, type TestApp } from '../support/test-app';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
 import { WorkflowApi } from '../support/workflow-api';
-import { agentWorkflow } from '../support/workflow-fixtures';
+import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
+import { numberedLines } from '../support/tool-backend';
 import { countTokens } from '../../src/llm/token-count';
 
 const CUSTOMERS_CODE =
@@ -129,6 +130,39 @@ describe('LLM node context engineering (e2e)', () => {
         .map((message) => (message.content ?? '').replace(/\n\[characters \d+ to \d+ of \d+; [^\]]+\]$/, ''));
       expect(pages.join('')).toBe(full);
     }, 120_000);
+  });
+
+  describe('http tool results', () => {
+    it('should store the whole of a 385 KB http response and let the model page past its first 16,000 characters', async () => {
+      const full = numberedLines(37_000);
+      await api.createTool({
+        ...httpToolBody('long_text', `${stack?.backend.origin ?? ''}/text?lines=37000`, {
+          parameters: { type: 'object', properties: {} },
+        }),
+        implementation_config: { url: `${stack?.backend.origin ?? ''}/text?lines=37000`, parse_mode: 'raw' },
+      });
+      const offset = full.indexOf('line 36990');
+      llm.script([
+        reply.toolCalls([{ name: 'long_text', id: 'call_text', arguments: {} }]),
+        reply.from((request) => {
+          const cut = toolMessages(request.body as unknown as Body)[0].content ?? '';
+          const ref = /ref "([^"]+)"/.exec(cut)?.[1] ?? 'missing';
+          return reply.toolCalls([{ name: 'read_tool_result', id: 'call_page', arguments: { ref, offset } }]);
+        }),
+        reply.text('The text ends at line 36999.'),
+      ]);
+
+      const run = await api.run(agentWorkflow({ tools: ['long_text'], max_tool_result_tokens: 2000 }));
+
+      expect(full.length).toBeGreaterThan(385_000);
+      expect(run).toMatchObject({ status: 'succeeded' });
+      const cut = toolMessages(bodies()[1])[0].content ?? '';
+      expect(cut).toContain(`The full result (${full.length} characters`);
+      expect(cut).not.toContain('[truncated');
+      const page = toolMessages(bodies()[2])[1].content ?? '';
+      expect(page.startsWith(full.slice(offset, offset + 100))).toBe(true);
+      expect(page).toContain('line 36999');
+    });
   });
 
   describe('summarised results', () => {

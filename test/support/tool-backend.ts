@@ -24,12 +24,17 @@ export interface ToolBackend {
   close(): Promise<void>;
 }
 
+/** `line 0` to `line N-1`, one a line: a long text whose every part says where it is. */
+export const numberedLines = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `line ${index}`).join('\n');
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * A loopback HTTP server standing in for the services tools call. `?delay=<ms>` delays the answer; `hold()` makes
  * answers wait for the test's `release(id)`, so tests force an order instead of timing one.
- * `/weather?city=X` answers a fixed forecast, every other path echoes its query.
+ * `/weather?city=X` answers a fixed forecast, `/text?lines=N` the text of numberedLines(N), every other path echoes
+ * its query.
  */
 export async function startToolBackend(): Promise<ToolBackend> {
   const hits: ToolHit[] = [];
@@ -59,6 +64,12 @@ export async function startToolBackend(): Promise<ToolBackend> {
       await sleep(Number(params.delay ?? 0));
     } finally {
       inFlight--;
+    }
+    if (url.pathname === '/text') {
+      hits.push({ path: url.pathname, params, startedAt, endedAt: performance.now(), othersInFlight });
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(numberedLines(Number(params.lines ?? 0)));
+      return;
     }
     const body =
       url.pathname === '/weather'

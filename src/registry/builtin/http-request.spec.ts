@@ -50,11 +50,11 @@ describe('httpRequest', () => {
     expect(JSON.parse(result.response)).toMatchObject({ status: 404, body: { error: 'no such item' } });
   });
 
-  it('should truncate a long text body', async () => {
+  it('should return the whole of a long text body, for the node to cut and read_tool_result to page', async () => {
     const result = await run({ url: `${server.origin}/text` }, env);
 
-    expect(JSON.parse(result.response)).toMatchObject({ truncated: true });
-    expect(result.response.length).toBeLessThan(13_000);
+    expect((JSON.parse(result.response) as { body: string }).body).toBe('z'.repeat(20_000));
+    expect(result.data).toMatchObject({ body: 'z'.repeat(20_000) });
   });
 
   it('should refuse private addresses without an allowance', async () => {

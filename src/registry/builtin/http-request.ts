@@ -1,8 +1,7 @@
-import { isJson, decodeText, truncatedBody } from '../http/response-text';
+import { isJson, decodeText } from '../http/response-text';
 import type { OutboundBody } from '../../outbound/outbound-request';
 import { redactSecretValues, secretValuesIn } from '../../shared/secrets';
 import { defineBuiltin } from './builtin-tool';
-import { truncate } from '../../shared/truncate';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const SHOWN_HEADERS = [
@@ -17,7 +16,6 @@ const SHOWN_HEADERS = [
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
 ];
-const MAX_BODY_CHARS = 12_000;
 
 export interface HttpRequestParams {
   method?: (typeof METHODS)[number];
@@ -41,7 +39,7 @@ export const httpRequest = defineBuiltin<HttpRequestParams>({
   name: 'http_request',
   category: 'web',
   description:
-    'Send an HTTP request to a public http(s) URL and get back the status, the main response headers and the body (parsed JSON when the response is JSON, otherwise text, truncated when long). Non-2xx statuses are returned, not raised. Private, loopback and cloud-metadata addresses are refused.',
+    'Send an HTTP request to a public http(s) URL and get back the status, the main response headers and the body (parsed JSON when the response is JSON, otherwise text). Non-2xx statuses are returned, not raised. Private, loopback and cloud-metadata addresses are refused.',
   effect: 'mutating',
   timeoutMs: 60_000,
   parameters: {
@@ -85,27 +83,26 @@ export const httpRequest = defineBuiltin<HttpRequestParams>({
     });
     const contentType = response.headers['content-type'];
     const text = decodeText(response.body, contentType);
-    const truncated = text.length > MAX_BODY_CHARS;
     const headers = Object.fromEntries(
       SHOWN_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => [
         name,
         response.headers[name],
       ]),
     );
+    // The whole body: the node's max_tool_result_tokens decides what the model sees, read_tool_result the rest.
     const summary = {
       status: response.status,
       status_text: response.statusText,
       final_url: response.finalUrl,
       headers,
-      body: truncated ? truncate(text, MAX_BODY_CHARS, { note: truncatedBody }) : parseBody(text, contentType),
-      ...(truncated ? { truncated: true } : {}),
+      body: parseBody(text, contentType),
     };
     // Credentials it was given never come back, even when the server echoes the request.
     const sent = [...secretValuesIn(params.headers), ...secretValuesIn(params.query), ...secretValuesIn(params.url)];
     return redactSecretValues(
       {
         response: JSON.stringify(summary),
-        data: { ...summary, body: parseBody(text, contentType) },
+        data: summary,
         metadata: { status_code: response.status, response_bytes: response.bytes, final_url: response.finalUrl },
       },
       sent,

@@ -23,9 +23,11 @@ describe('webFetch', () => {
             ? ['application/json', '{"temp":21,"unit":"C"}', 200]
             : request.url === '/long'
               ? ['text/plain', 'w'.repeat(2000), 200]
-              : request.url === '/image'
-                ? ['image/png', 'PNG', 200]
-                : ['text/html', '<h1>Not here</h1>', 404];
+              : request.url === '/huge'
+                ? ['text/plain', 'h'.repeat(50_000), 200]
+                : request.url === '/image'
+                  ? ['image/png', 'PNG', 200]
+                  : ['text/html', '<h1>Not here</h1>', 404];
       response.writeHead(status, { 'content-type': type });
       response.end(body);
     });
@@ -57,6 +59,13 @@ describe('webFetch', () => {
     expect(page.response).toBe(PAGE);
     expect(long.response).toMatch(/^w{500}\n… \[truncated 1500 more characters\]$/);
     expect(long.data).toMatchObject({ truncated: true });
+  });
+
+  it('should return the whole document when max_chars is left out', async () => {
+    const whole = await run({ url: `${server.origin}/huge`, format: 'raw' }, env);
+
+    expect(whole.response).toBe('h'.repeat(50_000));
+    expect(whole.data).toMatchObject({ truncated: false });
   });
 
   it('should fail with the status and an excerpt on a non-2xx answer', async () => {

@@ -5,7 +5,6 @@ import { defineBuiltin } from './builtin-tool';
 import { truncate } from '../../shared/truncate';
 
 const FORMATS = ['markdown', 'json', 'raw'] as const;
-const DEFAULT_MAX_CHARS = 20_000;
 const TEXTUAL = /^(text\/|application\/([\w.-]+\+)?(json|xml|javascript)|application\/xhtml\+xml)/i;
 const ACCEPT: Record<(typeof FORMATS)[number], string> = {
   markdown: 'text/html, text/plain;q=0.9, */*;q=0.5',
@@ -27,7 +26,7 @@ export const webFetch = defineBuiltin<WebFetchParams>({
   name: 'web_fetch',
   category: 'web',
   description:
-    'Fetch a public web page or document with GET and return its content: HTML pages as readable Markdown (scripts and styles removed), JSON as JSON, or the raw text. Long content is truncated. Private, loopback and cloud-metadata addresses are refused.',
+    'Fetch a public web page or document with GET and return its content: HTML pages as readable Markdown (scripts and styles removed), JSON as JSON, or the raw text. Private, loopback and cloud-metadata addresses are refused.',
   effect: 'read_only',
   timeoutMs: 60_000,
   parameters: {
@@ -52,8 +51,8 @@ export const webFetch = defineBuiltin<WebFetchParams>({
         type: 'integer',
         minimum: 500,
         maximum: 100_000,
-        default: DEFAULT_MAX_CHARS,
-        description: 'Longest content returned, in characters; the rest is cut off.',
+        description:
+          'Longest content returned, in characters; the rest is cut off. Leave it out to get the whole document.',
       },
     },
   },
@@ -88,7 +87,8 @@ export const webFetch = defineBuiltin<WebFetchParams>({
     } else if (format === 'markdown' && (isHtml(contentType) || /^\s*<(!doctype html|html)/i.test(text))) {
       content = htmlToMarkdown(text);
     }
-    const maxChars = params.max_chars ?? DEFAULT_MAX_CHARS;
+    // Cut only when the caller asked: otherwise the node's max_tool_result_tokens decides what the model sees.
+    const maxChars = params.max_chars ?? Infinity;
     const shown = truncate(content, maxChars, { note: truncatedBody });
     const title = format === 'markdown' ? titleOf(text) : undefined;
     return {

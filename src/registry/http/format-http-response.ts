@@ -4,11 +4,8 @@ import { ToolExecutionError } from '../../shared/tool-errors';
 import { htmlToMarkdown } from './html-to-markdown';
 import type { HttpToolConfig } from './http-tool-config';
 import { pickFields } from './response-fields';
-import { decodeText, excerpt, isHtml, isJson, truncatedBody } from './response-text';
-import { truncate } from '../../shared/truncate';
+import { decodeText, excerpt, isHtml, isJson } from './response-text';
 
-/** Longest text handed to the model; the full parsed JSON stays in `data`. */
-export const MAX_RESPONSE_CHARS = 16_000;
 const PRETTY_LIMIT = 4_000;
 
 const jsonText = (data: unknown): string => {
@@ -31,7 +28,11 @@ export const httpStatusError = (response: OutboundResponse, metadata: Record<str
   return new ToolExecutionError(text ? `${status}: ${text}` : status, { statusCode: response.status, metadata });
 };
 
-/** Turns a successful response into text for the model (`response`) and structure for callers (`data`). */
+/**
+ * Turns a successful response into text for the model (`response`) and structure for callers (`data`). The text is
+ * the whole response (the outbound client already capped it at OUTBOUND_MAX_RESPONSE_BYTES): what the model sees of
+ * it is decided by the node's max_tool_result_tokens, and the rest stays readable with read_tool_result.
+ */
 export const formatHttpResponse = (
   config: Pick<HttpToolConfig, 'parse_mode' | 'response_fields'>,
   response: OutboundResponse,
@@ -49,9 +50,9 @@ export const formatHttpResponse = (
       }
     } else {
       const data = config.response_fields?.length ? pickFields(parsed.value, config.response_fields) : parsed.value;
-      return { response: truncate(jsonText(data), MAX_RESPONSE_CHARS, { note: truncatedBody }), data, metadata };
+      return { response: jsonText(data), data, metadata };
     }
   }
   const shown = mode === 'markdown' && isHtml(contentType) ? htmlToMarkdown(text) : text;
-  return { response: truncate(shown, MAX_RESPONSE_CHARS, { note: truncatedBody }), metadata };
+  return { response: shown, metadata };
 };

@@ -264,6 +264,24 @@ describe(createHttpExecutor.name, () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('should return the whole response for the model, in every parse mode, for read_tool_result to page', async () => {
+    // 385 KB: the size that was cut to 16,000 characters before max_tool_result_tokens had a say.
+    const text = Array.from({ length: 35_000 }, (_, index) => `line ${index}`).join('\n');
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end(text);
+    };
+    const rows = Array.from({ length: 20_000 }, (_, index) => ({ id: index, name: `row ${index}` }));
+
+    const raw = await execute(await define({ parse_mode: 'raw' }));
+    handler = (_request, response) => sendJson(response, 200, { rows });
+    const json = await execute(await define({ parse_mode: 'json' }));
+
+    expect(text.length).toBeGreaterThan(300_000);
+    expect(raw.response).toBe(text);
+    expect(JSON.parse(json.response)).toEqual({ rows });
+  });
+
   it('should refuse a response larger than max_response_bytes', async () => {
     handler = (_request, response) => response.end('y'.repeat(5000));
 
