@@ -185,6 +185,23 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     executor.finish(run.id);
   });
 
+  it('should execute a queued run whose job failed after a worker leased it, and one whose job vanished', async () => {
+    const leaseRanOut = await runs.create(newRun());
+    const neverLeased = await runs.create(newRun());
+    const old = new Date(Date.now() - 60_000);
+    await rows.update(
+      { id: leaseRanOut.id },
+      { leaseOwner: 'worker-cut-off', leaseExpiresAt: new Date(Date.now() - 1), createdAt: old },
+    );
+    await rows.update({ id: neverLeased.id }, { createdAt: old });
+    await supervisor('worker', 'survivor');
+
+    await waitFor(() => executor.started.length === 2, { what: 'the survivor executed both runs' });
+    expect(executor.started.map((start) => start.runId).sort()).toEqual([leaseRanOut.id, neverLeased.id].sort());
+    executor.finish(leaseRanOut.id);
+    executor.finish(neverLeased.id);
+  });
+
   it('should let only one of two workers execute a run that was queued twice', async () => {
     const api = await supervisor('api');
     await supervisor('worker', 'first');

@@ -12,6 +12,7 @@ import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES, type RunStatus } from './run.entity';
 import type { RunEventsService } from './run-events.service';
 import type { RunLeasesService } from './run-leases.service';
+import { RunReconciler, type RunQueueJobs } from './run-reconciler';
 import type { RunRedis } from './run-redis';
 import {
   type QueuePlace,
@@ -29,7 +30,8 @@ const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 /** How often a ?wait=true request looks at the run's row besides being woken by its events. */
 const WAIT_POLL_MS = 1000;
-const SWEEP_BATCH = 100;
+/** Jobs that still lead to a run's execution: waiting for a worker, delayed, or taken by one. */
+const LIVE_JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
 
@@ -40,8 +42,8 @@ interface JobData {
 /**
  * Queue mode: runs wait in a BullMQ queue on Redis and any worker process executes them, FIFO with
  * MAX_CONCURRENT_RUNS per worker. The database is the truth: a worker holds a lease on each run it
- * executes (heartbeat every RUN_LEASE_MS/3), a sweep re-queues runs whose lease ran out (a dead worker),
- * and cancel is a status in the row plus a Redis message to whichever worker executes the run. A job is
+ * executes (heartbeat every RUN_LEASE_MS/3), a reconciler re-queues queued or running runs that have
+ * neither a live lease nor a job (a dead worker, a job lost while the database was away), and cancel is a status in the row plus a Redis message to whichever worker executes the run. A job is
  * only a wake-up call: a worker that cannot take the run's lease drops it, so a duplicate job is harmless.
  */
 export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -84,13 +86,20 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       connection: this.redis.connect(),
       prefix,
       concurrency: this.config.workflows.maxConcurrentRuns,
-      // BullMQ's own stalled-job check re-delivers a dead worker's job; the lease decides whether it runs.
+      // BullMQ's own stalled-job check re-delivers a dead worker's job (also one it died with before taking the
+      // run's lease) within about RUN_LEASE_MS, not its default 30 s; the lease decides whether it runs.
       lockDuration: this.leaseMs,
+      stalledInterval: Math.max(1, Math.floor(this.leaseMs / 2)),
       maxStalledCount: 1000,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'run worker problem'));
     this.every(this.leaseMs / 3, () => this.heartbeat());
-    this.every(this.leaseMs / 6, () => this.sweep());
+    const reconciler = new RunReconciler(this.leases, this.queueJobs(), this.leaseMs);
+    this.every(this.leaseMs / 6, async () => {
+      for (const runId of await reconciler.reconcile()) {
+        this.logger.warn({ runId }, 'queued again a run that had no live worker or job');
+      }
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -245,13 +254,19 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     }
   }
 
-  /** Re-queues runs whose worker stopped renewing their lease (it died); of several sweeping workers one wins each. */
-  private async sweep(): Promise<void> {
-    for (const runId of await this.leases.expired(SWEEP_BATCH)) {
-      if (!(await this.leases.claimExpired(runId, this.leaseMs))) continue;
-      this.logger.warn({ runId }, 'taking over a run whose worker stopped renewing its lease');
-      await this.enqueue(runId);
-    }
+  private queueJobs(): RunQueueJobs {
+    const queue = this.queue as Queue<JobData>;
+    return {
+      liveRunIds: async () => {
+        const jobs = await queue.getJobs([...LIVE_JOB_STATES]);
+        return new Set(
+          jobs
+            .map((job) => (job.data as Partial<JobData> | undefined)?.runId)
+            .filter((id): id is string => typeof id === 'string'),
+        );
+      },
+      enqueue: (runId) => this.enqueue(runId),
+    };
   }
 
   private every(ms: number, task: () => Promise<void>): void {

@@ -9,6 +9,8 @@ const CLOCK_CHECK_MS = 60_000;
 
 /** Statuses a worker may take a run in: the executor decides what a waiting run does (it may have been approved). */
 const TAKEABLE: RunStatus[] = ['queued', 'running', 'waiting'];
+/** Statuses in which a run needs an owner: a waiting run waits on a person, not on a process. */
+const UNFINISHED: RunStatus[] = ['queued', 'running'];
 
 /**
  * Who executes a run in queue mode, held in the database (the truth; Redis only carries the queue):
@@ -72,35 +74,41 @@ export class RunLeasesService {
   }
 
   /**
-   * Running runs whose lease ran out (their worker died or lost them), oldest first. Child runs of
-   * workflow tools execute inside their parent's execution and are never taken over on their own.
+   * Top-level runs queued or running that nobody owns, oldest first: their lease (or a reconciler's claim) ran
+   * out, or they were never held and are older than `unheldForMs` (time for their submitter to queue them).
+   * Child runs of workflow tools execute inside their parent's execution and are never taken over on their own.
    */
-  async expired(limit: number): Promise<string[]> {
+  async unowned(limit: number, unheldForMs: number): Promise<string[]> {
     const now = await this.now();
     const rows = await this.runs.find({
       select: { id: true },
       where: [
-        { status: 'running', parentRunId: IsNull(), leaseExpiresAt: LessThan(now) },
-        { status: 'running', parentRunId: IsNull(), leaseExpiresAt: IsNull() },
+        { status: In(UNFINISHED), parentRunId: IsNull(), leaseExpiresAt: LessThan(now) },
+        {
+          status: In(UNFINISHED),
+          parentRunId: IsNull(),
+          leaseExpiresAt: IsNull(),
+          createdAt: LessThan(new Date(now.getTime() - unheldForMs)),
+        },
       ],
-      order: { startedAt: 'ASC' },
+      order: { createdAt: 'ASC' },
       take: limit,
     });
     return rows.map((row) => row.id);
   }
 
   /**
-   * Claims an expired run for re-queueing, so that of several workers sweeping at once only one
+   * Claims an unowned run for re-queueing, so that of several workers reconciling at once only one
    * enqueues it; the claim itself expires after `leaseMs` in case the new job is lost.
    */
-  async claimExpired(runId: string, leaseMs: number): Promise<boolean> {
+  async claimUnowned(runId: string, leaseMs: number): Promise<boolean> {
     const now = await this.now();
     const result = await this.runs
       .createQueryBuilder()
       .update(RunEntity)
       .set({ leaseOwner: null, leaseExpiresAt: new Date(now.getTime() + leaseMs) })
       .where('id = :runId', { runId })
-      .andWhere("status = 'running' AND parent_run_id IS NULL")
+      .andWhere('status IN (:...statuses) AND parent_run_id IS NULL', { statuses: UNFINISHED })
       .andWhere('(lease_expires_at IS NULL OR lease_expires_at < :now)', { now })
       .execute();
     return result.affected === 1;

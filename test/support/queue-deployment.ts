@@ -20,16 +20,24 @@ export class QueueDeployment {
     readonly database: { url: string; drop: () => Promise<void> },
     private readonly llm: OpenAITestServer,
     private readonly extraEnv: Record<string, string>,
+    private readonly connectVia: (databaseUrl: string) => string,
   ) {}
 
-  /** `extraEnv` goes to every process (lease, grace, slots). Needs TEST_REDIS_URL (see describeWithRedis). */
-  static async create(llm: OpenAITestServer, extraEnv: Record<string, string> = {}): Promise<QueueDeployment> {
-    return new QueueDeployment(testRedisUrl() as string, await throwawayDatabase(), llm, extraEnv);
+  /**
+   * `extraEnv` goes to every process (lease, grace, slots); `connectVia` rewrites the database URL the processes
+   * connect to (a TCP proxy the test can cut). Needs TEST_REDIS_URL (see describeWithRedis).
+   */
+  static async create(
+    llm: OpenAITestServer,
+    extraEnv: Record<string, string> = {},
+    connectVia: (databaseUrl: string) => string = (url) => url,
+  ): Promise<QueueDeployment> {
+    return new QueueDeployment(testRedisUrl() as string, await throwawayDatabase(), llm, extraEnv, connectVia);
   }
 
   env(role: ProcessRole): Record<string, string> {
     return llmEnv(this.llm, {
-      DATABASE_URL: this.database.url,
+      DATABASE_URL: this.connectVia(this.database.url),
       REDIS_URL: this.redisUrl,
       REDIS_KEY_PREFIX: this.prefix,
       ROLE: role,
