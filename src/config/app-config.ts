@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { MIN_CONTEXT_WINDOW, PROVIDER_PROTOCOLS, type ProviderConfig } from './provider-config';
+import { MIN_CONTEXT_WINDOW, type ModelPrice, PROVIDER_PROTOCOLS, type ProviderConfig } from './provider-config';
 import {
   bool,
   bytes,
@@ -79,6 +79,20 @@ function toOtlpEndpoint(url: string, ctx: z.RefinementCtx): string {
 
 const isOrigin = (value: string) => URL.canParse(value) && new URL(value).origin === value;
 
+/** A price per million tokens; see ModelPrice. */
+export const MODEL_PRICE = z
+  .object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    cached_input: z.number().min(0).optional(),
+    reasoning: z.number().min(0).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 code such as USD' })
+      .optional(),
+  })
+  .strict();
+
 const PROVIDER = z.object({
   protocol: z.enum(PROVIDER_PROTOCOLS, { error: `must be one of ${PROVIDER_PROTOCOLS.join(', ')}` }).optional(),
   base_url: z.string({ error: 'is required' }).regex(HTTP_URL, { error: 'must start with http:// or https://' }),
@@ -89,8 +103,16 @@ const PROVIDER = z.object({
   max_retries: z.number().int().min(0).optional(),
   context_window: z.number().int().min(MIN_CONTEXT_WINDOW).optional(),
   models: z
-    .record(z.string(), z.object({ context_window: z.number().int().min(MIN_CONTEXT_WINDOW) }).strict())
+    .record(
+      z.string(),
+      z.object({ context_window: z.number().int().min(MIN_CONTEXT_WINDOW).optional(), price: MODEL_PRICE.optional() }).strict(),
+    )
     .optional(),
+});
+
+/** `PRICES_FILE`: prices by model (`gpt-4o`) or by provider and model (`openai/gpt-4o`, which wins). */
+const PRICES = z.record(z.string(), MODEL_PRICE, {
+  error: 'must be an object of {"model" or "provider/model": {input, output, cached_input?, reasoning?, currency?}}',
 });
 
 /** `{name: {base_url, …}}`; each provider's problems are named after it. */
@@ -98,7 +120,7 @@ const PROVIDERS = z
   .record(z.string(), z.unknown(), {
     error:
       'must be an object of {name: {protocol?, base_url, api_key?, default_model?, timeout_ms?, call_budget_ms?, ' +
-      'max_retries?, context_window?, models?: {model: {context_window}}}}',
+      'max_retries?, context_window?, models?: {model: {context_window?, price?}}}}',
   })
   .transform((entries, ctx) => {
     const providers: Record<string, ProviderConfig> = {};
@@ -231,6 +253,7 @@ const SETTINGS = {
     providersFile: jsonFile('LLM_PROVIDERS_FILE', PROVIDERS),
     providers: json('LLM_PROVIDERS', PROVIDERS),
     defaultProvider: text('LLM_DEFAULT_PROVIDER', 'openai'),
+    prices: jsonFile('PRICES_FILE', PRICES),
   },
 };
 
@@ -247,6 +270,8 @@ export type AppConfig = Omit<Settings, 'query' | 'llm'> & {
   queryDatabase: { url: string; rowLimit: number; timeoutMs: number } | null;
   providers: Record<string, ProviderConfig>;
   defaultProvider: string;
+  /** `PRICES_FILE`'s entries (empty without one). */
+  prices: Record<string, ModelPrice>;
 };
 
 /** Reads and validates the environment; throws ConfigError listing every problem at once. */
@@ -306,5 +331,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     queryDatabase: query.url ? { url: query.url, rowLimit: query.rowLimit, timeoutMs: query.timeoutMs } : null,
     providers,
     defaultProvider: llm.defaultProvider,
+    prices: llm.prices ?? {},
   };
 }

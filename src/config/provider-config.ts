@@ -20,8 +20,28 @@ export interface ProviderConfig {
   max_retries?: number;
   /** Context window (tokens in plus out) of this provider's models that `models` does not name. */
   context_window?: number;
-  /** Per model: its context window, over `context_window` and the well-known defaults. */
-  models?: Record<string, { context_window: number }>;
+  /** Per model: its context window (over `context_window` and the well-known defaults) and its price. */
+  models?: Record<string, ModelSettings>;
+}
+
+/** What a provider entry may say of one of its models. */
+export interface ModelSettings {
+  context_window?: number;
+  /** Over `PRICES_FILE` and the well-known list prices. */
+  price?: ModelPrice;
+}
+
+/**
+ * A model's price per million tokens. `cached_input` prices prompt tokens read from the provider's cache
+ * (default: `input`); `reasoning` prices reasoning tokens (default: `output`, as the providers bill them).
+ */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cached_input?: number;
+  reasoning?: number;
+  /** ISO 4217 code; default `USD`. */
+  currency?: string;
 }
 
 export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;

@@ -80,8 +80,9 @@ describe(AnthropicStreamReader.name, () => {
       usage: { output_tokens: 42 },
     } as never);
 
-    expect(start.usage).toEqual({ promptTokens: 120, completionTokens: 1, totalTokens: 121 });
-    expect(delta.usage).toEqual({ promptTokens: 120, completionTokens: 42, totalTokens: 162 });
+    // The 20 tokens read from the cache are prompt tokens too, and say so (they are priced apart).
+    expect(start.usage).toEqual({ promptTokens: 120, completionTokens: 1, totalTokens: 121, cachedPromptTokens: 20 });
+    expect(delta.usage).toEqual({ promptTokens: 120, completionTokens: 42, totalTokens: 162, cachedPromptTokens: 20 });
     expect(delta.finishReason).toBe('stop');
   });
 });

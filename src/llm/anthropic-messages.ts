@@ -242,6 +242,11 @@ export class AnthropicStreamReader {
   private tokenUsage(): TokenUsage {
     const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens } = this.usage;
     const promptTokens = input_tokens + cache_creation_input_tokens + cache_read_input_tokens;
-    return { promptTokens, completionTokens: output_tokens, totalTokens: promptTokens + output_tokens };
+    return {
+      promptTokens,
+      completionTokens: output_tokens,
+      totalTokens: promptTokens + output_tokens,
+      ...(cache_read_input_tokens > 0 ? { cachedPromptTokens: cache_read_input_tokens } : {}),
+    };
   }
 }

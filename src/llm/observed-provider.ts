@@ -1,5 +1,6 @@
 import { inSpan, SpanKind } from '../common/tracing';
 import type { TokenUsage } from '../shared/chat-types';
+import { errorMessage } from '../shared/error-text';
 import type { ChatCallOptions, ChatProvider, ChatRequest, ChatResponse } from './provider';
 
 /** One finished model call, as metrics see it. */
@@ -10,6 +11,8 @@ export interface ModelCallRecord {
   durationMs: number;
   /** Null when the call failed. */
   usage: TokenUsage | null;
+  /** Why the call failed (the provider's error message), when it did. */
+  error?: string;
 }
 
 /** Told of every model call of every provider (the port metrics use); must not throw. */
@@ -43,15 +46,15 @@ export class ObservedProvider implements ChatProvider {
     };
     return inSpan(`chat ${request.model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const started = performance.now();
-      const report = (outcome: ModelCallRecord['outcome'], usage: TokenUsage | null) => {
-        const record = { provider: this.inner.name, model: request.model, outcome, usage };
+      const report = (outcome: ModelCallRecord['outcome'], usage: TokenUsage | null, error?: string) => {
+        const record = { provider: this.inner.name, model: request.model, outcome, usage, ...(error && { error }) };
         for (const listener of this.listeners) listener({ ...record, durationMs: performance.now() - started });
       };
       let response: ChatResponse;
       try {
         response = await this.inner.chat(request, options);
       } catch (error) {
-        report('error', null);
+        report('error', null, errorMessage(error));
         throw error;
       }
       report('success', response.usage);

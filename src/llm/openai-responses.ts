@@ -161,5 +161,13 @@ function readUsage(usage: ResponseUsage | undefined): StreamChunk['usage'] {
   if (!isRecord(usage)) return null;
   const promptTokens = usage.input_tokens ?? 0;
   const completionTokens = usage.output_tokens ?? 0;
-  return { promptTokens, completionTokens, totalTokens: usage.total_tokens ?? promptTokens + completionTokens };
+  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
+  const reasoning = usage.output_tokens_details?.reasoning_tokens ?? 0;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
+  };
 }

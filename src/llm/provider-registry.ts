@@ -199,7 +199,7 @@ function validate(name: string, config: ProviderConfig): void {
   }
   const windows: Array<[string, number | undefined]> = [
     ['context_window', config.context_window],
-    ...Object.entries(config.models ?? {}).map(([model, entry]): [string, number] => [
+    ...Object.entries(config.models ?? {}).map(([model, entry]): [string, number | undefined] => [
       `models.${model}.context_window`,
       entry.context_window,
     ]),

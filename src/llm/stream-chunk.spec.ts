@@ -25,6 +25,23 @@ describe(readStreamChunk.name, () => {
     });
   });
 
+  it('should read the cached prompt tokens and the reasoning tokens the details name', () => {
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 40,
+      total_tokens: 140,
+      prompt_tokens_details: { cached_tokens: 64 },
+      completion_tokens_details: { reasoning_tokens: 30 },
+    };
+    expect(readStreamChunk({ choices: [], usage }).usage).toEqual({
+      promptTokens: 100,
+      completionTokens: 40,
+      totalTokens: 140,
+      cachedPromptTokens: 64,
+      reasoningTokens: 30,
+    });
+  });
+
   it('should read usage from a chunk with no choices', () => {
     expect(readStreamChunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }).usage).toEqual({
       promptTokens: 3,

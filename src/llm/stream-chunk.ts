@@ -65,5 +65,15 @@ function readUsage(value: unknown): TokenUsage | null {
   const promptTokens = numberOf(value.prompt_tokens);
   const completionTokens = numberOf(value.completion_tokens);
   const totalTokens = numberOf(value.total_tokens) || promptTokens + completionTokens;
-  return { promptTokens, completionTokens, totalTokens };
+  const cached = isRecord(value.prompt_tokens_details) ? numberOf(value.prompt_tokens_details.cached_tokens) : 0;
+  const reasoning = isRecord(value.completion_tokens_details)
+    ? numberOf(value.completion_tokens_details.reasoning_tokens)
+    : 0;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens,
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
+  };
 }

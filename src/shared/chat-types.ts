@@ -36,4 +36,8 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of `promptTokens`, those read from the provider's prompt cache (when the provider says). */
+  cachedPromptTokens?: number;
+  /** Of `completionTokens`, the reasoning tokens (when the provider says). */
+  reasoningTokens?: number;
 }

@@ -253,6 +253,81 @@ export type OpenApiImportResponse = {
     skipped: Array<SkippedOperationDto>;
 };
 
+export type ModelPriceResponse = {
+    /**
+     * Per million prompt tokens
+     */
+    input: number;
+    /**
+     * Per million completion tokens
+     */
+    output: number;
+    /**
+     * Per million prompt tokens read from the cache
+     */
+    cached_input?: number;
+    /**
+     * Per million reasoning tokens (default: output)
+     */
+    reasoning?: number;
+    currency: string;
+    /**
+     * Where the price comes from: the provider entry's models.<model>.price, PRICES_FILE, or the vendor's list price
+     */
+    source: 'provider' | 'prices_file' | 'list_price';
+};
+
+export type CatalogModelResponse = {
+    id: string;
+    /**
+     * Tokens (in plus out) one request may hold
+     */
+    context_window: number;
+    price: ModelPriceResponse | null;
+    /**
+     * configured: named by the provider's entry; listed: by its model list endpoint; priced: a priced model
+     */
+    sources: Array<'configured' | 'listed' | 'priced'>;
+};
+
+export type LastModelCallResponse = {
+    outcome: 'success' | 'error';
+    at: string;
+    error: string | null;
+};
+
+export type CatalogProviderResponse = {
+    name: string;
+    protocol: 'openai-chat' | 'anthropic' | 'openai-responses' | 'ollama';
+    /**
+     * Admins only; null for other keys
+     */
+    base_url: string | null;
+    /**
+     * LLM_DEFAULT_PROVIDER: used by LLM nodes that name no provider
+     */
+    is_default: boolean;
+    default_model: string | null;
+    models: Array<CatalogModelResponse>;
+    /**
+     * Whether the last model listing answered; null when it was never tried
+     */
+    reachable: boolean | null;
+    /**
+     * Why the last listing failed
+     */
+    last_error: string | null;
+    /**
+     * When the models were last listed
+     */
+    checked_at: string | null;
+    last_call: LastModelCallResponse | null;
+};
+
+export type ProviderListResponse = {
+    items: Array<CatalogProviderResponse>;
+};
+
 export type UsageDto = {
     prompt_tokens: number;
     completion_tokens: number;
@@ -1625,6 +1700,45 @@ export type ImportOpenApiResponses = {
 };
 
 export type ImportOpenApiResponse = ImportOpenApiResponses[keyof ImportOpenApiResponses];
+
+export type ListProvidersData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * List each provider's models again now instead of using the listing cached for up to 10 minutes
+         */
+        refresh?: boolean;
+    };
+    url: '/api/v1/providers';
+};
+
+export type ListProvidersErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
+
+export type ListProvidersResponses = {
+    200: ProviderListResponse;
+};
+
+export type ListProvidersResponse = ListProvidersResponses[keyof ListProvidersResponses];
 
 export type ListRunsData = {
     body?: never;

@@ -39,6 +39,15 @@ export class AnthropicTestServer extends ScriptedLlmServer {
   static async start(): Promise<AnthropicTestServer> {
     const server = new AnthropicTestServer({
       path: '/v1/messages',
+      models: {
+        path: '/v1/models',
+        answer: (ids) => ({
+          data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-05-14T00:00:00Z' })),
+          has_more: false,
+          first_id: ids[0] ?? null,
+          last_id: ids.at(-1) ?? null,
+        }),
+      },
       contentType: 'text/event-stream; charset=utf-8',
       exhausted: (message) => anthropicError('api_error', `AnthropicTestServer: ${message}`),
     });

@@ -33,6 +33,19 @@ export class OllamaTestServer extends ScriptedLlmServer {
   static async start(): Promise<OllamaTestServer> {
     const server = new OllamaTestServer({
       path: '/api/chat',
+      models: {
+        path: '/api/tags',
+        answer: (ids) => ({
+          models: ids.map((name) => ({
+            name,
+            model: name,
+            modified_at: '2026-11-01T00:00:00Z',
+            size: 4_000_000_000,
+            digest: 'sha256:0',
+            details: { format: 'gguf', family: 'llama', parameter_size: '8B', quantization_level: 'Q4_K_M' },
+          })),
+        }),
+      },
       contentType: 'application/x-ndjson',
       exhausted: (message) => ({ error: `OllamaTestServer: ${message}` }),
       embeddings: { path: '/api/embed', answer: ollamaEmbed },

@@ -291,6 +291,9 @@ export class OpenAITestServer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private gate: Promise<void> = Promise.resolve();
   private readonly embeddings = new EmbeddingsScript();
+  private modelIds: readonly string[] = [];
+  /** `GET /v1/models` requests answered (not in `requests`, which holds the chat and embeddings ones). */
+  modelListings = 0;
 
   private readonly server: Server;
 
@@ -360,7 +363,19 @@ export class OpenAITestServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** The models `GET /v1/models` names from now on. */
+  listModels(ids: readonly string[]): this {
+    this.modelIds = ids;
+    return this;
+  }
+
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === 'GET' && request.url?.split('?')[0] === '/v1/models') {
+      this.modelListings += 1;
+      request.resume();
+      sendJson(response, 200, openaiModelList(this.modelIds));
+      return;
+    }
     const recorded = await record(request);
     this.requests.push(recorded);
     const number = this.requests.length;
@@ -542,5 +557,13 @@ function completion(turn: StreamTurn, request: RecordedRequest, number: number):
     ...envelope(request, number, 'chat.completion'),
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
     usage: turn.usage ?? DEFAULT_USAGE,
+  };
+}
+
+/** `GET /v1/models` as OpenAI answers it (also the Responses API's base). */
+export function openaiModelList(ids: readonly string[]): unknown {
+  return {
+    object: 'list',
+    data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'toolflow-test' })),
   };
 }

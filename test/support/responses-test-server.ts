@@ -1,4 +1,4 @@
-import { splitText } from './openai-test-server';
+import { openaiModelList, splitText } from './openai-test-server';
 import { ScriptedLlmServer, type FramesTurn, type StatusTurn } from './scripted-llm-server';
 
 export type ResponsesItem =
@@ -33,6 +33,7 @@ export class ResponsesTestServer extends ScriptedLlmServer {
   static async start(): Promise<ResponsesTestServer> {
     const server = new ResponsesTestServer({
       path: '/v1/responses',
+      models: { path: '/v1/models', answer: openaiModelList },
       basePath: '/v1',
       contentType: 'text/event-stream; charset=utf-8',
       exhausted: (message) => ({

@@ -41,6 +41,8 @@ export interface ScriptedLlmServerOptions {
     path: string;
     answer: (request: RecordedRequest, behaviour?: EmbeddingsBehaviour) => EmbeddingsAnswer;
   };
+  /** The protocol's model list endpoint (GET), answering `listModels`'s ids in the protocol's shape. */
+  models: { path: string; answer: (ids: readonly string[]) => unknown };
 }
 
 /**
@@ -53,6 +55,9 @@ export class ScriptedLlmServer {
   private readonly turns: ScriptTurn[] = [];
   private readonly server: Server;
   private readonly embeddingsScript = new EmbeddingsScript();
+  private modelIds: readonly string[] = [];
+  /** Model list requests answered (they are not in `requests`, which holds the scripted protocol's). */
+  modelListings = 0;
 
   protected constructor(private readonly options: ScriptedLlmServerOptions) {
     this.server = createServer((request, response) => {
@@ -89,6 +94,12 @@ export class ScriptedLlmServer {
     return this;
   }
 
+  /** The models the model list endpoint names from now on. */
+  listModels(ids: readonly string[]): this {
+    this.modelIds = ids;
+    return this;
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.turns.length = 0;
@@ -101,6 +112,12 @@ export class ScriptedLlmServer {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === 'GET' && request.url?.split('?')[0] === this.options.models.path) {
+      this.modelListings += 1;
+      request.resume();
+      sendJson(response, 200, this.options.models.answer(this.modelIds));
+      return;
+    }
     const recorded = await record(request);
     this.requests.push(recorded);
     const number = this.requests.length;
