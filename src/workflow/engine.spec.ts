@@ -16,7 +16,7 @@ type Data = { value?: unknown; outputs?: string[] };
 /** Fake node types: what each one does is visible in the test, no model or tool involved. */
 const handler = (run: NodeHandler['run'], flags: Partial<NodeHandler> = {}): NodeHandler => ({
   data: Type.Any(),
-  outputs: null,
+  output: () => ({}),
   run,
   ...flags,
 });

@@ -51,8 +51,30 @@ describe(renderText.name, () => {
 describe(findReferences.name, () => {
   it('should list every reference with its root and path', () => {
     expect(findReferences({ a: ['x {{inputs.city}}', { b: '{{tool-1.data.items[0].name}}' }], n: 1 })).toEqual([
-      { root: 'inputs', path: ['city'], text: '{{inputs.city}}' },
-      { root: 'tool-1', path: ['data', 'items', '0', 'name'], text: '{{tool-1.data.items[0].name}}' },
+      { root: 'inputs', path: ['city'], text: '{{inputs.city}}', pointer: '/a/0' },
+      {
+        root: 'tool-1',
+        path: ['data', 'items', '0', 'name'],
+        text: '{{tool-1.data.items[0].name}}',
+        pointer: '/a/1/b',
+      },
     ]);
+  });
+
+  it('should read the default after ?? as a JSON literal', () => {
+    expect(findReferences('{{tool-1.data.note ?? "none"}} and {{inputs.days??3}}')).toEqual([
+      expect.objectContaining({ root: 'tool-1', path: ['data', 'note'], fallback: { value: 'none' } }),
+      expect.objectContaining({ root: 'inputs', path: ['days'], fallback: { value: 3 } }),
+    ]);
+  });
+});
+
+describe('reference defaults', () => {
+  it('should use the default only where the value is missing', () => {
+    expect(resolveReferences('{{inputs.country ?? "Germany"}}', scope)).toBe('Germany');
+    expect(resolveReferences('{{inputs.city ?? "Germany"}}', scope)).toBe('Berlin');
+    expect(resolveReferences('{{tool-1.data.missing ?? 0}}', scope)).toBe(0);
+    expect(resolveReferences('{{tool-1.data.missing ?? null}}', scope)).toBeNull();
+    expect(renderText('in {{inputs.country ?? "Germany"}}!', scope)).toBe('in Germany!');
   });
 });

@@ -1,27 +1,56 @@
-/** `{{inputs.city}}`, `{{llm-1.output}}`, `{{tool-1.data.items[0].name}}`: references between nodes. */
-const REFERENCE = /\{\{\s*([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_$-]+|\[\d+\])*)\s*\}\}/g;
-const WHOLE_REFERENCE = /^\{\{\s*([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_$-]+|\[\d+\])*)\s*\}\}$/;
+import { appendPointer } from '../json-schema/json-pointer';
+
+/**
+ * `{{inputs.city}}`, `{{llm-1.text}}`, `{{tool-1.data.items[0].name}}`: references between nodes; a JSON literal
+ * after `??` is the value when the referenced one is missing (`{{tool-1.data.note ?? "none"}}`).
+ */
+const REFERENCE_SOURCE =
+  '\\{\\{\\s*([A-Za-z0-9_-]+)((?:\\.[A-Za-z0-9_$-]+|\\[\\d+\\])*)\\s*' +
+  '(?:\\?\\?\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|true|false|null)\\s*)?\\}\\}';
+const REFERENCE = new RegExp(REFERENCE_SOURCE, 'g');
+const WHOLE_REFERENCE = new RegExp(`^${REFERENCE_SOURCE}$`);
 
 export interface Reference {
   root: string;
   path: string[];
   text: string;
+  /** JSON pointer of the string holding it, relative to the value searched. */
+  pointer: string;
+  /** The value given after `??`, when there is one. */
+  fallback?: { value: unknown };
 }
 
 const splitPath = (path: string): string[] =>
   path.split(/\.|\[(\d+)\]/).filter((part): part is string => part !== undefined && part !== '');
 
-/** Every reference inside a value (strings anywhere in objects and arrays). */
-export function findReferences(value: unknown): Reference[] {
-  if (typeof value === 'string') {
-    return [...value.matchAll(REFERENCE)].map((match) => ({
-      root: match[1],
-      path: splitPath(match[2] ?? ''),
-      text: match[0],
-    }));
+function fallbackOf(literal: string | undefined): { value: unknown } | undefined {
+  if (literal === undefined) return undefined;
+  try {
+    return { value: JSON.parse(literal) as unknown };
+  } catch {
+    // A string with an escape JSON does not know (`"\q"`): its characters as written.
+    return { value: literal.slice(1, -1) };
   }
-  if (Array.isArray(value)) return value.flatMap(findReferences);
-  if (value && typeof value === 'object') return Object.values(value).flatMap(findReferences);
+}
+
+/** Every reference inside a value (strings anywhere in objects and arrays), with the pointer of its string. */
+export function findReferences(value: unknown, pointer = ''): Reference[] {
+  if (typeof value === 'string') {
+    return [...value.matchAll(REFERENCE)].map((match) => {
+      const fallback = fallbackOf(match[3]);
+      return {
+        root: match[1],
+        path: splitPath(match[2] ?? ''),
+        text: match[0],
+        pointer,
+        ...(fallback ? { fallback } : {}),
+      };
+    });
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => findReferences(item, appendPointer(pointer, index)));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => findReferences(item, appendPointer(pointer, key)));
+  }
   return [];
 }
 
@@ -36,6 +65,11 @@ function lookup(scope: Scope, root: string, path: string[]): unknown {
   return node;
 }
 
+function valueOf(scope: Scope, root: string, path: string | undefined, literal: string | undefined): unknown {
+  const value = lookup(scope, root, splitPath(path ?? ''));
+  return value === undefined ? fallbackOf(literal)?.value : value;
+}
+
 const asText = (value: unknown): string =>
   value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
@@ -46,9 +80,9 @@ const asText = (value: unknown): string =>
 export function resolveReferences(value: unknown, scope: Scope): unknown {
   if (typeof value === 'string') {
     const whole = WHOLE_REFERENCE.exec(value);
-    if (whole) return lookup(scope, whole[1], splitPath(whole[2] ?? ''));
-    return value.replace(REFERENCE, (_text, root: string, path: string) =>
-      asText(lookup(scope, root, splitPath(path))),
+    if (whole) return valueOf(scope, whole[1], whole[2], whole[3]);
+    return value.replace(REFERENCE, (_text, root: string, path: string, literal: string | undefined) =>
+      asText(valueOf(scope, root, path, literal)),
     );
   }
   if (Array.isArray(value)) return value.map((item) => resolveReferences(item, scope));

@@ -44,14 +44,16 @@ describe(analyzeDefinition.name, () => {
     const input = definition();
     input.nodes[1].data = { prompt: '{{end.outputs}}' };
     expect(messages(input)).toEqual([
-      'nodes[1](llm-1).data: {{end.outputs}} refers to node "end", which does not run before this node',
+      'nodes[1](llm-1).data.prompt: {{end.outputs}}: node "end" does not run before this node',
     ]);
   });
 
   it('should refuse a field an LLM node does not produce', () => {
     const input = definition();
     input.nodes[2].data = { outputs: { thoughts: '{{llm-1.thoughts}}' } };
-    expect(messages(input)).toEqual([expect.stringMatching(/a llm node has no "thoughts"/)]);
+    expect(messages(input)).toEqual([
+      expect.stringMatching(/^nodes\[2\]\(end\)\.data\.outputs\.thoughts: .*llm node "llm-1" has no field "thoughts"/),
+    ]);
   });
 
   it('should refuse an LLM node without data instead of failing when it runs', () => {

@@ -5,7 +5,7 @@ import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definitio
 import { graphOrder } from './graph-order';
 import type { NodeCheckContext, NodeHandler, ToolUse } from './nodes/node-handler';
 import { NODE_HANDLERS, NODE_TYPES } from './nodes/node-handlers';
-import { findReferences } from './references';
+import { checkReferences } from './check-references';
 
 const handlerOf = (node: WorkflowNode): NodeHandler => (NODE_HANDLERS as Record<string, NodeHandler>)[node.type];
 const typesWhere = (has: (handler: NodeHandler) => boolean): string =>
@@ -16,6 +16,8 @@ const BRANCHING = typesWhere((handler) => handler.branches === true);
 
 export interface DefinitionAnalysis {
   problems: FieldProblem[];
+  /** What works but should change (a deprecated output field): the save response shows them. */
+  warnings: FieldProblem[];
   /** Node ids in an order where every node comes after all its sources. */
   order: string[];
   /** The tools each node calls (and the data field naming them), by node id. */
@@ -27,7 +29,7 @@ const nodeField = (index: number, node: WorkflowNode | undefined, rest = '') =>
 
 /** Checks that need no database: shape, ids, edges, cycles, reachability, references, each node type's own checks. */
 export function analyzeDefinition(input: unknown, context: NodeCheckContext): DefinitionAnalysis {
-  const empty: DefinitionAnalysis = { problems: [], order: [], toolsByNode: new Map() };
+  const empty: DefinitionAnalysis = { problems: [], warnings: [], order: [], toolsByNode: new Map() };
   const shapeProblems = checkShape(input);
   if (shapeProblems.length > 0) return { ...empty, problems: shapeProblems };
   const definition = input as WorkflowDefinition;
@@ -129,18 +131,10 @@ export function analyzeDefinition(input: unknown, context: NodeCheckContext): De
     }
     ancestors.set(id, set);
   }
+  const references = checkReferences(definition, { byId, ancestors });
+  problems.push(...references.problems);
   const toolsByNode = new Map<string, ToolUse>();
   definition.nodes.forEach((node, index) => {
-    for (const reference of findReferences(node.data ?? {})) {
-      checkReference(
-        reference.root,
-        reference.path,
-        reference.text,
-        ancestors.get(node.id) ?? new Set(),
-        byId,
-        (message) => problems.push({ field: nodeField(index, node, '.data'), message }),
-      );
-    }
     const handler = handlerOf(node);
     const data = node.data ?? {};
     const tools = handler.toolsUsed?.(data);
@@ -149,35 +143,5 @@ export function analyzeDefinition(input: unknown, context: NodeCheckContext): De
       problems.push({ field: nodeField(index, node, `.data.${problem.field}`), message: problem.message });
     }
   });
-  const allNodes = new Set(definition.nodes.map((node) => node.id));
-  for (const reference of findReferences(definition.outputs ?? {})) {
-    checkReference(reference.root, reference.path, reference.text, allNodes, byId, (message) =>
-      problems.push({ field: 'outputs', message }),
-    );
-  }
-  return { problems, order, toolsByNode };
-}
-
-function checkReference(
-  root: string,
-  path: string[],
-  text: string,
-  visible: Set<string>,
-  byId: Map<string, WorkflowNode>,
-  report: (message: string) => void,
-): void {
-  if (root === 'inputs') return;
-  const target = byId.get(root);
-  if (!target) {
-    report(`${text} refers to node "${root}", which does not exist`);
-    return;
-  }
-  if (!visible.has(root)) {
-    report(`${text} refers to node "${root}", which does not run before this node`);
-    return;
-  }
-  const fields = handlerOf(target).outputs;
-  if (fields && path.length > 0 && !fields.includes(path[0])) {
-    report(`${text}: a ${target.type} node has no "${path[0]}" (it has ${fields.join(', ')})`);
-  }
+  return { problems, warnings: references.warnings, order, toolsByNode };
 }

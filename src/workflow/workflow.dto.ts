@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FieldProblemDto } from '../common/http/api-problem-responses';
 import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
@@ -36,6 +37,20 @@ export class WorkflowResponse {
   @ApiProperty({ example: 1 }) version!: number;
   @ApiProperty() created_at!: string;
   @ApiProperty() updated_at!: string;
+  @ApiPropertyOptional({
+    type: [FieldProblemDto],
+    description:
+      'On a save: what works but should change, e.g. a reference to a deprecated output field ({field, pointer, message, suggestion})',
+    example: [
+      {
+        field: 'definition.nodes[2](end).data.outputs.answer',
+        pointer: '/nodes/2/data/outputs/answer',
+        message: '{{llm-1.output}}: "output" of a llm node is deprecated; did you mean {{llm-1.text}}?',
+        suggestion: '{{llm-1.text}}',
+      },
+    ],
+  })
+  warnings?: FieldProblemDto[];
 }
 
 export class WorkflowPageResponse {

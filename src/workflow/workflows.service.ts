@@ -57,6 +57,8 @@ export interface CheckedDefinition {
   tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
   /** The tools each node names and the selectors it has, by node id. */
   toolUses: ReadonlyMap<string, ToolUse>;
+  /** What works but should change (a deprecated output field read by a reference). */
+  warnings?: FieldProblem[];
 }
 
 /** A workflow an import has checked and stores in its transaction: a new one, or the next version of the caller's. */
@@ -109,12 +111,16 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     providedTools: ReadonlySet<string> = new Set(),
   ): Promise<CheckedDefinition> {
     const analysis = this.analyze(input, version);
-    const problems: FieldProblem[] = analysis.problems.map((problem) => ({
+    // Pointers are into the body: the definition is the body itself, or its `definition` field.
+    const pointerBase = field === 'body' ? '' : `/${field}`;
+    const inBody = (problem: FieldProblem): FieldProblem => ({
       ...problem,
       field: problem.field.startsWith('definition')
         ? problem.field.replace(/^definition/, field)
         : `${field}.${problem.field}`,
-    }));
+      ...(problem.pointer === undefined ? {} : { pointer: `${pointerBase}${problem.pointer}` }),
+    });
+    const problems: FieldProblem[] = analysis.problems.map(inBody);
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     const definition = input as WorkflowDefinition;
     const resolvedTools = new Map<string, readonly ToolDefinition[]>();
@@ -136,7 +142,8 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       }
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
-    return { definition, order: analysis.order, tools: resolvedTools, toolUses: analysis.toolsByNode };
+    const warnings = analysis.warnings.map(inBody);
+    return { definition, order: analysis.order, tools: resolvedTools, toolUses: analysis.toolsByNode, warnings };
   }
 
   /**
@@ -231,7 +238,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
   }
 
   async create(body: WorkflowBody, principal: Principal): Promise<WorkflowResponse> {
-    const { definition, isPublic } = await this.readBody(body, principal);
+    const { definition, isPublic, warnings } = await this.readBody(body, principal);
     const now = new Date();
     const entity = this.workflows.create({
       id: randomUUID(),
@@ -252,7 +259,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
     }
-    return toWorkflowResponse(entity);
+    return { ...toWorkflowResponse(entity), warnings };
   }
 
   async replace(
@@ -264,7 +271,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     const existing = await this.findVisible(idOrName, principal);
     assertCanChange(existing, principal, 'workflow');
     assertVersionMatches(ifMatch, existing.version, `Workflow "${existing.name}"`);
-    const { definition, isPublic } = await this.readBody(body, principal, existing.isPublic);
+    const { definition, isPublic, warnings } = await this.readBody(body, principal, existing.isPublic);
     const changes = {
       name: definition.name,
       description: definition.description ?? '',
@@ -285,7 +292,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
     }
-    return toWorkflowResponse(this.workflows.merge(existing, changes));
+    return { ...toWorkflowResponse(this.workflows.merge(existing, changes)), warnings };
   }
 
   /** Workflows to export: the named ones (ids or names; 404 for one the caller cannot see), or every visible one. */
@@ -425,8 +432,8 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
   private async readBody(body: WorkflowBody, principal: Principal, wasPublic = false) {
     const isPublic = body.isPublic ?? wasPublic;
     if (isPublic && !wasPublic && !isAdmin(principal)) throw DomainError.forbidden('Only admins make workflows public');
-    const { definition } = await this.check(body.definition, principal, body.field);
-    return { definition, isPublic };
+    const { definition, warnings = [] } = await this.check(body.definition, principal, body.field);
+    return { definition, isPublic, warnings };
   }
 }
 

@@ -148,8 +148,28 @@ describe('Workflows API (e2e)', () => {
     it('should name the node that refers to a node that does not exist', async () => {
       await expectInvalid(
         withNodes((definition) => (definition.nodes[2].data = { outputs: { answer: '{{llm-2.output}}' } })),
-        /nodes\[2\]\(end\).*llm-2.*does not exist/,
+        /nodes\[2\]\(end\).*there is no node "llm-2"; did you mean \{\{llm-1\.output\}\}/,
       );
+    });
+
+    it('should refuse a reference to a field the node cannot output with its JSON pointer and a suggestion', async () => {
+      const definition = withNodes((value) => (value.nodes[2].data = { outputs: { answer: 'A: {{llm-1.txet}}' } }));
+      const response = await alice.post('/workflows', { definition }).expect(400);
+      expect((response.body as Problem).errors).toEqual([
+        {
+          field: 'definition.nodes[2](end).data.outputs.answer',
+          pointer: '/definition/nodes/2/data/outputs/answer',
+          message: expect.stringMatching(/^\{\{llm-1\.txet\}\}: llm node "llm-1" has no field "txet"; it has text, /),
+          suggestion: '{{llm-1.text}}',
+        },
+      ]);
+    });
+
+    it('should save a reference to a deprecated output field and warn about it in the response', async () => {
+      const response = await alice.post('/workflows', agentWorkflow({})).expect(201);
+      expect((response.body as { warnings: unknown[] }).warnings).toEqual([
+        expect.objectContaining({ pointer: '/nodes/2/data/outputs/answer', suggestion: '{{llm-1.text}}' }),
+      ]);
     });
 
     it('should name the node that uses a tool that does not exist', async () => {

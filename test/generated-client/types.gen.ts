@@ -7,6 +7,14 @@ export type ClientOptions = {
 export type FieldProblemDto = {
     field: string;
     message: string;
+    /**
+     * JSON pointer of the offending value in the request body (a workflow definition's references)
+     */
+    pointer?: string;
+    /**
+     * What was probably meant
+     */
+    suggestion?: string;
 };
 
 export type Problem = {
@@ -515,6 +523,10 @@ export type WorkflowResponse = {
     version: number;
     created_at: string;
     updated_at: string;
+    /**
+     * On a save: what works but should change, e.g. a reference to a deprecated output field ({field, pointer, message, suggestion})
+     */
+    warnings?: Array<FieldProblemDto>;
 };
 
 export type WorkflowPageResponse = {

@@ -15,6 +15,10 @@ export type ErrorCode =
 export interface FieldProblem {
   field: string;
   message: string;
+  /** JSON pointer of the offending value inside the request body (a workflow's references carry one). */
+  pointer?: string;
+  /** What was probably meant, when something close exists. */
+  suggestion?: string;
 }
 
 /** Errors the services and the engine raise; mapped once to problem+json by ProblemFilter. Never HTTP-aware. */

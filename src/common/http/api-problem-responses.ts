@@ -4,6 +4,12 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchem
 export class FieldProblemDto {
   @ApiProperty({ example: 'function_schema.function.parameters.type' }) field!: string;
   @ApiProperty({ example: 'the root of parameters must be type "object"' }) message!: string;
+  @ApiPropertyOptional({
+    example: '/nodes/2/data/prompt',
+    description: "JSON pointer of the offending value in the request body (a workflow definition's references)",
+  })
+  pointer?: string;
+  @ApiPropertyOptional({ example: '{{t_add.data.sum}}', description: 'What was probably meant' }) suggestion?: string;
 }
 
 /** application/problem+json (RFC 9457), the body of every error. */

@@ -3,6 +3,7 @@ import { enumOf } from '../../json-schema/schema-helpers';
 import { resolveReferences } from '../references';
 import { CONDITION_OPERATORS, evaluateCondition } from './condition-operators';
 import type { NodeHandler } from './node-handler';
+import { outputObject } from './output-shape';
 
 const ConditionNodeData = Type.Object(
   {
@@ -22,7 +23,11 @@ const ConditionNodeData = Type.Object(
 /** Evaluates its conditions (all with `and`, any with `or`); the outgoing edges of that branch go on. */
 export const conditionNode: NodeHandler<typeof ConditionNodeData> = {
   data: ConditionNodeData,
-  outputs: ['output', 'results'],
+  output: () =>
+    outputObject({
+      output: Type.Boolean({ description: 'Whether the conditions hold: the branch (edge condition) that goes on' }),
+      results: Type.Array(Type.Boolean(), { description: "Each condition's result, in order" }),
+    }),
   branches: true,
   pure: true,
   run: ({ data, scope }) => {

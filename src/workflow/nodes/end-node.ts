@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { freeObject } from '../../json-schema/schema-helpers';
 import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
+import { outputObject } from './output-shape';
 
 const EndNodeData = Type.Object({
   label: Type.Optional(Type.String()),
@@ -11,7 +12,7 @@ const EndNodeData = Type.Object({
 /** Collects the run outputs: the node's `outputs`, else the definition's, else the last answer (an LLM node's). */
 export const endNode: NodeHandler<typeof EndNodeData> = {
   data: EndNodeData,
-  outputs: ['outputs'],
+  output: () => outputObject({ outputs: freeObject({ description: 'The run outputs' }) }),
   exit: true,
   pure: true,
   run: ({ data, scope, definition, handlers }) => {

@@ -2,18 +2,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
-import { JsonTextRedactor, redactJsonText } from '../../shared/json-text-redactor';
+import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../registry/tool-definition';
-import {
-  type AgentLoopCheckpoint,
-  AgentLoopError,
-  runAgentLoop,
-  type AgentLoopResult,
-  type ToolResultLimit,
-} from '../agent-loop';
+import { type AgentLoopCheckpoint, AgentLoopError, runAgentLoop, type ToolResultLimit } from '../agent-loop';
 import { readToolResultTool } from '../agent/read-tool-result';
 import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from '../agent/answered-calls';
 import type { AgentToolCallRecord } from '../agent/agent-loop-result';
@@ -24,6 +18,7 @@ import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
 import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
+import { llmNodeOutput, llmNodeOutputShape } from './llm-node-output';
 import { approvalGateFor } from './node-approvals';
 import { checkEmbeddings, semanticSearchFor } from './llm-node-embeddings';
 
@@ -136,21 +131,6 @@ const check = (data: LlmNodeData, context: NodeCheckContext): DataProblem[] => {
   return problems;
 };
 
-const nodeOutput = (result: AgentLoopResult) => ({
-  output: result.output,
-  reasoning: result.reasoning,
-  stop_reason: result.stopReason,
-  iterations_used: result.iterationsUsed,
-  // The model may have written credentials into its arguments: what is stored and shown is masked.
-  tool_calls: result.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
-  usage: {
-    prompt_tokens: result.usage.promptTokens,
-    completion_tokens: result.usage.completionTokens,
-    total_tokens: result.usage.totalTokens,
-    model_calls: result.usage.modelCalls,
-  },
-});
-
 /** Cutting of long tool results, with the reader tool over this run's stored results; off without a store. */
 function resultLimit(
   data: LlmNodeData,
@@ -185,7 +165,7 @@ function resultLimit(
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
 export const llmNode: NodeHandler<typeof LlmNodeData> = {
   data: LlmNodeData,
-  outputs: ['output', 'reasoning', 'tool_calls', 'usage', 'stop_reason', 'iterations_used', 'offered_tools'],
+  output: llmNodeOutputShape,
   answers: true,
   toolsUsed,
   renameTools: (data, rename) => ({
@@ -363,12 +343,12 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       if (result.stopReason === 'timeout') {
         const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
         const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
-        throw new NodeFailure(message, nodeOutput(result));
+        throw new NodeFailure(message, llmNodeOutput(result));
       }
-      return { ...nodeOutput(result), offered_tools: offeredTools };
+      return { ...llmNodeOutput(result), offered_tools: offeredTools };
     } catch (error) {
       if (error instanceof AgentLoopError) {
-        throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });
+        throw new NodeFailure(error.message, llmNodeOutput(error.result), { cause: error });
       }
       throw error;
     }

@@ -7,6 +7,7 @@ import type { Scope } from '../references';
 import type { RunContext } from '../run-context';
 import type { ToolVectorStore } from '../tool-selection/tool-vectors';
 import type { NodeState, NodeStep } from '../run-checkpointer';
+import type { OutputShape, OutputShapeContext } from './output-shape';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 
 /** What handlers use at run time; the workflow module provides it. */
@@ -76,13 +77,16 @@ export interface NodeRunInput<D> {
 
 /**
  * One node type. Everything about it lives here: the JSON Schema of its `data` (which also yields the
- * TS type and the published schema), the output fields references may name, the tools it calls,
+ * TS type and the published schema), the shape of its output (what references read), the tools it calls,
  * checks beyond the schema, and how it runs. Validation and the engine only loop over handlers.
  */
 export interface NodeHandler<S extends TSchema = TSchema> {
   readonly data: S;
-  /** Fields of the output; null when they are free (the start node's are the run inputs). */
-  readonly outputs: readonly string[] | null;
+  /**
+   * The JSON Schema of the node's output, which `{{node.path}}` references are checked against at save; it may
+   * depend on the node's data (an LLM node's `output_schema`) and on the definition (the start node's inputs).
+   */
+  output(data: Static<S>, context: OutputShapeContext): OutputShape;
   /** Every run starts at the one node of an entry type. */
   readonly entry?: boolean;
   /** Reaching a node of an exit type ends the run; its output's `outputs` are the run's. */

@@ -6,7 +6,7 @@ const StartNodeData = Type.Object({ label: Type.Optional(Type.String()) });
 /** The run inputs (validated against the definition's `inputs` schema before the run starts). */
 export const startNode: NodeHandler<typeof StartNodeData> = {
   data: StartNodeData,
-  outputs: null,
+  output: (_data, { inputs }) => inputs ?? Type.Object({}, { description: 'The run inputs' }),
   entry: true,
   pure: true,
   run: ({ scope }) => Promise.resolve({ ...(scope.inputs as Record<string, unknown>) }),

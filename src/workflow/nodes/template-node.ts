@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { renderText } from '../references';
 import type { NodeHandler } from './node-handler';
+import { outputObject } from './output-shape';
 import { referenceText } from './reference-text';
 
 const TemplateNodeData = Type.Object({ label: Type.Optional(Type.String()), template: referenceText });
@@ -8,7 +9,7 @@ const TemplateNodeData = Type.Object({ label: Type.Optional(Type.String()), temp
 /** Renders `data.template` with references resolved. */
 export const templateNode: NodeHandler<typeof TemplateNodeData> = {
   data: TemplateNodeData,
-  outputs: ['output'],
+  output: () => outputObject({ output: Type.String({ description: 'The rendered template' }) }),
   pure: true,
   run: ({ data, scope }) => Promise.resolve({ output: renderText(data.template, scope) }),
 };

@@ -1,12 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
-import { freeObject } from '../../json-schema/schema-helpers';
+import { enumOf, freeObject } from '../../json-schema/schema-helpers';
+import { TOOL_CALL_STATUSES } from '../../shared/tool-call-status';
 import { AwaitingApprovalError } from '../agent/approval-gate';
 import { isRepeatable, UNKNOWN_OUTCOME_RESPONSE } from '../agent/loop-checkpoint';
 import { resolveReferences } from '../references';
 import { stopError } from '../run-context';
 import type { NodeHandler, NodeRunInput } from './node-handler';
 import { approvalGateFor } from './node-approvals';
+import { outputObject } from './output-shape';
 import { toolsOfNode } from './node-tools';
 
 const PREVIEW_CHARS = 1000;
@@ -21,6 +23,13 @@ const ToolNodeData = Type.Object(
   { additionalProperties: false },
 );
 
+const TOOL_NODE_OUTPUT = outputObject({
+  output: Type.String({ description: 'The result as text, as the tool returned it (JSON as text)' }),
+  data: Type.Unknown({ description: 'The result parsed as JSON (null when it is not JSON or the call failed)' }),
+  status: enumOf(TOOL_CALL_STATUSES, { description: 'How the call ended' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'The error text; null on success' }),
+});
+
 /**
  * One direct tool call with arguments from references. A failing tool is data (`status`), not a failed node.
  * A tool that requires approval waits for a person as a model's call does: the run waits; approved, it runs
@@ -28,7 +37,7 @@ const ToolNodeData = Type.Object(
  */
 export const toolNode: NodeHandler<typeof ToolNodeData> = {
   data: ToolNodeData,
-  outputs: ['output', 'data', 'status', 'error'],
+  output: () => TOOL_NODE_OUTPUT,
   toolsUsed: (data) => ({ field: 'tool', names: [data.tool] }),
   renameTools: (data, rename) => ({ ...data, tool: rename(data.tool) }),
   async run(input) {
