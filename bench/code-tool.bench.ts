@@ -1,6 +1,6 @@
-import { IsolateSandbox } from '../src/registry/code/isolate-sandbox';
-import { CodeSandbox } from '../src/registry/code/sandbox';
-import type { CodeRunRequest } from '../src/registry/code/code-run';
+import { IsolateSandbox } from '../src/executors/code/isolate-sandbox';
+import { CodeSandbox } from '../src/executors/code/sandbox';
+import type { CodeRunRequest } from '../src/executors/code/code-run';
 
 const COLD_SAMPLES = 20;
 const WARM_SAMPLES = 500;

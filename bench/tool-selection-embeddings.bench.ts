@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { ChatMessage } from '../src/shared/chat-types';
 import { OpenAIEmbeddings } from '../src/llm/embeddings';
-import { similarities, unitVector, type Fusion } from '../src/workflow/tool-selection/semantic-ranking';
-import { toolDocument } from '../src/workflow/tool-selection/tool-index';
-import { ToolSelection, type SemanticSearch } from '../src/workflow/tool-selection/tool-selection';
-import { toolVectors, type ToolVectorStore } from '../src/workflow/tool-selection/tool-vectors';
+import { similarities, unitVector, type Fusion } from '../src/agent/selection/semantic-ranking';
+import { toolDocument } from '../src/agent/selection/tool-index';
+import { ToolSelection, type SemanticSearch } from '../src/agent/selection/tool-selection';
+import { toolVectors, type ToolVectorStore } from '../src/agent/selection/tool-vectors';
 import { LOCAL_EMBEDDING_MODEL, startLocalEmbeddingServer } from './embedding-server';
 import { median } from './median';
 import { apiZooPool, KS, recall, type Question } from './tool-selection.bench';

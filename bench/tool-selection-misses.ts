@@ -1,5 +1,5 @@
 import type { FunctionTool } from '../src/shared/tool-types';
-import { ToolIndex, toolDocument } from '../src/workflow/tool-selection/tool-index';
+import { ToolIndex, toolDocument } from '../src/agent/selection/tool-index';
 import { apiZooPool } from './tool-selection.bench';
 
 const SHOWN = 10;

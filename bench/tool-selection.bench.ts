@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FunctionTool } from '../src/shared/tool-types';
 import type { ChatMessage } from '../src/shared/chat-types';
-import { ToolIndex, toolDocument, type ToolIndexOptions } from '../src/workflow/tool-selection/tool-index';
-import { ToolSelection } from '../src/workflow/tool-selection/tool-selection';
+import { ToolIndex, toolDocument, type ToolIndexOptions } from '../src/agent/selection/tool-index';
+import { ToolSelection } from '../src/agent/selection/tool-selection';
 import { median } from './median';
 
 export interface Question {

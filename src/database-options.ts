@@ -12,7 +12,7 @@ import { ToolResultEntity } from './runs/tool-result.entity';
 import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { RunApprovalEntity } from './runs/run-approval.entity';
 import { ModelExchangeEntity } from './runs/model-exchange.entity';
-import { ToolCallLogEntity } from './registry/tool-call-log.entity';
+import { ToolCallLogEntity } from './call-logs/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
 import { ToolEntity } from './tools/tool.entity';

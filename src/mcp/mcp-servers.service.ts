@@ -8,7 +8,7 @@ import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import type { Page, PageQuery } from '../common/http/pagination';
 import { byIdOrName, isDuplicateKey } from '../common/owned-queries';
-import type { McpToolCall, McpToolCaller } from '../registry/mcp/mcp-tool-caller';
+import type { McpToolCall, McpToolCaller } from '../executors/mcp/mcp-tool-caller';
 import { errorMessage } from '../shared/error-text';
 import { maskSecrets, redactUrl } from '../shared/secrets';
 import { ToolExecutionError, ToolForbiddenError } from '../shared/tool-errors';

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Problem, problemResponse } from '../common/http/api-problem-responses';
-import { EXECUTOR_CATALOG } from '../registry/executors.tokens';
-import type { ExecutorCatalog } from '../registry/executor-catalog';
+import { EXECUTOR_CATALOG } from '../executors/executors.tokens';
+import type { ExecutorCatalog } from '../executors/executor-catalog';
 import { RUN_EVENT_TYPES } from '../runs/run-event-types';
 import type { ImplementationType } from '../shared/tool-types';
 import { WORKFLOW_DEFINITION_SCHEMA } from '../workflow/definition.schema';

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { ToolCallLogsModule } from './tool-call-logs.module';
+import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
 import { ToolsModule } from '../tools/tools.module';
-import { ExecutorsModule } from './executors.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { RegistryService } from './registry.service';
 import { ToolExecutionController } from './tool-execution.controller';
-import { OpenApiImportController } from './openapi-import/openapi-import.controller';
-import { OpenApiImportService } from './openapi-import/openapi-import.service';
+import { OpenApiImportController } from '../tools/openapi-import/openapi-import.controller';
+import { OpenApiImportService } from '../tools/openapi-import/openapi-import.service';
 
 /** Runs stored tools; it also gives tools/ its implementation types (the executors), so ToolsModule is wired here. */
 @Module({

@@ -1,7 +1,7 @@
 import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
 import { ArgumentValidator } from './arguments';
 import { runTool, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
-import { type ToolDefinition, type ToolExecuteContext, type ToolRunContext } from './tool-definition';
+import { type ToolDefinition, type ToolExecuteContext, type ToolRunContext } from '../shared/tool-definition';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 
 const weatherParameters = {

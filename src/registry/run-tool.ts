@@ -7,7 +7,7 @@ import {
   ParametersSchemaError,
   parseToolArguments,
 } from './arguments';
-import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from './tool-definition';
+import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from '../shared/tool-definition';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { type JsonSchema, type ToolCall } from '../shared/tool-types';

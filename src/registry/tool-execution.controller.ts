@@ -5,7 +5,7 @@ import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
 import { type Page, PageQuery } from '../common/http/pagination';
-import { ToolCallLogPageResponse, type ToolCallLogResponse } from './tool-call-log.dto';
+import { ToolCallLogPageResponse, type ToolCallLogResponse } from '../call-logs/tool-call-log.dto';
 import { ExecuteToolDto, ExecuteToolResponse } from './execute-tool.dto';
 import { RegistryService } from './registry.service';
 

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { ToolCallRecord } from '../registry/tool-call-logs.service';
-import { ToolCallLogsService } from '../registry/tool-call-logs.service';
+import type { ToolCallRecord } from '../call-logs/tool-call-logs.service';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { NodeRunEntity } from './node-run.entity';
 import type { RunRecord } from './run-record';
 

@@ -6,7 +6,7 @@ import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { RUN_BUDGET_PROPERTIES, RUN_STOP_REASONS } from './run-budgets';
 import { PendingApprovalDto } from './approval.dto';
-import { STARTED_AT_DESCRIPTION } from '../registry/tool-call-log.dto';
+import { STARTED_AT_DESCRIPTION } from '../call-logs/tool-call-log.dto';
 
 export const RUN_SORT_FIELDS = {
   created_at: 'createdAt',

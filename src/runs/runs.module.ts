@@ -18,7 +18,7 @@ import { QueueRunSupervisor } from './queue-run-supervisor';
 import { RunLeasesService } from './run-leases.service';
 import { RUN_REDIS, RunRedis } from './run-redis';
 import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
-import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
+import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
 import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
 import { RunApprovalEntity } from './run-approval.entity';

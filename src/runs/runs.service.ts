@@ -23,7 +23,7 @@ import { RunApprovalEntity } from './run-approval.entity';
 import type { PendingApprovalDto } from './approval.dto';
 import { toPendingApproval } from './approval-response';
 import { type RunRecord, toRunRecord } from './run-record';
-import { ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { bulkInsert, updateRows } from '../common/plain-sql';

@@ -2,9 +2,9 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ProviderRegistry } from '../llm/provider-registry';
 import type { ModelCallRecord } from '../llm/observed-provider';
-import type { CodeSandbox } from '../registry/code/sandbox';
-import { CODE_SANDBOX } from '../registry/executors.tokens';
-import { ToolCallLogsService, type ToolCallRecord } from '../registry/tool-call-logs.service';
+import type { CodeSandbox } from '../executors/code/sandbox';
+import { CODE_SANDBOX } from '../executors/executors.tokens';
+import { ToolCallLogsService, type ToolCallRecord } from '../call-logs/tool-call-logs.service';
 import { RunEventsService } from '../runs/run-events.service';
 import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunMetrics } from './run-metrics';

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
-import { ExecutorsModule } from '../registry/executors.module';
-import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
+import { ExecutorsModule } from '../executors/executors.module';
+import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
 import { RunsModule } from '../runs/runs.module';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';

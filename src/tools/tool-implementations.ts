@@ -1,6 +1,6 @@
 import type { FunctionTool, ImplementationType, JsonSchema, ToolEffect } from '../shared/tool-types';
 
-/** Injection token of the ToolImplementations port; the executors module (registry/) provides it. */
+/** Injection token of the ToolImplementations port; the executors module (executors/) provides it. */
 export const TOOL_IMPLEMENTATIONS = Symbol('TOOL_IMPLEMENTATIONS');
 
 export interface ConfigProblem {
@@ -54,7 +54,7 @@ export interface ImplementationTypeDescription {
 
 /**
  * Port: everything tools/ needs to know about implementation types. Each rule lives with its type's
- * executor in registry/, which provides this; tools/ never names a type.
+ * executor in executors/, which provides this; tools/ never names a type.
  */
 export interface ToolImplementations {
   describe(): ImplementationTypeDescription[];

@@ -4,8 +4,8 @@ import { OpenAITestServer, reply } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider } from '../llm/openai-chat.provider';
 import { ArgumentValidator } from '../registry/arguments';
 import { runTool } from '../registry/run-tool';
-import type { ToolDefinition } from '../registry/tool-definition';
-import { runAgentLoop } from './agent-loop';
+import type { ToolDefinition } from '../shared/tool-definition';
+import { runAgentLoop } from '../agent/agent-loop';
 
 const echo: ToolDefinition = {
   schema: {

@@ -5,10 +5,10 @@ import { userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
 import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
-import { EXECUTOR_CATALOG } from '../registry/executors.tokens';
+import { EXECUTOR_CATALOG } from '../executors/executors.tokens';
 import { RegistryService } from '../registry/registry.service';
-import { ToolCallLogsModule } from '../registry/tool-call-logs.module';
-import { ToolCallLogsService } from '../registry/tool-call-logs.service';
+import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
 import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
 import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
@@ -17,11 +17,11 @@ import { ToolVersionEntity } from '../tools/tool-version.entity';
 import { ToolFieldsService } from '../tools/tool-fields.service';
 import { ToolVersionsService } from '../tools/tool-versions.service';
 import { ToolsService } from '../tools/tools.service';
-import type { AgentLoopCheckpoint } from './agent/loop-checkpoint';
+import type { AgentLoopCheckpoint } from '../agent/loop-checkpoint';
 import { logCheckpointedCalls } from './checkpointed-call-logs';
 import type { WorkflowDefinition } from './definition.schema';
 import { NODE_HANDLERS } from './nodes/node-handlers';
-import { RunCheckpointer, type RunState } from './run-checkpointer';
+import { RunCheckpointer, type RunState } from './execution/run-checkpointer';
 
 const owner = userPrincipal('owner');
 

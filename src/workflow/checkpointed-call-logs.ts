@@ -1,10 +1,10 @@
-import { toCallRecord } from '../registry/call-record';
+import { toCallRecord } from '../call-logs/call-record';
 import type { RegistryService } from '../registry/registry.service';
-import type { ToolCallRecord } from '../registry/tool-call-logs.service';
+import type { ToolCallRecord } from '../call-logs/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
 import type { WorkflowDefinition } from './definition.schema';
 import type { NodeHandler } from './nodes/node-handler';
-import type { RunCheckpointer } from './run-checkpointer';
+import type { RunCheckpointer } from './execution/run-checkpointer';
 
 export interface CheckpointedCallLogs {
   runId: string;

@@ -27,7 +27,7 @@ import {
   WorkflowResponse,
 } from './workflow.dto';
 import { type WorkflowBody, WorkflowBodyPipe } from './workflow-body';
-import { runRequestOf } from './run-request';
+import { runRequestOf } from './execution/run-request';
 import { type StartResult, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsService } from './workflows.service';
 

@@ -1,5 +1,5 @@
 import { selectRows } from '../common/plain-sql';
-import type { ToolDefinition } from '../registry/tool-definition';
+import type { ToolDefinition } from '../shared/tool-definition';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { ValidateFunction } from 'ajv';
@@ -38,7 +38,7 @@ import { NODE_HANDLERS } from './nodes/node-handlers';
 import type { NodeHandler, ToolUse } from './nodes/node-handler';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
-import { WorkflowRunError } from './run-context';
+import { WorkflowRunError } from './execution/run-context';
 import type { WorkflowBody } from './workflow-body';
 import { analyzeDefinition, type DefinitionAnalysis } from './validate-definition';
 import {

@@ -1,6 +1,6 @@
-import type { BuiltinEnvironment, BuiltinTool } from '../../src/registry/builtin/builtin-tool';
+import type { BuiltinEnvironment, BuiltinTool } from '../../src/executors/builtin/builtin-tool';
 import { OutboundClient } from '../../src/outbound/outbound-client';
-import type { ToolExecuteContext, ToolExecuteResult } from '../../src/registry/tool-definition';
+import type { ToolExecuteContext, ToolExecuteResult } from '../../src/shared/tool-definition';
 
 /** A BuiltinEnvironment with a real OutboundClient; `allowPrivate` opens loopback for local test servers. */
 export const builtinEnvironment = (

@@ -4,7 +4,7 @@ import type { Provider } from '@nestjs/common';
 import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { databaseOptions } from '../../src/database-options';
-import { ToolCallLogsModule } from '../../src/registry/tool-call-logs.module';
+import { ToolCallLogsModule } from '../../src/call-logs/tool-call-logs.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
 import { RunEntity } from '../../src/runs/run.entity';

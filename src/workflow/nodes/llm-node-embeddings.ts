@@ -1,9 +1,9 @@
 import { errorMessage } from '../../shared/error-text';
-import type { ToolDefinition } from '../../registry/tool-definition';
-import type { RunContext } from '../run-context';
-import { unitVector } from '../tool-selection/semantic-ranking';
-import type { SemanticSearch } from '../tool-selection/tool-selection';
-import { toolVectors } from '../tool-selection/tool-vectors';
+import type { ToolDefinition } from '../../shared/tool-definition';
+import type { RunContext } from '../execution/run-context';
+import { unitVector } from '../../agent/selection/semantic-ranking';
+import type { SemanticSearch } from '../../agent/selection/tool-selection';
+import { toolVectors } from '../../agent/selection/tool-vectors';
 import { selects, type ToolSelectionData } from './llm-node-tools';
 import type { DataProblem, NodeCheckContext, NodeServices } from './node-handler';
 

@@ -3,8 +3,8 @@ import { enumOf } from '../../json-schema/schema-helpers';
 import { TOOL_CALL_STATUSES } from '../../shared/tool-call-status';
 import { redactJsonText } from '../../shared/json-text-redactor';
 import { isRecord } from '../../shared/is-record';
-import type { AgentLoopResult } from '../agent/agent-loop-result';
-import { AGENT_STOP_REASONS } from '../agent/stop-reason';
+import type { AgentLoopResult } from '../../agent/agent-loop-result';
+import { AGENT_STOP_REASONS } from '../../agent/stop-reason';
 import { type OutputShape, outputObject, replacedBy } from './output-shape';
 
 const ANSWER = 'The final answer';

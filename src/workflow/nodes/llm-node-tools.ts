@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ToolDefinition } from '../../registry/tool-definition';
+import type { ToolDefinition } from '../../shared/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
 import { validatorKey } from '../../registry/run-tool';
-import { toolDocument, type ToolDocument } from '../tool-selection/tool-index';
-import { ToolSelection, type SemanticSearch } from '../tool-selection/tool-selection';
+import { toolDocument, type ToolDocument } from '../../agent/selection/tool-index';
+import { ToolSelection, type SemanticSearch } from '../../agent/selection/tool-selection';
 
 /** A tool name, `"*"` (every enabled tool the run's owner may use) or `{"category": "…"}`. */
 export const ToolEntry = Type.Union([

@@ -1,8 +1,8 @@
 import type { RegistryService } from '../../registry/registry.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowNode } from '../definition.schema';
-import type { RunContext } from '../run-context';
-import type { NodeStep } from '../run-checkpointer';
+import type { RunContext } from '../execution/run-context';
+import type { NodeStep } from '../execution/run-checkpointer';
 import { approvalGateFor, NO_APPROVAL_RESPONSE, rejectedResponse } from './node-approvals';
 import type { NodeServices } from './node-handler';
 

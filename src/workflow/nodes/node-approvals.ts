@@ -1,7 +1,7 @@
-import type { ToolDefinition } from '../../registry/tool-definition';
+import type { ToolDefinition } from '../../shared/tool-definition';
 import { maskSecrets } from '../../shared/secrets';
-import type { ApprovalDecision, ApprovalGate } from '../agent/approval-gate';
-import type { RunContext } from '../run-context';
+import type { ApprovalDecision, ApprovalGate } from '../../agent/approval-gate';
+import type { RunContext } from '../execution/run-context';
 import type { NodeServices, NodeRunInput } from './node-handler';
 
 /** What the model is told when a person rejects its call; the comment is passed on verbatim. */

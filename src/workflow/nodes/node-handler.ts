@@ -4,9 +4,9 @@ import type { RegistryService } from '../../registry/registry.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
-import type { RunContext } from '../run-context';
-import type { ToolVectorStore } from '../tool-selection/tool-vectors';
-import type { NodeState, NodeStep } from '../run-checkpointer';
+import type { RunContext } from '../execution/run-context';
+import type { ToolVectorStore } from '../../agent/selection/tool-vectors';
+import type { NodeState, NodeStep } from '../execution/run-checkpointer';
 import type { OutputShape, OutputShapeContext } from './output-shape';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 

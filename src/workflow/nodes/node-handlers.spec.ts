@@ -1,10 +1,10 @@
 import { chatResponse } from '../../../test/factories/chat-response.factory';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
-import type { ToolDefinition } from '../../registry/tool-definition';
+import type { ToolDefinition } from '../../shared/tool-definition';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
-import type { RunContext } from '../run-context';
+import type { RunContext } from '../execution/run-context';
 import { createAjv } from '../../json-schema/create-ajv';
 import type { NodeHandler, NodeServices } from './node-handler';
 import { NODE_HANDLERS, NODE_TYPES, type NodeType } from './node-handlers';

@@ -1,6 +1,6 @@
 import type { RegistryService, ResolvedTools } from '../../registry/registry.service';
-import type { ToolDefinition } from '../../registry/tool-definition';
-import type { RunContext } from '../run-context';
+import type { ToolDefinition } from '../../shared/tool-definition';
+import type { RunContext } from '../execution/run-context';
 import type { ToolUse } from './node-handler';
 
 /**

@@ -12,7 +12,7 @@ import { LruCache } from '../../shared/lru-cache';
 import type { ToolVersionChange, ToolVersionListener } from '../../tools/tool-version-listener';
 import { ToolsService } from '../../tools/tools.service';
 import { ToolEmbeddingEntity } from './tool-embedding.entity';
-import type { ToolVectorStore } from './tool-vectors';
+import type { ToolVectorStore } from '../../agent/selection/tool-vectors';
 
 const ROWS_PER_INSERT = 100;
 const KEYS_PER_SELECT = 500;

@@ -1,0 +1,147 @@
+import type { ChatMessage, TokenUsage } from '../shared/chat-types';
+import type { ChatProvider, ReasoningEffort, ToolChoice } from '../llm/provider';
+import type { ToolDefinition } from '../shared/tool-definition';
+import type { ToolCallStatus } from '../shared/tool-call-status';
+import type { ToolCall } from '../shared/tool-types';
+import type { ApprovalGate } from './approval-gate';
+import type { AgentLoopCheckpoint } from './loop-checkpoint';
+import type { ToolSelection } from './selection/tool-selection';
+import type { ContextTrim } from './fit-context';
+
+/** The run's token budget as the loop sees it (the RunMeter). */
+export interface RunTokenBudget {
+  /** Tokens still allowed; undefined: no budget. */
+  left(): number | undefined;
+  refuse(promptTokens: number, addedOutputTokens: number): void;
+}
+
+/** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
+export interface ToolCallOutcomeLike {
+  call: ToolCall;
+  toolName: string;
+  status: ToolCallStatus;
+  /** The text the model gets back. */
+  response: string;
+  metadata?: { duration_ms?: number };
+}
+
+/**
+ * Runs one tool call and never throws (the engine passes a closure over `runTool`).
+ * `signal` aborts on cancellation or when the loop's time limit passes; pass it on as the tool's run signal.
+ */
+export type ExecuteTool<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> = (
+  call: ToolCall,
+  messages: readonly ChatMessage[],
+  signal: AbortSignal,
+) => Promise<O>;
+
+/** What the loop needs from a tool: the schema it offers and the effect that decides parallelism. */
+export type AgentTool = Pick<ToolDefinition, 'schema' | 'effect'>;
+
+export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
+  onText?(delta: string): void;
+  onReasoning?(delta: string): void;
+  onToolCall?(event: { id: string; name: string; index: number }): void;
+  onToolParam?(event: { id: string; name: string; argsDelta: string }): void;
+  /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
+  onAfterToolCall?(outcome: O): void;
+  /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
+  onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[] }): void;
+  /** The tokens of a tool result's summary, which count in the loop's usage without being a model call of it. */
+  onSummaryUsage?(usage: TokenUsage): void;
+  onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
+  /** A request was trimmed to fit `contextWindow` before model call `iteration` (numbered like onModelCall). */
+  onContextTrimmed?(event: ContextTrimEvent): void;
+}
+
+export interface ContextTrimEvent extends ContextTrim {
+  iteration: number;
+  contextWindow: number;
+  reservedTokens: number;
+}
+
+/** Cuts results longer than `maxTokens` for the model; the full text is kept by `store`, which returns its ref. */
+export interface ToolResultLimit {
+  maxTokens: number;
+  store(call: ToolCall, text: string): Promise<string>;
+  /**
+   * Summarise a longer result with `model` (of the loop's provider) instead of cutting it; the model reads at
+   * most `inputTokens` of it. A failed or empty summary falls back to the cut.
+   */
+  summarize?: { model: string; inputTokens: number };
+}
+
+/** Durability of a loop: where it resumes, and where its state goes. Both are optional; the loop itself stores nothing. */
+export interface AgentLoopDurability {
+  /** A state stored by `onCheckpoint` (possibly by another process): the loop goes on from it instead of from `messages`. */
+  resume?: AgentLoopCheckpoint;
+  /**
+   * Awaited after every model response that requested tools (before any of its calls starts) and after
+   * every tool result; a rejection ends the loop with `error`.
+   */
+  onCheckpoint?(state: AgentLoopCheckpoint): Promise<void>;
+  /** Awaited for a call the loop answers without running it (`unknown_outcome` after a resume, `rejected`), to record it. */
+  onUnrunCall?(call: ToolCall, status: ToolCallStatus, response: string): Promise<void>;
+}
+
+export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> extends AgentLoopDurability {
+  provider: ChatProvider;
+  model: string;
+  /** The conversation to start from (system + user); never mutated. */
+  messages: readonly ChatMessage[];
+  tools: readonly AgentTool[];
+  executeTool: ExecuteTool<O>;
+  /**
+   * Asked as each call is about to start, `search_tools` included (it costs the model a round like any call);
+   * false: the call does not start, as a budget kept outside the loop is used up (that budget aborts `signal`).
+   */
+  startToolCall?(): boolean;
+  /** Model calls that may request tools; default 5, clamped to 1..50. */
+  maxIterations?: number;
+  /** `'required'` and `{ name }` force a call only until one valid call satisfies them, then `'auto'`. */
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  /** Default `'final_answer'`. */
+  onMaxIterations?: 'final_answer' | 'fail';
+  maxToolCalls?: number;
+  /**
+   * The node's token budget. Before each model call the request's prompt is counted against what is left (of
+   * it and of `runTokens`): a call that cannot hold its prompt plus a short answer is not made, any other gets
+   * `maxTokens` capped to what is left after its prompt (see decideTokenBudget).
+   */
+  maxTotalTokens?: number;
+  /**
+   * A token budget kept outside the loop (the run's). `left` is asked before each model call; `refuse` is called
+   * instead of a call that does not fit, and must abort `signal` (the loop then ends as cancelled).
+   */
+  runTokens?: RunTokenBudget;
+  timeoutMs?: number;
+  /** Consecutive invalid-argument calls after which a tool is disabled for this loop; default 3. */
+  maxConsecutiveInvalid?: number;
+  /** Identical calls in a row that earn a warning (one more ends the loop); default 3. */
+  repetitionLimit?: number;
+  /**
+   * Off when absent. A longer result is cut (see cutToolResult) and `read_tool_result` is offered from then on;
+   * `executeTool` must run that tool (see readToolResultTool).
+   */
+  toolResults?: ToolResultLimit;
+  /**
+   * Tokens (in plus out) the model takes; off when absent. Each request is kept within it minus the output tokens
+   * it asks for (the provider's `outputTokens`, else `maxTokens`, else 4096 and at most a quarter of the window)
+   * by ContextFitter; the loop's own history stays whole.
+   */
+  contextWindow?: number;
+  /**
+   * Calls that wait for a person (tools with `requires_approval`). While any call of a round waits, the others
+   * are answered, the state is checkpointed and the loop throws AwaitingApprovalError; a loop resumed from that
+   * checkpoint asks again and runs (or answers as rejected) the decided calls before the next model call.
+   */
+  approvals?: ApprovalGate;
+  /** Used when there are more tools than its `maxTools`: each call offers a selection plus `search_tools`. */
+  toolSelection?: ToolSelection;
+  signal?: AbortSignal;
+  hooks?: AgentLoopHooks<O>;
+}

@@ -1,0 +1,32 @@
+import type { ChatMessage, TokenUsage } from '../shared/chat-types';
+import type { AgentToolCallStatus } from '../shared/tool-call-status';
+import type { AgentStopReason } from './stop-reason';
+
+export interface AgentToolCallRecord {
+  id: string;
+  name: string;
+  /** Raw arguments as the model wrote them. */
+  arguments: string;
+  status: AgentToolCallStatus;
+  /** What the model got back, truncated. */
+  response: string;
+  duration_ms: number;
+}
+
+export interface AgentLoopUsage extends TokenUsage {
+  modelCalls: number;
+}
+
+export interface AgentLoopResult {
+  output: string;
+  stopReason: AgentStopReason;
+  /** Model calls that requested tools (the final-answer call is not one). */
+  iterationsUsed: number;
+  toolCalls: AgentToolCallRecord[];
+  usage: AgentLoopUsage;
+  /** The reasoning of every model call, in order, separated by blank lines. */
+  reasoning: string;
+  /** Full history; every tool call id in it is answered by exactly one tool message. */
+  messages: ChatMessage[];
+  error?: string;
+}
