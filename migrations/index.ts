@@ -19,6 +19,7 @@ import { ToolEmbeddings1796153083923 } from './1796153083923-tool-embeddings';
 import { ToolVersionsSeeded1796164178717 } from './1796164178717-tool-versions-seeded';
 import { McpSyncDisabledTools1796164903008 } from './1796164903008-mcp-sync-disabled-tools';
 import { ModelExchanges1796170000000 } from './1796170000000-model-exchanges';
+import { WorkflowVersions1796171000000 } from './1796171000000-workflow-versions';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   ToolVersionsSeeded1796164178717,
   McpSyncDisabledTools1796164903008,
   ModelExchanges1796170000000,
+  WorkflowVersions1796171000000,
 ];

@@ -14,6 +14,7 @@ import { RunApprovalEntity } from './runs/run-approval.entity';
 import { ModelExchangeEntity } from './runs/model-exchange.entity';
 import { ToolCallLogEntity } from './call-logs/tool-call-log.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
+import { WorkflowVersionEntity } from './workflow/workflow-version.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
 import { ToolEntity } from './tools/tool.entity';
 import { ToolVersionEntity } from './tools/tool-version.entity';
@@ -27,6 +28,7 @@ export const entities = [
   ApiKeyEntity,
   ToolCallLogEntity,
   WorkflowEntity,
+  WorkflowVersionEntity,
   RunEntity,
   NodeRunEntity,
   RunEventEntity,

@@ -39,6 +39,7 @@ import { effectiveBudgets } from './execution/run-request';
 import { WorkflowEngine } from './execution/engine';
 import { WorkflowRunError } from './execution/run-context';
 import { type CheckedDefinition, WorkflowsService } from './workflows.service';
+import { WorkflowVersionsService } from './workflow-versions.service';
 import { errorMessage } from '../shared/error-text';
 
 export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
@@ -49,6 +50,8 @@ export interface StartOptions {
   /** The run budgets of the request; each one set overrides the definition's. */
   budgets?: RunBudgets;
   wait: boolean;
+  /** Run this saved version of a stored workflow (a test suite's); default the current one. */
+  version?: number;
 }
 
 export interface StartResult {
@@ -118,6 +121,7 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     private readonly runs: RunsService,
     private readonly events: RunEventsService,
     private readonly workflows: WorkflowsService,
+    private readonly versions: WorkflowVersionsService,
     private readonly registry: RegistryService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
@@ -130,8 +134,12 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
   async startStored(idOrName: string, options: StartOptions): Promise<StartResult> {
     const place = this.supervisor.reserve();
     try {
-      const workflow = await this.workflows.findVisible(idOrName, options.principal);
-      this.workflows.assertEnabled(workflow);
+      const current = await this.workflows.findVisible(idOrName, options.principal);
+      this.workflows.assertEnabled(current);
+      const workflow =
+        options.version === undefined || options.version === current.version
+          ? current
+          : { ...(await this.versions.find(current, options.version)), id: current.id };
       const checked = await this.workflows.check(
         workflow.definition,
         options.principal,

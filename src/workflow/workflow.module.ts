@@ -17,6 +17,8 @@ import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
 import { WorkflowEngine } from './execution/engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
+import { WorkflowVersionEntity } from './workflow-version.entity';
+import { WorkflowVersionsService } from './workflow-versions.service';
 import { ToolEmbeddingEntity } from './tool-selection/tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-selection/tool-embeddings.service';
 import { WORKFLOW_ENGINE, WorkflowRunner } from './workflow-runner.service';
@@ -24,11 +26,16 @@ import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkflowEntity, ToolEmbeddingEntity]), RegistryModule, RunsModule],
+  imports: [
+    TypeOrmModule.forFeature([WorkflowEntity, WorkflowVersionEntity, ToolEmbeddingEntity]),
+    RegistryModule,
+    RunsModule,
+  ],
   controllers: [WorkflowsController],
-  exports: [WorkflowsService],
+  exports: [WorkflowsService, WorkflowVersionsService],
   providers: [
     WorkflowsService,
+    WorkflowVersionsService,
     ToolEmbeddingsService,
     { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
     // Looked up by ToolsService (tools/) through ModuleRef: tools/ declares the port, workflow/ provides it.

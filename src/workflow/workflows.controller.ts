@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseIntPipe,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -30,6 +43,8 @@ import { type WorkflowBody, WorkflowBodyPipe } from './workflow-body';
 import { runRequestOf } from './execution/run-request';
 import { type StartResult, WorkflowRunner } from './workflow-runner.service';
 import { WorkflowsService } from './workflows.service';
+import { WorkflowVersionsService } from './workflow-versions.service';
+import { RollbackWorkflowDto, WorkflowVersionResponse, WorkflowVersionSummary } from './workflow-version.dto';
 
 const respond = (result: StartResult, response: Response): RunResponse => {
   response.status(result.finished ? 200 : 202);
@@ -43,6 +58,7 @@ const respond = (result: StartResult, response: Response): RunResponse => {
 export class WorkflowsController {
   constructor(
     private readonly workflows: WorkflowsService,
+    private readonly versions: WorkflowVersionsService,
     private readonly runner: WorkflowRunner,
   ) {}
 
@@ -81,6 +97,42 @@ export class WorkflowsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<WorkflowResponse> {
     return this.workflows.create(body, principal);
+  }
+
+  @Get('workflows/:id/versions')
+  @ApiOperation({ operationId: 'listWorkflowVersions', summary: 'Every version of a workflow, newest first' })
+  @ApiOkResponse({ type: [WorkflowVersionSummary] })
+  @ApiProblemResponses(404)
+  listVersions(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<WorkflowVersionSummary[]> {
+    return this.versions.list(id, principal);
+  }
+
+  @Get('workflows/:id/versions/:version')
+  @ApiOperation({ operationId: 'getWorkflowVersion', summary: 'One version of a workflow, as it was saved' })
+  @ApiOkResponse({ type: WorkflowVersionResponse })
+  @ApiProblemResponses(400, 404)
+  getVersion(
+    @Param('id') id: string,
+    @Param('version', ParseIntPipe) version: number,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<WorkflowVersionResponse> {
+    return this.versions.get(id, version, principal);
+  }
+
+  @Post('workflows/:id/rollback')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rollbackWorkflow',
+    summary: 'Make the definition of an earlier version the next version (checked again as any save)',
+  })
+  @ApiOkResponse({ type: WorkflowResponse })
+  @ApiProblemResponses(400, 403, 404, 409)
+  rollback(
+    @Param('id') id: string,
+    @Body() body: RollbackWorkflowDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<WorkflowResponse> {
+    return this.versions.rollback(id, body.version, principal);
   }
 
   @Put('workflows/:id')

@@ -48,6 +48,8 @@ import {
   type WorkflowResponse,
 } from './workflow.dto';
 import { WorkflowEntity } from './workflow.entity';
+import { WorkflowVersionEntity } from './workflow-version.entity';
+import { recordWorkflowVersion } from './workflow-version-row';
 import { isRecord } from '../shared/is-record';
 
 export interface CheckedDefinition {
@@ -71,6 +73,8 @@ export interface PlannedWorkflow {
   readonly definition: WorkflowDefinition;
   readonly isPublic: boolean;
   readonly enabled: boolean;
+  /** The user whose import makes the new version. */
+  readonly savedBy: string;
 }
 
 const VALIDATOR_CACHE_SIZE = 500;
@@ -254,7 +258,10 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       updatedAt: now,
     });
     try {
-      await this.workflows.insert(entity as QueryDeepPartialEntity<WorkflowEntity>);
+      await this.workflows.manager.transaction(async (manager) => {
+        await manager.insert(WorkflowEntity, entity as QueryDeepPartialEntity<WorkflowEntity>);
+        await recordWorkflowVersion(manager, entity, principal.userId, now);
+      });
     } catch (error) {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
@@ -283,11 +290,15 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       updatedAt: new Date(),
     };
     try {
-      const result = await this.workflows.update(
-        { id: existing.id, version: existing.version },
-        changes as QueryDeepPartialEntity<WorkflowEntity>,
-      );
-      if (result.affected === 0) throw DomainError.conflict('The workflow was changed by another request; retry');
+      await this.workflows.manager.transaction(async (manager) => {
+        const result = await manager.update(
+          WorkflowEntity,
+          { id: existing.id, version: existing.version },
+          changes as QueryDeepPartialEntity<WorkflowEntity>,
+        );
+        if (result.affected === 0) throw DomainError.conflict('The workflow was changed by another request; retry');
+        await recordWorkflowVersion(manager, { ...changes, id: existing.id }, principal.userId, changes.updatedAt);
+      });
     } catch (error) {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
       throw error;
@@ -337,6 +348,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       definition,
       isPublic,
       enabled: body.enabled ?? existing?.enabled ?? true,
+      savedBy: principal.userId,
     };
   }
 
@@ -354,19 +366,21 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
         updatedAt: now,
       };
       try {
+        const version = workflow.replaces ? workflow.replaces.version + 1 : 1;
         if (workflow.replaces) {
           const changed = await manager.update(
             WorkflowEntity,
             { id: workflow.id, version: workflow.replaces.version },
-            { ...fields, version: workflow.replaces.version + 1 } as QueryDeepPartialEntity<WorkflowEntity>,
+            { ...fields, version } as QueryDeepPartialEntity<WorkflowEntity>,
           );
           if (changed.affected === 0) {
             throw DomainError.conflict(`Workflow "${workflow.name}" was changed by another request; import again`);
           }
         } else {
-          const row = { ...fields, id: workflow.id, userId: workflow.userId, version: 1, createdAt: now };
+          const row = { ...fields, id: workflow.id, userId: workflow.userId, version, createdAt: now };
           await manager.insert(WorkflowEntity, row as QueryDeepPartialEntity<WorkflowEntity>);
         }
+        await recordWorkflowVersion(manager, { ...fields, id: workflow.id, version }, workflow.savedBy, now);
       } catch (error) {
         if (isDuplicateKey(error)) throw workflowNameTaken(workflow.name, workflow.isPublic);
         throw error;
@@ -382,7 +396,10 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     if (dependants.length > 0 && !force) {
       throw dependantsConflict(`Workflow "${existing.name}"`, dependants, principal);
     }
-    await this.workflows.delete({ id: existing.id });
+    await this.workflows.manager.transaction(async (manager) => {
+      await manager.delete(WorkflowVersionEntity, { workflowId: existing.id });
+      await manager.delete(WorkflowEntity, { id: existing.id });
+    });
     await this.tools.disable(dependants.map((dependant) => dependant.id));
   }
 

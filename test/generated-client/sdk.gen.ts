@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
+import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, GetWorkflowVersionData, GetWorkflowVersionErrors, GetWorkflowVersionResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ListWorkflowVersionsData, ListWorkflowVersionsErrors, ListWorkflowVersionsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RollbackWorkflowData, RollbackWorkflowErrors, RollbackWorkflowResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -210,6 +210,37 @@ export const getWorkflow = <ThrowOnError extends boolean = false>(options: Optio
 export const replaceWorkflow = <ThrowOnError extends boolean = false>(options: Options<ReplaceWorkflowData, ThrowOnError>) => (options.client ?? client).put<ReplaceWorkflowResponses, ReplaceWorkflowErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/workflows/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Every version of a workflow, newest first
+ */
+export const listWorkflowVersions = <ThrowOnError extends boolean = false>(options: Options<ListWorkflowVersionsData, ThrowOnError>) => (options.client ?? client).get<ListWorkflowVersionsResponses, ListWorkflowVersionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/versions',
+    ...options
+});
+
+/**
+ * One version of a workflow, as it was saved
+ */
+export const getWorkflowVersion = <ThrowOnError extends boolean = false>(options: Options<GetWorkflowVersionData, ThrowOnError>) => (options.client ?? client).get<GetWorkflowVersionResponses, GetWorkflowVersionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/versions/{version}',
+    ...options
+});
+
+/**
+ * Make the definition of an earlier version the next version (checked again as any save)
+ */
+export const rollbackWorkflow = <ThrowOnError extends boolean = false>(options: Options<RollbackWorkflowData, ThrowOnError>) => (options.client ?? client).post<RollbackWorkflowResponses, RollbackWorkflowErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/rollback',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -536,6 +536,39 @@ export type WorkflowPageResponse = {
     total: number;
 };
 
+export type WorkflowVersionSummary = {
+    version: number;
+    name: string;
+    description: string;
+    /**
+     * The user whose save made this version
+     */
+    created_by: string;
+    created_at: string;
+};
+
+export type WorkflowVersionResponse = {
+    version: number;
+    name: string;
+    description: string;
+    /**
+     * The user whose save made this version
+     */
+    created_by: string;
+    created_at: string;
+    workflow_id: string;
+    definition: {
+        [key: string]: unknown;
+    };
+};
+
+export type RollbackWorkflowDto = {
+    /**
+     * The version whose definition becomes the next version
+     */
+    version: number;
+};
+
 export type BundleTool = {
     name: string;
     description: string;
@@ -2295,6 +2328,131 @@ export type ReplaceWorkflowResponses = {
 };
 
 export type ReplaceWorkflowResponse = ReplaceWorkflowResponses[keyof ReplaceWorkflowResponses];
+
+export type ListWorkflowVersionsData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/versions';
+};
+
+export type ListWorkflowVersionsErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListWorkflowVersionsError = ListWorkflowVersionsErrors[keyof ListWorkflowVersionsErrors];
+
+export type ListWorkflowVersionsResponses = {
+    200: Array<WorkflowVersionSummary>;
+};
+
+export type ListWorkflowVersionsResponse = ListWorkflowVersionsResponses[keyof ListWorkflowVersionsResponses];
+
+export type GetWorkflowVersionData = {
+    body?: never;
+    path: {
+        id: string;
+        version: number;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/versions/{version}';
+};
+
+export type GetWorkflowVersionErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetWorkflowVersionError = GetWorkflowVersionErrors[keyof GetWorkflowVersionErrors];
+
+export type GetWorkflowVersionResponses = {
+    200: WorkflowVersionResponse;
+};
+
+export type GetWorkflowVersionResponse = GetWorkflowVersionResponses[keyof GetWorkflowVersionResponses];
+
+export type RollbackWorkflowData = {
+    body: RollbackWorkflowDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/rollback';
+};
+
+export type RollbackWorkflowErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type RollbackWorkflowError = RollbackWorkflowErrors[keyof RollbackWorkflowErrors];
+
+export type RollbackWorkflowResponses = {
+    200: WorkflowResponse;
+};
+
+export type RollbackWorkflowResponse = RollbackWorkflowResponses[keyof RollbackWorkflowResponses];
 
 export type RunWorkflowData = {
     body: {
