@@ -56,7 +56,8 @@ const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeat
 const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
 const INTERRUPTED_RESPONSE = 'Not executed: the step was stopped before this call could finish.';
 
-interface AnsweredCall extends RoundAnswer {
+/** A call of the round with its answer. */
+interface CallAnswer extends RoundAnswer {
   call: ToolCall;
 }
 
@@ -417,16 +418,16 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     action: ResumeAction,
     snapshot: readonly ChatMessage[],
     lastBatch: boolean,
-  ): Promise<AnsweredCall> {
+  ): Promise<CallAnswer> {
     if (item.answer) return { call: item.call, ...item.answer };
     // A call the loop answers itself gets the same answer again after a resume: nothing to store.
-    if (item.skipResponse !== undefined) return this.run(item, snapshot);
-    let answered: AnsweredCall;
+    if (item.skipResponse !== undefined) return this.runCall(item, snapshot);
+    let answered: CallAnswer;
     if (action === 'unknown_outcome') {
       await this.options.onUnrunCall?.(item.call, 'unknown_outcome', UNKNOWN_OUTCOME_RESPONSE);
       answered = { call: item.call, status: 'unknown_outcome', response: UNKNOWN_OUTCOME_RESPONSE, durationMs: 0 };
     } else {
-      answered = await this.run(item, snapshot);
+      answered = await this.runCall(item, snapshot);
     }
     // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
     if (this.scope.signal.aborted) return answered;
@@ -456,7 +457,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return { call, verdict };
   }
 
-  private async run(item: RoundCall, snapshot: readonly ChatMessage[]): Promise<AnsweredCall> {
+  private async runCall(item: RoundCall, snapshot: readonly ChatMessage[]): Promise<CallAnswer> {
     const { skipResponse, approvedArguments } = item;
     // Arguments a person edited replace the model's.
     const call = approvedArguments === undefined ? item.call : { ...item.call, arguments: approvedArguments };
@@ -489,7 +490,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   /** search_tools runs in the loop: it only reads the node's own index. */
-  private async searchTools(call: ToolCall): Promise<AnsweredCall> {
+  private async searchTools(call: ToolCall): Promise<CallAnswer> {
     const selection = this.selection as ToolSelection;
     let query: unknown;
     try {
@@ -557,7 +558,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
   }
 
-  private settle({ call, status, response, durationMs }: AnsweredCall, verdict: RepetitionVerdict): void {
+  private settle({ call, status, response, durationMs }: CallAnswer, verdict: RepetitionVerdict): void {
     let content = response;
     if (verdict === 'warn') content += repetitionNote(call.name, this.repetitionLimit);
     if (status !== 'skipped' && this.invalidCalls.record(call.name, status)) {

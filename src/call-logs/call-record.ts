@@ -1,5 +1,32 @@
 import type { ToolCall } from '../shared/tool-types';
-import type { ToolCallRecord } from './tool-call-logs.service';
+import type { ToolCallStatus } from '../shared/tool-call-status';
+import type { ToolCallLogEntity } from './tool-call-log.entity';
+
+/**
+ * One tool call as it is logged, the one record of a call: who called which tool (and version) with what, in which
+ * run and node, and how it was answered. The registry, the LLM node, runs and metrics all hand this shape on.
+ */
+export interface ToolCallRecord {
+  toolId: string | null;
+  toolName: string;
+  toolVersion: number | null;
+  runId: string | null;
+  nodeId: string | null;
+  callId: string | null;
+  userId: string;
+  input: string;
+  output: string | null;
+  status: ToolCallStatus;
+  errorMessage: string | null;
+  durationMs: number;
+  startedAt: Date;
+}
+
+/** A logged call as read back: its record, its row id and when the row was written. */
+export type LoggedToolCall = Readonly<ToolCallRecord & { id: string; createdAt: Date }>;
+
+/** Told of every tool call as its log row is written (the port metrics use); must not throw. */
+export type ToolCallListener = (record: ToolCallRecord) => void;
 
 /** Where a call was made: its tool's stored id and version (when known), its run, node and caller. */
 export interface CallSite {
@@ -24,4 +51,23 @@ export const toCallRecord = (
   userId,
   input: call.arguments,
   ...answered,
+});
+
+/** The plain copy of a log row other modules get, never the TypeORM entity. */
+export const toLoggedToolCall = (entity: ToolCallLogEntity): LoggedToolCall => ({
+  id: entity.id,
+  toolId: entity.toolId,
+  toolName: entity.toolName,
+  toolVersion: entity.toolVersion,
+  runId: entity.runId,
+  nodeId: entity.nodeId,
+  callId: entity.callId,
+  userId: entity.userId,
+  input: entity.input,
+  output: entity.output,
+  status: entity.status,
+  errorMessage: entity.errorMessage,
+  durationMs: entity.durationMs,
+  startedAt: entity.startedAt,
+  createdAt: entity.createdAt,
 });

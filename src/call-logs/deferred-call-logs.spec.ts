@@ -1,5 +1,5 @@
 import { DeferredCallLogs } from './deferred-call-logs';
-import type { ToolCallRecord } from './tool-call-logs.service';
+import type { ToolCallRecord } from './call-record';
 
 const record = (toolId: string | null, callId: string): ToolCallRecord => ({
   toolId,

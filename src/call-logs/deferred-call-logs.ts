@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from './tool-call-logs.service';
+import type { ToolCallRecord } from './call-record';
 
 /** Writes one batch: the log rows and how many calls each tool id had, together. */
 export type CallLogBatchWriter = (records: ToolCallRecord[], useCounts: ReadonlyMap<string, number>) => Promise<void>;

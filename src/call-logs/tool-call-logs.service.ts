@@ -13,27 +13,7 @@ import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
-import { type ToolCallLogRecord, toToolCallLogRecord } from './tool-call-log-record';
-import type { LoggedCall } from './unlogged-calls';
-
-export interface ToolCallRecord {
-  toolId: string | null;
-  toolName: string;
-  toolVersion: number | null;
-  runId: string | null;
-  nodeId: string | null;
-  callId: string | null;
-  userId: string;
-  input: string;
-  output: string | null;
-  status: ToolCallStatus;
-  errorMessage: string | null;
-  durationMs: number;
-  startedAt: Date;
-}
-
-/** Told of every tool call as its log row is written (the port metrics use); must not throw. */
-export type ToolCallListener = (record: ToolCallRecord) => void;
+import { type LoggedToolCall, toLoggedToolCall, type ToolCallListener, type ToolCallRecord } from './call-record';
 
 /** Arguments as sent, unless they hold credentials (an Authorization header for http_request, …): then masked. */
 const maskedInput = (input: string): string => {
@@ -145,12 +125,12 @@ export class ToolCallLogsService {
   }
 
   /** Which calls of a run have a row: node and call id of each (a resumed run's answered calls are matched to them). */
-  async loggedCallsOf(runId: string): Promise<LoggedCall[]> {
+  async loggedCallsOf(runId: string): Promise<Pick<ToolCallRecord, 'nodeId' | 'callId'>[]> {
     return this.logs.find({ select: { nodeId: true, callId: true }, where: { runId } });
   }
 
-  async listForRun(runId: string): Promise<ToolCallLogRecord[]> {
+  async listForRun(runId: string): Promise<LoggedToolCall[]> {
     const entities = await this.logs.find({ where: { runId }, order: { startedAt: 'ASC' } });
-    return entities.map(toToolCallLogRecord);
+    return entities.map(toLoggedToolCall);
   }
 }

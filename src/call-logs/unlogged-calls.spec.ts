@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from './tool-call-logs.service';
+import type { ToolCallRecord } from './call-record';
 import { unloggedCalls } from './unlogged-calls';
 
 const call = (nodeId: string, callId: string, output = 'ok'): ToolCallRecord => ({

@@ -1,7 +1,7 @@
-import type { ToolCallRecord } from './tool-call-logs.service';
+import type { ToolCallRecord } from './call-record';
 
 /** Which call of a run a log row is: its node and call id. */
-export type LoggedCall = Pick<ToolCallRecord, 'nodeId' | 'callId'>;
+type LoggedCall = Pick<ToolCallRecord, 'nodeId' | 'callId'>;
 
 const keyOf = (call: LoggedCall): string => JSON.stringify([call.nodeId, call.callId]);
 

@@ -9,7 +9,7 @@ import { inSpan, markSpanFailed } from '../common/tracing';
 import type { ChatMessage } from '../shared/chat-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { DeferredCallLogs, useCounts } from '../call-logs/deferred-call-logs';
-import { type ToolCallRecord, ToolCallLogsService } from '../call-logs/tool-call-logs.service';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import { ToolsService } from '../tools/tools.service';
 import { ToolVersionsService } from '../tools/tool-versions.service';
 import type { ToolPin, ToolPins } from '../tools/stored-tool';
@@ -24,7 +24,7 @@ import type { ExecuteToolResponse } from './execute-tool.dto';
 import type { Page, PageQuery } from '../common/http/pagination';
 import type { ToolCallLogResponse } from '../call-logs/tool-call-log.dto';
 import { unloggedCalls } from '../call-logs/unlogged-calls';
-import { toCallRecord } from '../call-logs/call-record';
+import { toCallRecord, type ToolCallRecord } from '../call-logs/call-record';
 
 export interface ResolvedTools {
   definitions: ToolDefinition[];

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { ToolCallRecord } from '../call-logs/tool-call-logs.service';
+import type { ToolCallRecord } from '../call-logs/call-record';
 import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { NodeRunEntity } from './node-run.entity';
 import type { RunRecord } from './run-record';

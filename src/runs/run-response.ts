@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../call-logs/tool-call-logs.service';
+import type { ToolCallRecord } from '../call-logs/call-record';
 import type { ToolPins } from '../tools/stored-tool';
 import type { RunStopReason } from './run-budgets';
 import type { NodeRunDto, RunResponse } from './run.dto';

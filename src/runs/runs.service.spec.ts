@@ -5,7 +5,8 @@ import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { countStatements } from '../../test/support/statement-counter';
 import { DomainError } from '../common/errors/domain-error';
-import { type ToolCallRecord, ToolCallLogsService } from '../call-logs/tool-call-logs.service';
+import type { ToolCallRecord } from '../call-logs/call-record';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { RunNodeRef } from './run-definition';
 import { RunEntity } from './run.entity';
 import { RunsService } from './runs.service';

@@ -1,6 +1,5 @@
-import { toCallRecord } from '../call-logs/call-record';
+import { toCallRecord, type ToolCallRecord } from '../call-logs/call-record';
 import type { RegistryService } from '../registry/registry.service';
-import type { ToolCallRecord } from '../call-logs/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
 import type { WorkflowDefinition } from './definition.schema';
 import type { NodeHandler } from './nodes/node-handler';

@@ -33,7 +33,7 @@ import { AwaitingApprovalError } from '../agent/approval-gate';
 import { coalesceDeltas } from './delta-coalescer';
 import { finishedOutputs, RunCheckpointer, toRunState } from './execution/run-checkpointer';
 import { logCheckpointedCalls } from './checkpointed-call-logs';
-import { resolveRunTools } from './execution/run-tools';
+import { resolveRunTools } from './execution/resolve-run-tools';
 import { RunMeter } from './execution/run-meter';
 import { effectiveBudgets } from './execution/run-request';
 import { WorkflowEngine } from './execution/engine';

@@ -2,7 +2,6 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
-import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
 import type { RunContext } from '../execution/run-context';
 import type { ToolVectorStore } from '../../agent/selection/tool-vectors';
@@ -62,12 +61,28 @@ export interface ToolUse {
   selectors?: Array<string | null>;
 }
 
+/**
+ * A node as its handler sees it. The typed union of nodes (definition.schema's `WorkflowNode`) is derived from the
+ * handlers, so this file names only the fields handlers read: importing it back would make a cycle.
+ */
+export interface HandlerNode {
+  id: string;
+  type: string;
+  data?: unknown;
+}
+
+/** The run's definition as handlers see it (the end node looks at the other nodes and the run outputs). */
+export interface HandlerDefinition {
+  nodes: readonly HandlerNode[];
+  outputs?: Record<string, unknown>;
+}
+
 export interface NodeRunInput<D> {
-  node: WorkflowNode;
+  node: HandlerNode;
   data: D;
   scope: Scope;
   run: RunContext;
-  definition: WorkflowDefinition;
+  definition: HandlerDefinition;
   services: NodeServices;
   /** Every node type's handler, for handlers that look at other nodes (the end node). */
   handlers: Readonly<Record<string, NodeHandler>>;
