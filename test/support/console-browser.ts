@@ -42,7 +42,11 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     backend,
     browser,
     async newPage(width = 1280) {
-      const context = await browser.newContext({ viewport: { width, height: width < 700 ? 844 : 900 } });
+      // Reduced motion: fades end at once, so what a test reads (and what axe scans) is the settled page.
+      const context = await browser.newContext({
+        viewport: { width, height: width < 700 ? 844 : 900 },
+        reducedMotion: 'reduce',
+      });
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('console', (message) => {
@@ -67,12 +71,28 @@ export interface AxeViolation {
   nodes: Array<{ target: string[] }>;
 }
 
-/** axe-core injected into the page; the serious and critical violations it finds. */
+/**
+ * Waits until the page has settled: no toast, no table still loading, and every finite animation or transition
+ * finished (infinite ones, such as a spinner, never do). axe reads a half-faded element as low contrast.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.locator('.n-message').first().waitFor({ state: 'detached' });
+  await page.locator('.n-data-table--loading').first().waitFor({ state: 'detached' });
+  // A string, evaluated in the page: this project's tsconfig has no DOM types. Twice: a finished fade may start another.
+  for (let round = 0; round < 2; round += 1) {
+    await page.evaluate(
+      `Promise.all(document.getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)))`,
+    );
+  }
+}
+
+/** axe-core injected into the settled page; the serious and critical violations it finds. */
 export async function seriousViolations(
   page: Page,
 ): Promise<Array<{ id: string; impact: string | null; help: string; targets: string[] }>> {
-  // Toasts fade in and out (axe reads a half-transparent one as low contrast): scan once they have gone.
-  await page.locator('.n-message').first().waitFor({ state: 'detached' });
+  await settled(page);
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   // A string, evaluated in the page: this project's tsconfig has no DOM types.
   const violations = await page.evaluate<AxeViolation[]>(
