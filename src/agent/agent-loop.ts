@@ -35,6 +35,7 @@ import {
   UNKNOWN_OUTCOME_RESPONSE,
 } from './loop-checkpoint';
 import { toStoredCheckpoint } from './stored-checkpoint';
+import { secretArgumentNames } from '../shared/argument-secrets';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
 
@@ -111,6 +112,8 @@ export const runAgentLoop = async <O extends ToolCallOutcomeLike>(
 class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly messages: ChatMessage[];
   private readonly schemas: FunctionTool[];
+  /** The argument names the tools' schemas declare secret: masked in checkpoints like credential names. */
+  private readonly secretArguments: ReadonlySet<string>;
   private readonly effects: Map<string, ToolEffect>;
   private readonly selection: ToolSelection | undefined;
   private readonly scope: AbortScope;
@@ -140,6 +143,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const resume = options.resume;
     this.messages = [...(resume?.messages ?? options.messages)];
     this.schemas = options.tools.map((tool) => tool.schema);
+    this.secretArguments = secretArgumentNames(...this.schemas.map((schema) => schema.function.parameters));
     this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
     if (options.toolResults) this.effects.set(READ_TOOL_RESULT, 'read_only');
     const selection = options.toolSelection;
@@ -242,7 +246,11 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     };
     // Only the calls a resumed loop would execute keep the arguments as written, until they are answered.
     const actions = state.round ? this.resumeActionsOf(state.round) : [];
-    return toStoredCheckpoint(state, (item, index) => item.skipResponse === undefined && actions[index] === 'run');
+    return toStoredCheckpoint(
+      state,
+      (item, index) => item.skipResponse === undefined && actions[index] === 'run',
+      this.secretArguments,
+    );
   }
 
   private isConcurrent(item: RoundCall): boolean {

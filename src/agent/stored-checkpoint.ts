@@ -13,40 +13,51 @@ const once = <T extends object>(value: T, mask: (value: T) => T): T => {
   return copy;
 };
 
-const maskMessage = (message: ChatMessage): ChatMessage =>
+type Redact = (text: string) => string;
+
+const maskMessage = (message: ChatMessage, redact: Redact): ChatMessage =>
   message.role !== 'assistant' || message.tool_calls === undefined
     ? message
     : once(message, (assistant) => ({
         ...assistant,
         tool_calls: assistant.tool_calls?.map((toolCall) => ({
           ...toolCall,
-          function: { ...toolCall.function, arguments: redactJsonText(toolCall.function.arguments) },
+          function: { ...toolCall.function, arguments: redact(toolCall.function.arguments) },
         })),
       }));
 
-const maskRecord = (record: AgentToolCallRecord): AgentToolCallRecord =>
-  once(record, (raw) => ({ ...raw, arguments: redactJsonText(raw.arguments) }));
+const maskRecord = (record: AgentToolCallRecord, redact: Redact): AgentToolCallRecord =>
+  once(record, (raw) => ({ ...raw, arguments: redact(raw.arguments) }));
 
-const maskCall = (call: ToolCall): ToolCall =>
-  once(call, (raw) => ({ ...raw, arguments: redactJsonText(raw.arguments) }));
+const maskCall = (call: ToolCall, redact: Redact): ToolCall =>
+  once(call, (raw) => ({ ...raw, arguments: redact(raw.arguments) }));
 
 /** Whether the round's call at `index` keeps its arguments as written. */
 type KeepRaw = (item: RoundCall, index: number) => boolean;
 
-const maskRound = (round: LoopRound, keepRaw: KeepRaw): LoopRound => ({
-  calls: round.calls.map((item, index) => (keepRaw(item, index) ? item : { ...item, call: maskCall(item.call) })),
-  malformed: round.malformed.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
+const maskRound = (round: LoopRound, keepRaw: KeepRaw, redact: Redact): LoopRound => ({
+  calls: round.calls.map((item, index) =>
+    keepRaw(item, index) ? item : { ...item, call: maskCall(item.call, redact) },
+  ),
+  malformed: round.malformed.map((call) => ({ ...call, arguments: redact(call.arguments) })),
 });
 
 /**
  * The loop state as it is stored: credentials in the arguments the model wrote are masked, as call logs and
  * `tool.args.delta` events mask them, in the history, the call records and every call of the round except
  * those `keepRaw` names (calls a resumed loop would still execute); a resumed model sees its own earlier
- * calls masked.
+ * calls masked. `secretArguments`: the argument names the tools' schemas declare secret.
  */
-export const toStoredCheckpoint = (state: AgentLoopCheckpoint, keepRaw: KeepRaw): AgentLoopCheckpoint => ({
-  ...state,
-  messages: state.messages.map(maskMessage),
-  toolCalls: state.toolCalls.map(maskRecord),
-  round: state.round && maskRound(state.round, keepRaw),
-});
+export const toStoredCheckpoint = (
+  state: AgentLoopCheckpoint,
+  keepRaw: KeepRaw,
+  secretArguments?: ReadonlySet<string>,
+): AgentLoopCheckpoint => {
+  const redact: Redact = (text) => redactJsonText(text, secretArguments);
+  return {
+    ...state,
+    messages: state.messages.map((message) => maskMessage(message, redact)),
+    toolCalls: state.toolCalls.map((record) => maskRecord(record, redact)),
+    round: state.round && maskRound(state.round, keepRaw, redact),
+  };
+};

@@ -1,4 +1,6 @@
 import type { ToolCall } from '../shared/tool-types';
+import { redactJsonText } from '../shared/json-text-redactor';
+import { secretArgumentNames } from '../shared/argument-secrets';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import type { ToolCallLogEntity } from './tool-call-log.entity';
 
@@ -30,7 +32,8 @@ export type ToolCallListener = (record: ToolCallRecord) => void;
 
 /** Where a call was made: its tool's stored id and version (when known), its run, node and caller. */
 export interface CallSite {
-  tool: { id?: string; version?: number } | undefined;
+  /** With its schema when known: the arguments it declares secret are masked in the row. */
+  tool: { id?: string; version?: number; schema?: { function: { parameters?: unknown } } } | undefined;
   runId: string | null;
   nodeId: string | null;
   userId: string;
@@ -49,7 +52,9 @@ export const toCallRecord = (
   nodeId,
   callId: call.id.slice(0, 128),
   userId,
-  input: call.arguments,
+  input: tool?.schema
+    ? redactJsonText(call.arguments, secretArgumentNames(tool.schema.function.parameters))
+    : call.arguments,
   ...answered,
 });
 

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { Page } from '../common/http/pagination';
 import { isDuplicateKey } from '../common/owned-queries';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import { maskSecrets } from '../shared/secrets';
+import { redactJsonText } from '../shared/json-text-redactor';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
@@ -15,17 +15,11 @@ import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
 import { type LoggedToolCall, toLoggedToolCall, type ToolCallListener, type ToolCallRecord } from './call-record';
 
-/** Arguments as sent, unless they hold credentials (an Authorization header for http_request, …): then masked. */
-const maskedInput = (input: string): string => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(input);
-  } catch {
-    return input;
-  }
-  const masked = JSON.stringify(maskSecrets(parsed));
-  return masked === JSON.stringify(parsed) ? input : masked;
-};
+/**
+ * Arguments as sent, credential arguments masked (see argument-secrets). On the text, without parsing it: any
+ * depth is safe, and what is not JSON is logged as it came.
+ */
+const maskedInput = (input: string): string => redactJsonText(input);
 
 const truncated = (omitted: number): string => `… [truncated ${omitted} chars]`;
 const cut = (text: string | null, max: number): string | null =>

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ArgumentError } from './argument-error';
 import { describeSchema } from './describe-schema';
-import { maskSecrets } from '../shared/secrets';
+import { declaresSecret, maskArguments } from '../shared/argument-secrets';
 import { appendPointer, unescapePointerSegment } from './json-pointer';
 
 const NOISY_RULES = new Set(['if']);
@@ -19,7 +19,7 @@ export function toArgumentErrors(errors: readonly ErrorObject[]): ArgumentError[
   const result: ArgumentError[] = [];
   for (const error of errors) {
     if (NOISY_RULES.has(error.keyword)) continue;
-    const mapped = withSecretsMasked(toArgumentError(error));
+    const mapped = withSecretsMasked(toArgumentError(error), error.parentSchema);
     const key = `${mapped.path}\u0000${mapped.rule}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -28,13 +28,13 @@ export function toArgumentErrors(errors: readonly ErrorObject[]): ArgumentError[
   return result;
 }
 
-/** Errors quote the value they reject: one under a credential-named key is masked like everywhere else. */
-function withSecretsMasked(error: ArgumentError): ArgumentError {
+/** Errors quote the value they reject: a credential argument's is masked like everywhere else. */
+function withSecretsMasked(error: ArgumentError, schema: unknown): ArgumentError {
   if (error.value === undefined) return error;
   const key = unescapePointerSegment(error.path.slice(error.path.lastIndexOf('/') + 1));
   const holder: Record<string, unknown> = {};
   Object.defineProperty(holder, key, { value: error.value, enumerable: true });
-  return { ...error, value: maskSecrets(holder)[key] };
+  return { ...error, value: maskArguments(holder, declaresSecret(schema) ? new Set([key]) : undefined)[key] };
 }
 
 function toArgumentError(error: ErrorObject): ArgumentError {

@@ -1,5 +1,6 @@
 import { redactJsonText } from '../shared/json-text-redactor';
 import { maskSecrets } from '../shared/secrets';
+import { secretArgumentNames } from '../shared/argument-secrets';
 import type { ChatMessage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse } from './provider';
 
@@ -20,13 +21,13 @@ export interface ModelExchange {
   durationMs: number;
 }
 
-const maskMessage = (message: ChatMessage): ChatMessage =>
+const maskMessage = (message: ChatMessage, secretArguments: ReadonlySet<string>): ChatMessage =>
   message.role === 'assistant' && message.tool_calls !== undefined
     ? {
         ...message,
         tool_calls: message.tool_calls.map((call) => ({
           ...call,
-          function: { ...call.function, arguments: redactJsonText(call.function.arguments) },
+          function: { ...call.function, arguments: redactJsonText(call.function.arguments, secretArguments) },
         })),
       }
     : message;
@@ -38,18 +39,23 @@ const maskMessage = (message: ChatMessage): ChatMessage =>
  */
 export const maskRequest = (request: ChatRequest): ExchangeRequest => {
   const plain: ChatRequest = JSON.parse(JSON.stringify(request)) as ChatRequest;
-  return maskSecrets({ ...plain, messages: plain.messages.map(maskMessage) });
+  const secretArguments = secretArgumentsOf(request);
+  return maskSecrets({ ...plain, messages: plain.messages.map((message) => maskMessage(message, secretArguments)) });
 };
 
+/** The argument names the request's tools declare secret (`format: password`, `writeOnly`, `x-secret`). */
+export const secretArgumentsOf = (request: Pick<ChatRequest, 'tools'>): ReadonlySet<string> =>
+  secretArgumentNames(...(request.tools ?? []).map((tool) => tool.function.parameters));
+
 /** The answer as it is stored: masked like the request, tool-call arguments included. */
-export const maskResponse = (response: ChatResponse): ChatResponse => {
+export const maskResponse = (response: ChatResponse, secretArguments?: ReadonlySet<string>): ChatResponse => {
   const plain = JSON.parse(JSON.stringify(response)) as ChatResponse;
   return maskSecrets({
     ...plain,
-    toolCalls: plain.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
+    toolCalls: plain.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments, secretArguments) })),
     malformedToolCalls: plain.malformedToolCalls.map((call) => ({
       ...call,
-      arguments: redactJsonText(call.arguments),
+      arguments: redactJsonText(call.arguments, secretArguments),
     })),
   });
 };

@@ -1,4 +1,4 @@
-import { maskSecrets } from '../shared/secrets';
+import { maskArguments, secretArgumentNames } from '../shared/argument-secrets';
 import type { ApprovalResponse, PendingApprovalDto } from './approval.dto';
 import type { RunApprovalEntity } from './run-approval.entity';
 
@@ -8,7 +8,7 @@ export const toPendingApproval = (row: RunApprovalEntity): PendingApprovalDto =>
   node_id: row.nodeId,
   call_id: row.callId,
   tool: row.toolName,
-  arguments: maskSecrets(row.arguments),
+  arguments: maskArguments(row.arguments, secretArgumentNames(row.parameters)),
   requested_at: row.requestedAt.toISOString(),
 });
 
@@ -16,7 +16,8 @@ export const toApprovalResponse = (row: RunApprovalEntity): ApprovalResponse => 
   ...toPendingApproval(row),
   run_id: row.runId,
   status: row.status,
-  decided_arguments: row.decidedArguments === null ? null : maskSecrets(row.decidedArguments),
+  decided_arguments:
+    row.decidedArguments === null ? null : maskArguments(row.decidedArguments, secretArgumentNames(row.parameters)),
   comment: row.comment,
   decided_by: row.decidedBy,
   decided_at: row.decidedAt?.toISOString() ?? null,

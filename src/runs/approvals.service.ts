@@ -10,7 +10,7 @@ import { isDuplicateKey } from '../common/owned-queries';
 import { ArgumentValidator } from '../json-schema/argument-validator';
 import { pointerToField } from '../json-schema/json-pointer';
 import { ParametersSchemaError } from '../json-schema/parameters-schema-error';
-import { maskSecrets, restoreMaskedSecrets } from '../shared/secrets';
+import { maskArguments, restoreMaskedArguments, secretArgumentNames } from '../shared/argument-secrets';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ApprovalResponse, DecideApprovalDto, ListApprovalsQuery } from './approval.dto';
 import { toApprovalResponse } from './approval-response';
@@ -125,7 +125,9 @@ export class ApprovalsService {
       throw DomainError.validation([{ field: 'arguments', message: 'arguments go with approve, not reject' }]);
     }
     // The reviewer saw the arguments masked: a credential sent back as the mask keeps the model's value.
-    const edited = body.arguments === undefined ? null : restoreMaskedSecrets(body.arguments, approval.arguments);
+    const declared = secretArgumentNames(approval.parameters);
+    const edited =
+      body.arguments === undefined ? null : restoreMaskedArguments(body.arguments, approval.arguments, declared);
     if (approve && edited) this.checkArguments(approval, edited);
     const decidedAt = new Date();
     const changes = {
@@ -143,7 +145,7 @@ export class ApprovalsService {
       call_id: approval.callId,
       tool: approval.toolName,
       decision: body.decision,
-      ...(changes.decidedArguments ? { arguments: maskSecrets(changes.decidedArguments) } : {}),
+      ...(changes.decidedArguments ? { arguments: maskArguments(changes.decidedArguments, declared) } : {}),
       comment: changes.comment,
       decided_by: principal.userId,
     });

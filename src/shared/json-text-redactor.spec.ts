@@ -1,5 +1,6 @@
 import { JsonTextRedactor, redactJsonText } from './json-text-redactor';
-import { maskSecrets, SECRET_MASK } from './secrets';
+import { maskArguments } from './argument-secrets';
+import { SECRET_MASK } from './secrets';
 
 /** Feeds `text` in pieces of `size` characters and returns everything the redactor let through. */
 const streamed = (text: string, size: number): { out: string; pieces: string[] } => {
@@ -22,13 +23,14 @@ const SAMPLES = [
   },
   { code: 'return 1 + 1;', note: 'has "quotes" and \\ backslashes', token: '', count: 3, ok: true, nothing: null },
   { list: ['http://x.test/?secret=zz', 'h', 'ht'], 'X-Api-Token': 'tok-1', other: { deep: { signature: 'sig' } } },
+  { author: 'Jane Austen', keyword: 'pride', sort_key: 'title', credentials: { user: 'u', nested: ['p'] } },
 ];
 
 describe('JsonTextRedactor', () => {
   it.each(SAMPLES.map((sample) => [JSON.stringify(sample)]))(
-    'masks what maskSecrets masks, in any chunking: %s',
+    'masks what maskArguments masks, in any chunking: %s',
     (text) => {
-      const expected = JSON.stringify(maskSecrets(JSON.parse(text)));
+      const expected = JSON.stringify(maskArguments(JSON.parse(text)));
       for (const size of [1, 2, 3, 7, 1000]) expect(streamed(text, size).out).toBe(expected);
     },
   );
@@ -42,7 +44,7 @@ describe('JsonTextRedactor', () => {
       out += redactor.push(char);
       expect(out).not.toMatch(/[QJ]/);
     }
-    expect(out + redactor.end()).toBe(JSON.stringify(maskSecrets(JSON.parse(text))));
+    expect(out + redactor.end()).toBe(JSON.stringify(maskArguments(JSON.parse(text))));
   });
 
   it('streams ordinary strings live instead of holding them to the end', () => {

@@ -1,4 +1,5 @@
-import { isSecretName, redactUrl, SECRET_MASK } from './secrets';
+import { isSecretArgument } from './argument-secrets';
+import { redactUrl, SECRET_MASK } from './secrets';
 
 /** Longest prefix that can still turn out to be `https://`: strings that may be URLs are held until they close. */
 const URL_PREFIXES = ['http://', 'https://'];
@@ -8,11 +9,14 @@ const mayBecomeUrl = (text: string): boolean => {
 };
 const isUrl = (text: string): boolean => /^https?:\/\//i.test(text);
 
-type Frame = { kind: 'object'; expectKey: boolean; key: string | null } | { kind: 'array' };
+/** An open object or array; `secret` when it is (beneath) the value of a credential argument. */
+type Frame =
+  { kind: 'object'; expectKey: boolean; key: string | null; secret: boolean } | { kind: 'array'; secret: boolean };
 
 /**
  * Masks credentials in JSON text that arrives in pieces (a model's streamed tool-call arguments), with the same
- * rules as `maskSecrets` on parsed values: a string under a credential-named key becomes SECRET_MASK, and
+ * rules as `maskArguments` on parsed values: a string under a credential argument (by its words, or one of the
+ * `declared` names its tool's schema declares secret) becomes SECRET_MASK, and
  * credential query values inside URLs are masked. `push` returns the text that is safe to show so far; a secret
  * value or a URL is held back until its closing quote. Text that is not valid JSON passes through unchanged,
  * except for strings the rules above apply to.
@@ -21,6 +25,8 @@ export class JsonTextRedactor {
   private readonly stack: Frame[] = [];
   /** The string being read: its raw text (escapes kept) after the opening quote. */
   private string: { raw: string; escaped: boolean; role: 'key' | 'secret' | 'value'; streamed: boolean } | null = null;
+
+  constructor(private readonly declared?: ReadonlySet<string>) {}
 
   push(chunk: string): string {
     let out = '';
@@ -43,10 +49,10 @@ export class JsonTextRedactor {
     const top = this.stack.at(-1);
     switch (char) {
       case '{':
-        this.stack.push({ kind: 'object', expectKey: true, key: null });
+        this.stack.push({ kind: 'object', expectKey: true, key: null, secret: this.valueRole(top) === 'secret' });
         return char;
       case '[':
-        this.stack.push({ kind: 'array' });
+        this.stack.push({ kind: 'array', secret: this.valueRole(top) === 'secret' });
         return char;
       case '}':
       case ']':
@@ -69,7 +75,9 @@ export class JsonTextRedactor {
   }
 
   private valueRole(top: Frame | undefined): 'secret' | 'value' {
-    return top?.kind === 'object' && top.key !== null && isSecretName(top.key) ? 'secret' : 'value';
+    if (top === undefined) return 'value';
+    if (top.secret) return 'secret';
+    return top.kind === 'object' && top.key !== null && isSecretArgument(top.key, this.declared) ? 'secret' : 'value';
   }
 
   private inString(open: NonNullable<JsonTextRedactor['string']>, char: string): string {
@@ -94,8 +102,8 @@ export class JsonTextRedactor {
   }
 }
 
-/** JSON text (e.g. a model's raw tool-call arguments) with credentials masked as `maskSecrets` does. */
-export const redactJsonText = (text: string): string => {
-  const redactor = new JsonTextRedactor();
+/** JSON text (e.g. a model's raw tool-call arguments) with credentials masked as `maskArguments` does. */
+export const redactJsonText = (text: string, declared?: ReadonlySet<string>): string => {
+  const redactor = new JsonTextRedactor(declared);
   return redactor.push(text) + redactor.end();
 };

@@ -202,6 +202,48 @@ describe('Secrets (e2e)', () => {
     });
   });
 
+  describe('arguments', () => {
+    it('should log ordinary arguments in clear and mask those the schema or a credential word names', async () => {
+      const properties = {
+        author: { type: 'string' },
+        keyword: { type: 'string' },
+        sort_key: { type: 'string' },
+        pin: { type: 'string', format: 'password' },
+        passe: { type: 'string', writeOnly: true },
+        code: { type: 'string', 'x-secret': true },
+        apiKey: { type: 'string' },
+      };
+      await create(httpTool('book_search', { url: `${api.origin}/books` }, properties)).expect(201);
+      const args = {
+        author: 'Jane Austen',
+        keyword: 'pride',
+        sort_key: 'title',
+        pin: 'pin-5151',
+        passe: 'passe-5252',
+        code: 'code-5353',
+        apiKey: 'key-5454',
+      };
+
+      await request(sut.http)
+        .post('/api/v1/tools/book_search/execute')
+        .set(bearer(userKey))
+        .send({ arguments: args })
+        .expect(200);
+
+      const logs = (await request(sut.http).get('/api/v1/tools/book_search/logs').set(bearer(userKey)).expect(200))
+        .body as { items: Array<{ input: string }> };
+      expect(JSON.parse(logs.items[0].input)).toEqual({
+        author: 'Jane Austen',
+        keyword: 'pride',
+        sort_key: 'title',
+        pin: '********',
+        passe: '********',
+        code: '********',
+        apiKey: '********',
+      });
+    });
+  });
+
   describe('credentials in the URL template', () => {
     it.each([
       ['https://api.example.com/v1/items?access_token=abc123&page=1', 'access_token'],

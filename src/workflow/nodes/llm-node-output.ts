@@ -42,14 +42,14 @@ export function llmNodeOutputShape(data: object): OutputShape {
 }
 
 /** An LLM node's output from the loop's result (`offered_tools` is added by the node). */
-export const llmNodeOutput = (result: AgentLoopResult) => ({
+export const llmNodeOutput = (result: AgentLoopResult, secretArguments?: ReadonlySet<string>) => ({
   text: result.output,
   output: result.output,
   reasoning: result.reasoning,
   stop_reason: result.stopReason,
   iterations_used: result.iterationsUsed,
   // The model may have written credentials into its arguments: what is stored and shown is masked.
-  tool_calls: result.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments) })),
+  tool_calls: result.toolCalls.map((call) => ({ ...call, arguments: redactJsonText(call.arguments, secretArguments) })),
   usage: {
     prompt_tokens: result.usage.promptTokens,
     completion_tokens: result.usage.completionTokens,

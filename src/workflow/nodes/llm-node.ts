@@ -3,6 +3,7 @@ import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
 import { JsonTextRedactor } from '../../shared/json-text-redactor';
+import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
@@ -191,6 +192,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
 
     const use = toolsUsed(data);
     const tools = use ? await toolsOfNode(node.id, use, run, deps.registry) : [];
+    const secretArguments = secretArgumentNames(...tools.map((tool) => tool.schema.function.parameters));
     const offeredTools: string[][] = [];
     let callLogsStored: Promise<void> = Promise.resolve();
     const messages: ChatMessage[] = [];
@@ -204,7 +206,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const argumentStreams = new Map<string, JsonTextRedactor>();
     const redactedDelta = (callId: string, delta: string) => {
       let redactor = argumentStreams.get(callId);
-      if (!redactor) argumentStreams.set(callId, (redactor = new JsonTextRedactor()));
+      if (!redactor) argumentStreams.set(callId, (redactor = new JsonTextRedactor(secretArguments)));
       return redactor.push(delta);
     };
     const toolContext = {
@@ -343,12 +345,12 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       if (result.stopReason === 'timeout') {
         const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
         const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
-        throw new NodeFailure(message, llmNodeOutput(result));
+        throw new NodeFailure(message, llmNodeOutput(result, secretArguments));
       }
-      return { ...llmNodeOutput(result), offered_tools: offeredTools };
+      return { ...llmNodeOutput(result, secretArguments), offered_tools: offeredTools };
     } catch (error) {
       if (error instanceof AgentLoopError) {
-        throw new NodeFailure(error.message, llmNodeOutput(error.result), { cause: error });
+        throw new NodeFailure(error.message, llmNodeOutput(error.result, secretArguments), { cause: error });
       }
       throw error;
     }

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../shared/tool-definition';
-import { maskSecrets } from '../../shared/secrets';
+import { maskArguments, secretArgumentNames } from '../../shared/argument-secrets';
 import type { ApprovalDecision, ApprovalGate } from '../../agent/approval-gate';
 import type { RunContext } from '../execution/run-context';
 import type { NodeServices, NodeRunInput } from './node-handler';
@@ -47,7 +47,7 @@ export function approvalGateFor(
           node_id: node.id,
           call_id: call.id,
           tool: call.name,
-          arguments: maskSecrets(request.arguments),
+          arguments: maskArguments(request.arguments, secretArgumentNames(request.parameters)),
         });
       }
       switch (approval.status) {

@@ -1,4 +1,4 @@
-import { maskRequest, maskResponse, type ModelExchange } from '../../llm/model-exchange';
+import { maskRequest, maskResponse, secretArgumentsOf, type ModelExchange } from '../../llm/model-exchange';
 import type { ChatCallOptions, ChatProvider, ChatRequest, ChatResponse } from '../../llm/provider';
 import type { ModelCalls } from './model-calls';
 
@@ -34,7 +34,7 @@ export class RecordingModelCalls implements ModelCalls {
         provider: provider.name,
         model: request.model,
         request: maskRequest(request),
-        response: maskResponse(response),
+        response: maskResponse(response, secretArgumentsOf(request)),
         durationMs: performance.now() - started,
       });
       return response;
