@@ -31,6 +31,7 @@ const MODULE_ARROWS = {
   telemetry: [...BASE, 'runs', 'executors', 'call-logs', 'llm'],
   mcp: [...BASE, 'registry', 'executors', 'tools', 'outbound', 'json-schema'],
   bundles: [...BASE, 'workflow', 'registry', 'tools'],
+  evaluations: [...BASE, 'workflow', 'runs', 'json-schema', 'llm'],
   openapi: [...BASE, 'workflow', 'runs', 'executors'],
   root: [
     'shared',
@@ -52,6 +53,7 @@ const MODULE_ARROWS = {
     'openapi',
     'mcp',
     'bundles',
+    'evaluations',
     'migrations',
   ],
 };

@@ -20,6 +20,7 @@ import { ToolVersionsSeeded1796164178717 } from './1796164178717-tool-versions-s
 import { McpSyncDisabledTools1796164903008 } from './1796164903008-mcp-sync-disabled-tools';
 import { ModelExchanges1796170000000 } from './1796170000000-model-exchanges';
 import { WorkflowVersions1796171000000 } from './1796171000000-workflow-versions';
+import { TestSuites1796172000000 } from './1796172000000-test-suites';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   McpSyncDisabledTools1796164903008,
   ModelExchanges1796170000000,
   WorkflowVersions1796171000000,
+  TestSuites1796172000000,
 ];

@@ -16,6 +16,7 @@ import { RunsModule } from './runs/runs.module';
 import { TelemetryModule } from './telemetry/telemetry.module';
 import { WorkflowModule } from './workflow/workflow.module';
 import { BundlesModule } from './bundles/bundles.module';
+import { EvaluationsModule } from './evaluations/evaluations.module';
 import { maskSecrets, redactUrl } from './shared/secrets';
 
 /** Request log lines never carry credentials: credential-named headers and query values are masked. */
@@ -56,6 +57,7 @@ export class AppModule {
         RunsModule,
         WorkflowModule,
         BundlesModule,
+        EvaluationsModule,
         McpModule,
         TelemetryModule.forRoot(config),
       ],

@@ -13,6 +13,8 @@ import { RunCheckpointEntity } from './runs/run-checkpoint.entity';
 import { RunApprovalEntity } from './runs/run-approval.entity';
 import { ModelExchangeEntity } from './runs/model-exchange.entity';
 import { ToolCallLogEntity } from './call-logs/tool-call-log.entity';
+import { TestSuiteEntity } from './evaluations/test-suite.entity';
+import { TestRunEntity } from './evaluations/test-run.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { WorkflowVersionEntity } from './workflow/workflow-version.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
@@ -39,6 +41,8 @@ export const entities = [
   McpServerEntity,
   ToolEmbeddingEntity,
   ModelExchangeEntity,
+  TestSuiteEntity,
+  TestRunEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -284,9 +284,10 @@ export class RegistryService implements OnApplicationShutdown {
   ): Promise<void> {
     await this.store(
       recordOf(options, {
-        output: null,
+        // A replay answers a call with its recorded result: a success's response is its output.
+        output: options.status === 'success' ? options.response : null,
         status: options.status,
-        errorMessage: options.response,
+        errorMessage: options.status === 'success' ? null : options.response,
         durationMs: 0,
         startedAt: new Date(),
       }),

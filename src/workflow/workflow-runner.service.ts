@@ -54,6 +54,15 @@ export interface StartOptions {
   version?: number;
 }
 
+/** What a replay runs: a definition (not yet checked) with its inputs, and the workflow it belongs to. */
+export interface ReplaySource {
+  definition: unknown;
+  inputs: unknown;
+  workflowId: string | null;
+  workflowVersion: number | null;
+  budgets?: RunBudgets;
+}
+
 export interface StartResult {
   finished: boolean;
   run: RunResponse;
@@ -188,6 +197,38 @@ export class WorkflowRunner implements WorkflowToolRunner, RunExecutor {
     } finally {
       place.release();
     }
+  }
+
+  /**
+   * A replay (or a case run from a cassette): `definition` run with `inputs`, its tools resolved now, every model
+   * call made through `models` instead of the providers. Executed in this process; resolves when it has ended.
+   */
+  async replay(
+    source: ReplaySource,
+    principal: Principal,
+    models: ModelCalls,
+  ): Promise<{ runId: string; status: string }> {
+    const label = source.workflowId ? `${source.workflowId}@${source.workflowVersion}` : undefined;
+    let checked = await this.workflows.check(source.definition, principal, 'definition', label);
+    const inputs = this.workflows.checkInputs(checked.definition, source.inputs, label ?? 'inline');
+    const tools = await resolveRunTools(checked, principal, this.registry);
+    checked = { ...checked, tools: tools.byNode };
+    const run = await this.runs.create({
+      definition: checked.definition,
+      inputs,
+      userId: principal.userId,
+      userRole: principal.role,
+      workflowId: source.workflowId,
+      workflowVersion: source.workflowVersion,
+      toolPins: tools.pins,
+      budgets: effectiveBudgets(checked.definition, source.budgets ?? {}),
+      startsNow: true,
+    });
+    const result = await this.runTraced(run, checked, principal, new AbortController().signal, 0, {
+      startsNow: true,
+      models,
+    });
+    return { runId: run.id, status: result.status };
   }
 
   /** WorkflowToolRunner: the inputs schema a workflow tool offers as its parameters; null when not visible. */

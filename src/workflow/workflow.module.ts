@@ -32,7 +32,7 @@ import { WorkflowsService } from './workflows.service';
     RunsModule,
   ],
   controllers: [WorkflowsController],
-  exports: [WorkflowsService, WorkflowVersionsService],
+  exports: [WorkflowsService, WorkflowVersionsService, WorkflowRunner],
   providers: [
     WorkflowsService,
     WorkflowVersionsService,

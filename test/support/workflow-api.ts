@@ -85,6 +85,13 @@ export class WorkflowApi {
       .send(body as object);
   }
 
+  patch(path: string, body: unknown) {
+    return request(this.http)
+      .patch(`/api/v1${path}`)
+      .set(bearer(this.key))
+      .send(body as object);
+  }
+
   delete(path: string) {
     return request(this.http).delete(`/api/v1${path}`).set(bearer(this.key));
   }

@@ -2,6 +2,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import { isAdmin } from '../../common/auth/principal';
 import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
+import type { ToolCallStatus } from '../../shared/tool-call-status';
+import type { ToolCall } from '../../shared/tool-types';
 import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
@@ -132,6 +134,26 @@ const check = (data: LlmNodeData, context: NodeCheckContext): DataProblem[] => {
   return problems;
 };
 
+/** A call a replay answers with the result its recording sent the model, logged like a run call. */
+async function replayedCall(
+  call: ToolCall,
+  recorded: { content: string; isError: boolean },
+  log: (status: ToolCallStatus) => Promise<void>,
+): Promise<ToolRunOutcome> {
+  const status: ToolCallStatus = recorded.isError ? 'error' : 'success';
+  const now = new Date();
+  await log(status);
+  return {
+    call,
+    toolName: call.name,
+    status,
+    response: recorded.content,
+    metadata: { duration_ms: 0, replayed: true },
+    startedAt: now,
+    finishedAt: now,
+  };
+}
+
 /** Cutting of long tool results, with the reader tool over this run's stored results; off without a store. */
 function resultLimit(
   data: LlmNodeData,
@@ -243,14 +265,27 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         model,
         messages,
         tools,
-        executeTool: (call, history, signal) =>
-          deps.registry.runCall({
+        executeTool: (call, history, signal) => {
+          const recorded = run.models?.recordedToolResult?.(node.id, call);
+          if (recorded)
+            return replayedCall(call, recorded, (status) =>
+              deps.registry.recordUnrunCall({
+                call,
+                tools,
+                nodeId: node.id,
+                status,
+                response: recorded.content,
+                context: { ...toolContext, signal },
+              }),
+            );
+          return deps.registry.runCall({
             call,
             tools: callable,
             nodeId: node.id,
             messages: history,
             context: { ...toolContext, signal },
-          }),
+          });
+        },
         // A call over the run's tool call budget does not start: the run ends (its signal aborts the loop).
         startToolCall: meter && (() => meter.startToolCall()),
         approvals: approvalGateFor({ node, step, run, services: deps }, callable),

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RunsModule } from '../runs/runs.module';
+import { WorkflowModule } from '../workflow/workflow.module';
+import { ReplayController } from './replay.controller';
+import { ReplayService } from './replay.service';
+import { TestRunEntity } from './test-run.entity';
+import { TestRunsService } from './test-runs.service';
+import { TestSuiteEntity } from './test-suite.entity';
+import { TestSuitesController } from './test-suites.controller';
+import { TestSuitesService } from './test-suites.service';
+
+/** Test suites of workflows, their test runs, and replays of recorded runs. */
+@Module({
+  imports: [TypeOrmModule.forFeature([TestSuiteEntity, TestRunEntity]), RunsModule, WorkflowModule],
+  controllers: [TestSuitesController, ReplayController],
+  providers: [TestSuitesService, TestRunsService, ReplayService],
+})
+export class EvaluationsModule {}

@@ -1,0 +1,206 @@
+import type { ExchangeRequest } from '../../llm/model-exchange';
+import type { ChatMessage } from '../../shared/chat-types';
+import { isRecord } from '../../shared/is-record';
+
+export const DIVERGENCE_KINDS = [
+  'model',
+  'message',
+  'tool_arguments',
+  'tools',
+  'options',
+  'extra_call',
+  'missing_call',
+] as const;
+/** What differs: the model, a message, a tool call's arguments, the tool list or a tool, the call's options, or the number of calls. */
+export type DivergenceKind = (typeof DIVERGENCE_KINDS)[number];
+
+/** Where a replay first left its recording, precisely. */
+export interface Divergence {
+  kind: DivergenceKind;
+  node_id: string;
+  /** Which model call of the node (from 0). */
+  call_index: number;
+  /** The message of the request that differs (kinds message and tool_arguments). */
+  message_index?: number;
+  /** The tool whose definition or call differs (kinds tools and tool_arguments). */
+  tool?: string;
+  /** Where inside the message, tool or arguments it differs, as a dotted path (`parameters.properties.city.type`). */
+  path?: string;
+  /** What the recording has there (absent: nothing). */
+  expected?: unknown;
+  /** What the replay sent there (absent: nothing). */
+  actual?: unknown;
+  description: string;
+}
+
+type Location = Pick<Divergence, 'node_id' | 'call_index'>;
+
+const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+
+/** The first place two JSON values differ (depth first, keys in the recording's order, then added keys); null if equal. */
+export function firstDifference(
+  expected: unknown,
+  actual: unknown,
+  path = '',
+): { path: string; expected: unknown; actual: unknown } | null {
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    for (let index = 0; index < Math.max(expected.length, actual.length); index++) {
+      if (index >= expected.length || index >= actual.length) {
+        return { path: join(path, index), expected: expected[index], actual: actual[index] };
+      }
+      const found = firstDifference(expected[index], actual[index], join(path, index));
+      if (found) return found;
+    }
+    return null;
+  }
+  if (isRecord(expected) && isRecord(actual)) {
+    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
+    for (const key of keys) {
+      const found = firstDifference(expected[key], actual[key], join(path, key));
+      if (found) return found;
+    }
+    return null;
+  }
+  return Object.is(expected, actual) ? null : { path, expected, actual };
+}
+
+const parsedArguments = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+};
+
+const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+
+function messageDivergence(
+  at: Location,
+  index: number,
+  expected: ChatMessage | undefined,
+  actual: ChatMessage | undefined,
+): Divergence | null {
+  if (expected === undefined || actual === undefined) {
+    return {
+      ...at,
+      kind: 'message',
+      message_index: index,
+      expected,
+      actual,
+      description: `message ${index} was ${expected === undefined ? 'not in the recording' : 'not sent'}`,
+    };
+  }
+  if (expected.role === 'assistant' && actual.role === 'assistant') {
+    const recordedCalls = expected.tool_calls ?? [];
+    const sentCalls = actual.tool_calls ?? [];
+    for (let position = 0; position < Math.max(recordedCalls.length, sentCalls.length); position++) {
+      const recorded = recordedCalls[position];
+      const sent = sentCalls[position];
+      if (recorded && sent && recorded.function.name === sent.function.name) {
+        const difference = firstDifference(
+          parsedArguments(recorded.function.arguments),
+          parsedArguments(sent.function.arguments),
+        );
+        if (difference) {
+          return {
+            ...at,
+            kind: 'tool_arguments',
+            message_index: index,
+            tool: sent.function.name,
+            path: difference.path,
+            expected: difference.expected,
+            actual: difference.actual,
+            description:
+              `message ${index}: the arguments of the call of "${sent.function.name}" differ at ` +
+              `${difference.path || 'the top'}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+          };
+        }
+      }
+    }
+  }
+  const difference = firstDifference(expected, actual);
+  if (difference === null) return null;
+  return {
+    ...at,
+    kind: 'message',
+    message_index: index,
+    path: difference.path,
+    expected: difference.expected,
+    actual: difference.actual,
+    description: `message ${index} (${expected.role}) differs at ${difference.path || 'the top'}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+  };
+}
+
+function toolsDivergence(at: Location, expected: ExchangeRequest, actual: ExchangeRequest): Divergence | null {
+  const recorded = expected.tools ?? [];
+  const sent = actual.tools ?? [];
+  const recordedNames = recorded.map((tool) => tool.function.name);
+  const sentNames = sent.map((tool) => tool.function.name);
+  if (firstDifference(recordedNames, sentNames) !== null) {
+    const missing = recordedNames.filter((name) => !sentNames.includes(name));
+    const added = sentNames.filter((name) => !recordedNames.includes(name));
+    const change = [
+      missing.length > 0 ? `not offered now: ${missing.join(', ')}` : '',
+      added.length > 0 ? `offered now, not then: ${added.join(', ')}` : '',
+    ].filter(Boolean);
+    return {
+      ...at,
+      kind: 'tools',
+      path: 'tools',
+      expected: recordedNames,
+      actual: sentNames,
+      description: `the tool list differs (${change.join('; ') || 'another order'})`,
+    };
+  }
+  for (const [index, tool] of recorded.entries()) {
+    const difference = firstDifference(tool.function, sent[index].function);
+    if (difference) {
+      return {
+        ...at,
+        kind: 'tools',
+        tool: tool.function.name,
+        path: difference.path,
+        expected: difference.expected,
+        actual: difference.actual,
+        description: `the definition of tool "${tool.function.name}" differs at ${difference.path}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+      };
+    }
+  }
+  return null;
+}
+
+/**
+ * Where a replayed request first differs from the recorded one (both masked alike): the model, then the
+ * messages in order (a tool call's arguments named by tool and path), then the tool list and each tool's
+ * definition, then the other options. Null when they are the same call.
+ */
+export function requestDivergence(at: Location, expected: ExchangeRequest, actual: ExchangeRequest): Divergence | null {
+  if (expected.model !== actual.model) {
+    return {
+      ...at,
+      kind: 'model',
+      expected: expected.model,
+      actual: actual.model,
+      description: `the model differs: recorded "${expected.model}", replayed "${actual.model}"`,
+    };
+  }
+  for (let index = 0; index < Math.max(expected.messages.length, actual.messages.length); index++) {
+    const found = messageDivergence(at, index, expected.messages[index], actual.messages[index]);
+    if (found) return found;
+  }
+  const tools = toolsDivergence(at, expected, actual);
+  if (tools) return tools;
+  const { model: _m, messages: _r, tools: _t, ...recordedOptions } = expected;
+  const { model: _n, messages: _s, tools: _u, ...sentOptions } = actual;
+  const difference = firstDifference(recordedOptions, sentOptions);
+  if (difference === null) return null;
+  return {
+    ...at,
+    kind: 'options',
+    path: difference.path,
+    expected: difference.expected,
+    actual: difference.actual,
+    description: `the call's option ${difference.path} differs: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+  };
+}

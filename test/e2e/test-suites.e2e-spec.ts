@@ -1,0 +1,159 @@
+import { reply, type RecordedRequest } from '../support/openai-test-server';
+import { pingStackFixture } from '../support/workflow-stack';
+import { agentWorkflow } from '../support/workflow-fixtures';
+
+type Message = { role: string; content?: string | null };
+type CaseResult = {
+  name: string;
+  passed: boolean;
+  run_id: string | null;
+  assertions: Array<{ type: string; passed: boolean; actual: unknown }>;
+};
+type TestRun = {
+  id: string;
+  status: string;
+  summary: { cases: number; passed: number; failed: number; total_tokens: number };
+  results: CaseResult[];
+  comparison: {
+    previous_test_run_id: string;
+    newly_failing: string[];
+    newly_passing: string[];
+    total_tokens_delta: number;
+  } | null;
+};
+
+const question = (request: RecordedRequest): string => {
+  const messages = request.body.messages as Message[];
+  return String(messages.filter((message) => message.role === 'user').at(-1)?.content);
+};
+
+describe('Test suites and replay (e2e)', () => {
+  const stack = pingStackFixture();
+
+  /** A stored workflow of one LLM node; returns its id. */
+  const storeWorkflow = async (llm: Record<string, unknown>): Promise<string> => {
+    const response = await stack.api.post('/workflows', agentWorkflow(llm)).expect(201);
+    return (response.body as { id: string }).id;
+  };
+
+  /** Each model call answers `Answer: <question>`, except for the questions in `wrong`. */
+  const echoModel = (calls: number, wrong: readonly string[] = []) =>
+    stack.llm.script(
+      Array.from({ length: calls }, () =>
+        reply.from((request) =>
+          reply.text(wrong.includes(question(request)) ? 'I do not know.' : `Answer: ${question(request)}`),
+        ),
+      ),
+    );
+
+  it('should run a suite of 10 cases, store a result per case and compare with the previous test run', async () => {
+    const workflowId = await storeWorkflow({});
+    const cases = Array.from({ length: 10 }, (_, index) => ({
+      name: `q${index + 1}`,
+      inputs: { question: `q${index + 1}` },
+      assertions: [
+        { type: 'text_contains', value: `Answer: q${index + 1}` },
+        { type: 'max_tool_calls', max: 0 },
+        { type: 'stop_reason', equals: 'answered' },
+      ],
+    }));
+    const jsonl = cases.map((testCase) => JSON.stringify(testCase)).join('\n');
+    await stack.api.post(`/workflows/${workflowId}/tests`, { jsonl }).expect(201);
+    const suite = await stack.api.get(`/workflows/${workflowId}/tests`).expect(200);
+    expect((suite.body as { cases: unknown[] }).cases).toHaveLength(10);
+
+    echoModel(10);
+    const first = (await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(201))
+      .body as TestRun;
+    expect(first).toMatchObject({ status: 'passed', summary: { cases: 10, passed: 10, failed: 0 }, comparison: null });
+
+    echoModel(10, ['q3', 'q7']);
+    const second = (await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(201))
+      .body as TestRun;
+
+    expect(second).toMatchObject({ status: 'failed', summary: { cases: 10, passed: 8, failed: 2 } });
+    expect(second.comparison).toMatchObject({
+      previous_test_run_id: first.id,
+      newly_failing: ['q3', 'q7'],
+      newly_passing: [],
+      total_tokens_delta: 0,
+    });
+    const failing = second.results.find((result) => result.name === 'q3');
+    expect(failing?.assertions[0]).toEqual(
+      expect.objectContaining({ type: 'text_contains', passed: false, actual: 'I do not know.' }),
+    );
+    const trace = await stack.api.getRun(failing?.run_id ?? '');
+    expect(trace.outputs).toEqual({ answer: 'I do not know.' });
+
+    const listed = await stack.api.get(`/workflows/${workflowId}/test-runs`).expect(200);
+    expect((listed.body as TestRun[]).map((run) => run.id)).toEqual([second.id, first.id]);
+    await stack.api.get(`/workflows/${workflowId}/test-runs/${first.id}`).expect(200);
+  });
+
+  it('should refuse a case with an unknown assertion type, naming the field', async () => {
+    const workflowId = await storeWorkflow({});
+    const response = await stack.api
+      .put(`/workflows/${workflowId}/tests`, {
+        cases: [{ name: 'a', inputs: { question: 'x' }, assertions: [{ type: 'text_is', value: 'x' }] }],
+      })
+      .expect(400);
+    expect(JSON.stringify(response.body)).toContain('cases[0].assertions[0].type');
+  });
+
+  it('should replay a run with no provider contacted, and report a divergence after a tool schema changed', async () => {
+    const workflowId = await storeWorkflow({ tools: ['ping'] });
+    stack.llm.script([reply.toolCalls([{ name: 'ping', id: 'call_p', arguments: { id: '7' } }]), reply.text('pong 7')]);
+    const run = (
+      await stack.api.post(`/workflows/${workflowId}/runs?wait=true`, { inputs: { question: 'Ping 7' } }).expect(200)
+    ).body as { id: string; status: string };
+    expect(run.status).toBe('succeeded');
+    const modelCalls = stack.llm.requests.length;
+    const backendHits = stack.backend.hits.length;
+
+    // The script is empty: a model call would fail the replay.
+    const live = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'live' }).expect(200);
+    expect(live.body).toMatchObject({
+      reproduced: true,
+      divergence: null,
+      status: 'succeeded',
+      outputs: { answer: 'pong 7' },
+    });
+    expect(stack.backend.hits.length).toBe(backendHits + 1);
+    const recorded = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'recorded' }).expect(200);
+    expect(recorded.body).toMatchObject({ reproduced: true, divergence: null });
+    expect(stack.backend.hits.length).toBe(backendHits + 1);
+    expect(stack.llm.requests.length).toBe(modelCalls);
+
+    await stack.api
+      .patch('/tools/ping', {
+        function_schema: {
+          type: 'function',
+          function: {
+            name: 'ping',
+            description: 'Test tool ping',
+            parameters: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+          },
+        },
+      })
+      .expect(200);
+    const diverged = await stack.api.post(`/runs/${run.id}/replay`).expect(200);
+
+    expect(diverged.body).toMatchObject({
+      reproduced: false,
+      status: 'failed',
+      divergence: {
+        kind: 'tools',
+        node_id: 'llm-1',
+        call_index: 0,
+        tool: 'ping',
+        path: 'parameters.properties.id.type',
+        expected: 'string',
+        actual: 'integer',
+      },
+    });
+    expect(stack.llm.requests.length).toBe(modelCalls);
+
+    const cassette = await stack.api.get(`/runs/${run.id}/cassette`).expect(200);
+    expect(cassette.body).toMatchObject({ format: 'toolflow-cassette/1', run_id: run.id, exchanges: [{}, {}] });
+  });
+});
