@@ -13,6 +13,8 @@ import { RunsService } from '../runs/runs.service';
 import { errorMessage } from '../shared/error-text';
 import type { WorkflowEntity } from '../workflow/workflow.entity';
 import { WorkflowRunner } from '../workflow/workflow-runner.service';
+import { WorkflowVersionsService } from '../workflow/workflow-versions.service';
+import type { WorkflowDefinition } from '../workflow/definition.schema';
 import { evaluateAssertion, type Judge } from './assertions';
 import { type Cassette, exchangesOf } from './cassette';
 import { judgeWith } from './judge';
@@ -86,6 +88,7 @@ export class TestRunsService {
     private readonly runner: WorkflowRunner,
     private readonly runs: RunsService,
     private readonly replays: ReplayService,
+    private readonly versions: WorkflowVersionsService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
     providers: ProviderRegistry,
   ) {
@@ -95,14 +98,11 @@ export class TestRunsService {
   /** Runs the suite now (awaited) and answers with its results compared with the suite's previous test run. */
   async start(workflowIdOrName: string, options: TestRunOptions, principal: Principal): Promise<TestRunResponse> {
     const { workflow, suite } = await this.suites.find(workflowIdOrName, principal);
-    // Workflow versions are not stored yet: only the current one can run. The seam: pick the definition of
-    // `options.version` here once they are.
-    if (options.version !== undefined && options.version !== workflow.version) {
-      throw DomainError.conflict(
-        `only the current version (${workflow.version}) of workflow "${workflow.name}" can be run`,
-        'version',
-      );
-    }
+    // The version the cases run against: a stored one (404 naming it when there is none), else the current one.
+    const version =
+      options.version === undefined || options.version === workflow.version
+        ? { version: workflow.version, definition: workflow.definition }
+        : await this.versions.find(workflow, options.version);
     let cases = suite.cases;
     if (options.cases !== undefined) {
       const unknown = options.cases.filter((name) => !cases.some((testCase) => testCase.name === name));
@@ -115,7 +115,7 @@ export class TestRunsService {
     }
     const createdAt = new Date();
     const results = await inPool(cases, options.concurrency, (testCase) =>
-      this.runCase(workflow, testCase, options, principal),
+      this.runCase(workflow, version, testCase, options, principal),
     );
     const previous = await this.testRuns.findOne({ where: { suiteId: suite.id }, order: { createdAt: 'DESC' } });
     const summary = summarize(results);
@@ -123,7 +123,7 @@ export class TestRunsService {
       id: randomUUID(),
       suiteId: suite.id,
       workflowId: workflow.id,
-      workflowVersion: workflow.version,
+      workflowVersion: version.version,
       status: summary.failed === 0 ? 'passed' : 'failed',
       summary,
       results,
@@ -153,6 +153,7 @@ export class TestRunsService {
 
   private async runCase(
     workflow: WorkflowEntity,
+    version: { version: number; definition: WorkflowDefinition },
     testCase: TestCase,
     options: TestRunOptions,
     principal: Principal,
@@ -165,10 +166,10 @@ export class TestRunsService {
       if (testCase.cassette !== undefined) {
         const report = await this.replays.replay(
           {
-            definition: workflow.definition,
+            definition: version.definition,
             inputs,
             workflowId: workflow.id,
-            workflowVersion: workflow.version,
+            workflowVersion: version.version,
             budgets,
           },
           exchangesOf(testCase.cassette as unknown as Cassette),
@@ -179,7 +180,13 @@ export class TestRunsService {
         runId = report.run_id;
         divergence = report.divergence;
       } else {
-        const started = await this.runner.startStored(workflow.id, { principal, inputs, budgets, wait: true });
+        const started = await this.runner.startStored(workflow.id, {
+          principal,
+          inputs,
+          budgets,
+          wait: true,
+          version: version.version,
+        });
         runId = started.run.id;
         await this.waitForEnd(runId);
       }

@@ -60,7 +60,7 @@ export class TestSuitesController {
     description:
       `Answers once every case has ended. \`concurrency\`: cases at once (default ${DEFAULT_CONCURRENCY}, at most ` +
       `${MAX_CONCURRENCY}); \`budgets\`: each case's run budgets (a case's own win); \`cases\`: only these names; ` +
-      '`version`: the workflow version (only the current one until versions are stored).',
+      '`version`: a saved version of the workflow (GET /workflows/{id}/versions), default the current one.',
   })
   @ApiBody({
     required: false,

@@ -90,7 +90,7 @@ describe('Test suites and replay (e2e)', () => {
     await stack.api.get(`/workflows/${workflowId}/test-runs/${first.id}`).expect(200);
   });
 
-  it('should refuse a case with an unknown assertion type, naming the field', async () => {
+  it('should refuse an unknown assertion type and a bad test run body, naming the field, and a missing version', async () => {
     const workflowId = await storeWorkflow({});
     const response = await stack.api
       .put(`/workflows/${workflowId}/tests`, {
@@ -98,6 +98,12 @@ describe('Test suites and replay (e2e)', () => {
       })
       .expect(400);
     expect(JSON.stringify(response.body)).toContain('cases[0].assertions[0].type');
+    await stack.api
+      .put(`/workflows/${workflowId}/tests`, { cases: [{ name: 'a', inputs: { question: 'x' }, assertions: [] }] })
+      .expect(200);
+    const badBody = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 0 }).expect(400);
+    expect(JSON.stringify(badBody.body)).toContain('concurrency');
+    await stack.api.post(`/workflows/${workflowId}/test-runs`, { version: 99 }).expect(404);
   });
 
   it('should replay a run with no provider contacted, and report a divergence after a tool schema changed', async () => {
