@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldProblem } from '../common/errors/domain-error';
 import { createAjv } from '../json-schema/create-ajv';
+import { closestMatch } from '../json-schema/edit-distance';
 import { WORKFLOW_DEFINITION_SCHEMA } from './definition.schema';
 import type { WorkflowDefinition } from './definition.schema';
 
@@ -25,9 +26,19 @@ const fieldOf = (input: unknown, instancePath: string): string => {
     .replace(/^\./, '');
 };
 
+/** The known field closest to an unknown one. */
+const suggestionOf = (error: ErrorObject): string | undefined => {
+  if (error.keyword !== 'additionalProperties') return undefined;
+  const field = (error.params as { additionalProperty: string }).additionalProperty;
+  return closestMatch(field, Object.keys((error.parentSchema?.properties ?? {}) as object));
+};
+
 const detailOf = (error: ErrorObject): string => {
   if (error.keyword === 'additionalProperties') {
-    return ` "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    const field = (error.params as { additionalProperty: string }).additionalProperty;
+    const known = Object.keys((error.parentSchema?.properties ?? {}) as object);
+    const closest = suggestionOf(error);
+    return ` "${field}"${closest ? `; did you mean "${closest}"?` : `; known: ${known.join(', ')}`}`;
   }
   if (error.keyword === 'enum') {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
@@ -43,9 +54,11 @@ export function checkShape(input: unknown): FieldProblem[] {
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
       const path = fieldOf(input, error.instancePath);
+      const suggestion = suggestionOf(error);
       return {
         field: `definition${path ? `.${path}` : ''}`,
         message: `${error.message ?? 'is invalid'}${detailOf(error)}`,
+        ...(suggestion ? { suggestion } : {}),
       };
     });
 }

@@ -32,7 +32,7 @@ const WorkflowNodeSchema = Type.Unsafe<WorkflowNode>(
       position: Type.Optional(freeObject({ description: 'Editor position; ignored by the engine' })),
     },
     {
-      additionalProperties: true,
+      additionalProperties: false,
       allOf: NODE_TYPES.map((type) => dataOf(type, NODE_HANDLERS[type].data)),
     },
   ),
@@ -53,6 +53,9 @@ export type WorkflowEdge = Static<typeof WorkflowEdgeSchema>;
 /** The published JSON Schema of a workflow definition (GET /api/v1/workflows/schema, OpenAPI). */
 export const WORKFLOW_DEFINITION_SCHEMA = Type.Object(
   {
+    $schema: Type.Optional(
+      Type.String({ description: 'Where editors find this JSON Schema (schemas/workflow.schema.json); ignored' }),
+    ),
     name: Type.String({ minLength: 1, maxLength: 128 }),
     description: Type.Optional(Type.String({ maxLength: 4000 })),
     inputs: Type.Optional(

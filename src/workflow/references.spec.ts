@@ -1,4 +1,4 @@
-import { findReferences, renderText, resolveReferences, type Scope } from './references';
+import { findReferences, MissingReferenceError, renderText, resolveReferences, type Scope } from './references';
 
 const scope: Scope = {
   inputs: { city: 'Berlin', days: 3 },
@@ -23,10 +23,30 @@ describe(resolveReferences.name, () => {
     expect(resolveReferences('usage: {{llm-1.usage}}', scope)).toBe('usage: {"total_tokens":12}');
   });
 
-  it('should give undefined for a whole reference to nothing and empty text inside text', () => {
-    expect(resolveReferences('{{inputs.country}}', scope)).toBeUndefined();
-    expect(resolveReferences('{{tool-1.data.missing.deeper}}', scope)).toBeUndefined();
-    expect(resolveReferences('in {{inputs.country}}!', scope)).toBe('in !');
+  it('should fail a reference to a missing value with the reference and what was there, never empty text', () => {
+    expect(() => resolveReferences('{{inputs.country}}', scope)).toThrow(
+      new MissingReferenceError('{{inputs.country}}', 'inputs is {"city":"Berlin","days":3}, which has no "country"'),
+    );
+    expect(() => resolveReferences('in {{tool-1.data.missing.deeper}}!', scope)).toThrow(
+      /^\{\{tool-1\.data\.missing\.deeper\}\} has no value: tool-1\.data is \{"items":.*\}, which has no "missing"; give a default/,
+    );
+    expect(() => resolveReferences('{{llm-1.output.sum}}', scope)).toThrow(
+      /llm-1\.output is "sunny", which has no "sum"/,
+    );
+    expect(() => resolveReferences('in {{other.output}}', scope)).toThrow(/node "other" did not run/);
+    expect(() => resolveReferences('{{tool-1.data.constructor}}', scope)).toThrow(MissingReferenceError);
+  });
+
+  it('should leave out a whole value of a node whose branch was not taken, unless it gives a default', () => {
+    expect(resolveReferences({ hot: '{{other.output}}' }, scope)).toEqual({ hot: undefined });
+    expect(resolveReferences('{{other.output ?? "none"}}', scope)).toBe('none');
+  });
+
+  it('should read null as a value and the length of text and lists', () => {
+    expect(resolveReferences('{{tool-1.note}}', { 'tool-1': { note: null } })).toBeNull();
+    expect(renderText('[{{tool-1.note}}]', { 'tool-1': { note: null } })).toBe('[]');
+    expect(resolveReferences('{{tool-1.data.items.length}}', scope)).toBe(2);
+    expect(resolveReferences('{{llm-1.output.length}}', scope)).toBe(5);
   });
 
   it('should resolve strings anywhere in objects and arrays and keep other values', () => {
@@ -43,7 +63,6 @@ describe(resolveReferences.name, () => {
 describe(renderText.name, () => {
   it('should turn any resolved value into text', () => {
     expect(renderText('{{inputs.days}}', scope)).toBe('3');
-    expect(renderText('{{inputs.country}}', scope)).toBe('');
     expect(renderText({ a: '{{inputs.city}}' }, scope)).toBe('{"a":"Berlin"}');
   });
 });

@@ -1,4 +1,6 @@
 import { appendPointer } from '../json-schema/json-pointer';
+import { isRecord } from '../shared/is-record';
+import { ELLIPSIS, truncate } from '../shared/truncate';
 
 /**
  * `{{inputs.city}}`, `{{llm-1.text}}`, `{{tool-1.data.items[0].name}}`: references between nodes; a JSON literal
@@ -56,18 +58,67 @@ export function findReferences(value: unknown, pointer = ''): Reference[] {
 
 export type Scope = Record<string, unknown>;
 
-function lookup(scope: Scope, root: string, path: string[]): unknown {
-  let node: unknown = scope[root];
-  for (const key of path) {
-    if (node === null || node === undefined) return undefined;
-    node = (node as Record<string, unknown>)[key];
+const PREVIEW_CHARS = 200;
+
+/** A reference whose value is missing and that gives no default: the node holding it fails with this. */
+export class MissingReferenceError extends Error {
+  constructor(
+    readonly reference: string,
+    reason: string,
+  ) {
+    super(`${reference} has no value: ${reason}; give a default with {{… ?? "value"}} where it may be missing`);
+    this.name = 'MissingReferenceError';
   }
-  return node;
 }
 
-function valueOf(scope: Scope, root: string, path: string | undefined, literal: string | undefined): unknown {
-  const value = lookup(scope, root, splitPath(path ?? ''));
-  return value === undefined ? fallbackOf(literal)?.value : value;
+const preview = (value: unknown): string =>
+  value === undefined ? 'missing' : truncate(JSON.stringify(value), PREVIEW_CHARS, ELLIPSIS);
+
+type Lookup = { found: true; value: unknown } | { found: false; reason: string; skipped?: boolean };
+
+/** One step into a value: own fields of objects, items of arrays, `length` of arrays and strings. */
+function child(value: unknown, key: string): { found: boolean; value?: unknown } {
+  if (typeof value === 'string' || Array.isArray(value)) {
+    if (key === 'length') return { found: true, value: value.length };
+    if (Array.isArray(value) && /^\d+$/.test(key) && Number(key) < value.length) {
+      return { found: true, value: value[Number(key)] };
+    }
+    return { found: false };
+  }
+  if (isRecord(value) && Object.hasOwn(value, key) && value[key] !== undefined)
+    return { found: true, value: value[key] };
+  return { found: false };
+}
+
+function lookup(scope: Scope, root: string, path: string[]): Lookup {
+  if (!Object.hasOwn(scope, root)) {
+    return { found: false, reason: `node "${root}" did not run (its branch was not taken)`, skipped: true };
+  }
+  let value: unknown = scope[root];
+  for (const [index, key] of path.entries()) {
+    const next = child(value, key);
+    if (!next.found) {
+      const at = [root, ...path.slice(0, index)].join('.');
+      return { found: false, reason: `${at} is ${preview(value)}, which has no "${key}"` };
+    }
+    value = next.value;
+  }
+  return { found: true, value };
+}
+
+function valueOf(
+  scope: Scope,
+  text: string,
+  match: { root: string; path?: string; literal?: string },
+  whole: boolean,
+): unknown {
+  const result = lookup(scope, match.root, splitPath(match.path ?? ''));
+  if (result.found) return result.value;
+  const fallback = fallbackOf(match.literal);
+  if (fallback) return fallback.value;
+  // A whole value from a branch that was not taken is left out (an output, an argument): a join names both.
+  if (whole && result.skipped) return undefined;
+  throw new MissingReferenceError(text, result.reason);
 }
 
 const asText = (value: unknown): string =>
@@ -75,14 +126,16 @@ const asText = (value: unknown): string =>
 
 /**
  * Replaces references with values from the scope. A string that is one whole reference keeps the
- * value's type (number, object …); references inside text are rendered as text (objects as JSON).
+ * value's type (number, object …); references inside text are rendered as text (objects as JSON, null as
+ * nothing). A reference to a value that is missing takes its `?? default`, else throws MissingReferenceError;
+ * only a whole reference to a node whose branch was not taken is undefined (the value is left out).
  */
 export function resolveReferences(value: unknown, scope: Scope): unknown {
   if (typeof value === 'string') {
     const whole = WHOLE_REFERENCE.exec(value);
-    if (whole) return valueOf(scope, whole[1], whole[2], whole[3]);
-    return value.replace(REFERENCE, (_text, root: string, path: string, literal: string | undefined) =>
-      asText(valueOf(scope, root, path, literal)),
+    if (whole) return valueOf(scope, whole[0], { root: whole[1], path: whole[2], literal: whole[3] }, true);
+    return value.replace(REFERENCE, (text, root: string, path: string, literal: string | undefined) =>
+      asText(valueOf(scope, text, { root, path, literal }, false)),
     );
   }
   if (Array.isArray(value)) return value.map((item) => resolveReferences(item, scope));

@@ -36,8 +36,42 @@ describe(analyzeDefinition.name, () => {
     const input = definition();
     input.nodes[1].data.max_iteration = 3;
     expect(messages(input)).toEqual([
-      'definition.nodes[1](llm-1).data: must NOT have additional properties "max_iteration"',
+      'definition.nodes[1](llm-1).data: must NOT have additional properties "max_iteration"; did you mean "max_iterations"?',
     ]);
+  });
+
+  it.each([
+    ['start', { lable: 'x' }, 'label'],
+    ['template', { template: 'x', templat: 'y' }, 'template'],
+    ['condition', { conditions: [{ left: 1, op: 'equals', right: 1 }], logc: 'or' }, 'logic'],
+    ['tool', { tool: 'search', argument: {} }, 'arguments'],
+    ['end', { output: {} }, 'outputs'],
+  ])('should refuse an unknown field of a %s node and suggest the near miss', (type, data, suggestion) => {
+    const input = definition();
+    const node = { id: 'n', type, data };
+    if (type === 'start') input.nodes[0] = { ...node, id: 'start' };
+    else if (type === 'end') input.nodes[2] = { ...node, id: 'end' };
+    else input.nodes.splice(2, 0, node);
+    if (type !== 'start' && type !== 'end') input.edges = [...input.edges, { source: 'llm-1', target: 'n' }];
+    const { problems } = analyzeDefinition(input, nodeCheckContext());
+    expect(problems).toContainEqual(
+      expect.objectContaining({
+        message: expect.stringContaining(`did you mean "${suggestion}"?`) as string,
+        suggestion,
+      }),
+    );
+  });
+
+  it('should refuse an unknown field of a node itself', () => {
+    const input = definition();
+    (input.nodes[1] as Record<string, unknown>).dta = {};
+    expect(messages(input)).toEqual([
+      'definition.nodes[1](llm-1): must NOT have additional properties "dta"; did you mean "data"?',
+    ]);
+  });
+
+  it('should accept a $schema naming the published schema', () => {
+    expect(messages(definition({ $schema: '../schemas/workflow.schema.json' }))).toEqual([]);
   });
 
   it('should refuse a reference to a node that runs later', () => {

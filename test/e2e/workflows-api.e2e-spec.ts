@@ -271,6 +271,17 @@ describe('Workflows API (e2e)', () => {
         expect.objectContaining({ tool_name: 'to_fahrenheit', status: 'success' }),
       ]);
       expect(llm.requests).toHaveLength(0);
+
+      // A value the tool did not return fails the node with the reference and what was there, unless defaulted.
+      const strict = structuredClone(definition);
+      strict.nodes[3].data = { template: 'Hot: {{convert.data.kelvin}} K' };
+      const failed = await alice.run(strict, { celsius: 30 });
+      expect(failed).toMatchObject({ status: 'failed' });
+      expect(failed.error).toMatch(
+        /\{\{convert\.data\.kelvin\}\} has no value: convert\.data is \{"celsius":30,"fahrenheit":86\}, which has no "kelvin"/,
+      );
+      strict.nodes[3].data = { template: 'Hot: {{convert.data.kelvin ?? "unknown"}} K' };
+      expect(await alice.run(strict, { celsius: 30 })).toMatchObject({ outputs: { hot: 'Hot: unknown K' } });
     });
 
     it('should run an inline definition without storing it', async () => {

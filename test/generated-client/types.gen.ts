@@ -1134,6 +1134,10 @@ export type CreateToolDtoMcp = CreateToolDtoFields & {
  * ToolFlow workflow definition
  */
 export type WorkflowDefinition = {
+    /**
+     * Where editors find this JSON Schema (schemas/workflow.schema.json); ignored
+     */
+    $schema?: string;
     name: string;
     description?: string;
     /**
@@ -1161,7 +1165,6 @@ export type WorkflowDefinition = {
         position?: {
             [key: string]: unknown;
         };
-        [key: string]: unknown;
     }>;
     edges: Array<{
         id?: string;

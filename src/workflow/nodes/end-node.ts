@@ -4,10 +4,13 @@ import { resolveReferences } from '../references';
 import type { NodeHandler } from './node-handler';
 import { outputObject } from './output-shape';
 
-const EndNodeData = Type.Object({
-  label: Type.Optional(Type.String()),
-  outputs: Type.Optional(freeObject({ description: 'Run outputs; values may reference nodes' })),
-});
+const EndNodeData = Type.Object(
+  {
+    label: Type.Optional(Type.String()),
+    outputs: Type.Optional(freeObject({ description: 'Run outputs; values may reference nodes' })),
+  },
+  { additionalProperties: false },
+);
 
 /** Collects the run outputs: the node's `outputs`, else the definition's, else the last answer (an LLM node's). */
 export const endNode: NodeHandler<typeof EndNodeData> = {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { NodeHandler } from './node-handler';
 
-const StartNodeData = Type.Object({ label: Type.Optional(Type.String()) });
+const StartNodeData = Type.Object({ label: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 /** The run inputs (validated against the definition's `inputs` schema before the run starts). */
 export const startNode: NodeHandler<typeof StartNodeData> = {

@@ -4,7 +4,10 @@ import type { NodeHandler } from './node-handler';
 import { outputObject } from './output-shape';
 import { referenceText } from './reference-text';
 
-const TemplateNodeData = Type.Object({ label: Type.Optional(Type.String()), template: referenceText });
+const TemplateNodeData = Type.Object(
+  { label: Type.Optional(Type.String()), template: referenceText },
+  { additionalProperties: false },
+);
 
 /** Renders `data.template` with references resolved. */
 export const templateNode: NodeHandler<typeof TemplateNodeData> = {
