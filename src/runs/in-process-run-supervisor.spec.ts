@@ -3,6 +3,7 @@ import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { adminPrincipal, newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
+import { EmbeddedProcessLock } from './embedded-process-lock';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
@@ -75,7 +76,13 @@ describe(InProcessRunSupervisor.name, () => {
   beforeEach(async () => {
     executor = new ControlledExecutor();
     moduleRef = await runsTestingModule(
-      [RunsService, RunEventsService, InProcessRunSupervisor, { provide: RUN_EXECUTOR, useValue: executor }],
+      [
+        RunsService,
+        RunEventsService,
+        EmbeddedProcessLock,
+        InProcessRunSupervisor,
+        { provide: RUN_EXECUTOR, useValue: executor },
+      ],
       {
         MAX_CONCURRENT_RUNS: '2',
         MAX_QUEUED_RUNS: '2',

@@ -13,6 +13,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES } from './run.entity';
+import { EmbeddedProcessLock } from './embedded-process-lock';
 import { RunEventsService } from './run-events.service';
 import {
   INTERRUPTED,
@@ -41,8 +42,8 @@ const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots; RUN_EXECUTOR
- * executes each run from the database. At boot, runs a dead process left queued or running are resumed
- * (from their checkpoint). On shutdown it drains: no new runs, queued ones stay queued for the next start,
+ * executes each run from the database. It refuses to start on a database another live embedded process holds
+ * (EmbeddedProcessLock). At boot, runs a dead process left queued or running are resumed (from their checkpoint). On shutdown it drains: no new runs, queued ones stay queued for the next start,
  * running ones get SHUTDOWN_GRACE_MS to finish and are then handed back (left resumable, not failed).
  */
 @Injectable()
@@ -62,9 +63,12 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     private readonly events: RunEventsService,
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly lock: EmbeddedProcessLock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Alone on its database, or it would run again (and fail as interrupted) what another live process executes.
+    await this.lock.acquire();
     // A child run is part of its parent's tool call: the parent's resume decides about that call.
     const children = await this.runs.failUnfinishedChildren(INTERRUPTED);
     for (const runId of children) await this.events.appendStored(runId, 'run.finished', interruptedEvent(runId));

@@ -16,6 +16,7 @@ import { RunsService } from './runs.service';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { QueueRunSupervisor } from './queue-run-supervisor';
 import { RunLeasesService } from './run-leases.service';
+import { EmbeddedProcessLock } from './embedded-process-lock';
 import { RUN_REDIS, RunRedis } from './run-redis';
 import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
 import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
@@ -49,6 +50,7 @@ import { ModelExchangesService } from './model-exchanges.service';
     RunCheckpointStore,
     RunJournal,
     RunLeasesService,
+    EmbeddedProcessLock,
     ApprovalsService,
     ModelExchangesService,
     {
@@ -60,7 +62,7 @@ import { ModelExchangesService } from './model-exchanges.service';
     {
       // REDIS_URL picks the supervisor: BullMQ queue mode, or the embedded in-process queue.
       provide: RUN_SUPERVISOR,
-      inject: [APP_CONFIG, RunsService, RunEventsService, RunLeasesService, RUN_REDIS, ModuleRef],
+      inject: [APP_CONFIG, RunsService, RunEventsService, RunLeasesService, RUN_REDIS, ModuleRef, EmbeddedProcessLock],
       useFactory: (
         config: AppConfig,
         runs: RunsService,
@@ -68,10 +70,11 @@ import { ModelExchangesService } from './model-exchanges.service';
         leases: RunLeasesService,
         redis: RunRedis | null,
         moduleRef: ModuleRef,
+        lock: EmbeddedProcessLock,
       ): RunSupervisor =>
         redis
           ? new QueueRunSupervisor(runs, events, leases, redis, moduleRef, config)
-          : new InProcessRunSupervisor(runs, events, moduleRef, config),
+          : new InProcessRunSupervisor(runs, events, moduleRef, config, lock),
     },
   ],
   exports: [
