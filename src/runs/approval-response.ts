@@ -12,10 +12,11 @@ export const toPendingApproval = (row: RunApprovalEntity): PendingApprovalDto =>
   requested_at: row.requestedAt.toISOString(),
 });
 
-export const toApprovalResponse = (row: RunApprovalEntity): ApprovalResponse => ({
+/** `runEnded`: the approval's run has ended, so a call nobody decided is listed `cancelled`, not `pending`. */
+export const toApprovalResponse = (row: RunApprovalEntity, runEnded: boolean): ApprovalResponse => ({
   ...toPendingApproval(row),
   run_id: row.runId,
-  status: row.status,
+  status: row.status === 'pending' && runEnded ? 'cancelled' : row.status,
   decided_arguments:
     row.decidedArguments === null ? null : maskArguments(row.decidedArguments, secretArgumentNames(row.parameters)),
   comment: row.comment,

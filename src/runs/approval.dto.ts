@@ -2,7 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQuery } from '../common/http/pagination';
 import { RawJson } from '../common/http/raw-json';
-import { APPROVAL_STATUSES, type ApprovalStatus } from './run-approval.entity';
+import { APPROVAL_STATUSES } from './run-approval.entity';
+
+/** An approval as listed: `cancelled` is a call still pending in the store whose run ended (was cancelled) first. */
+export const LISTED_APPROVAL_STATUSES = [...APPROVAL_STATUSES, 'cancelled'] as const;
+export type ListedApprovalStatus = (typeof LISTED_APPROVAL_STATUSES)[number];
 
 export const APPROVAL_DECISIONS = ['approve', 'reject'] as const;
 export type ApprovalDecisionName = (typeof APPROVAL_DECISIONS)[number];
@@ -26,7 +30,11 @@ export class PendingApprovalDto {
 /** An approval of any state, as GET /approvals lists it. */
 export class ApprovalResponse extends PendingApprovalDto {
   @ApiProperty({ format: 'uuid' }) run_id!: string;
-  @ApiProperty({ enum: APPROVAL_STATUSES }) status!: ApprovalStatus;
+  @ApiProperty({
+    enum: LISTED_APPROVAL_STATUSES,
+    description: 'cancelled: nobody decided before the run ended (it was cancelled); it can no longer be decided',
+  })
+  status!: ListedApprovalStatus;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -48,13 +56,13 @@ export class ApprovalPageResponse {
 
 export class ListApprovalsQuery extends PageQuery {
   @ApiPropertyOptional({
-    enum: APPROVAL_STATUSES,
-    description: 'pending: calls still waiting, of runs that have not ended',
+    enum: LISTED_APPROVAL_STATUSES,
+    description: 'pending: calls still waiting, of runs that have not ended; cancelled: calls whose run ended first',
     example: 'pending',
   })
   @IsOptional()
-  @IsIn(APPROVAL_STATUSES)
-  status?: ApprovalStatus;
+  @IsIn(LISTED_APPROVAL_STATUSES)
+  status?: ListedApprovalStatus;
 }
 
 export class DecideApprovalDto {

@@ -187,4 +187,21 @@ describe(ApprovalsService.name, () => {
     expect(theirs.total).toBe(0);
     expect(all.total).toBe(2);
   });
+
+  it('should list the approval of a run cancelled while it waited as cancelled, not pending', async () => {
+    const going = await waitingRun('call_1');
+    const cancelled = await waitingRun('call_2');
+    await runs.cancelUnfinished(cancelled.runId, 'cancelled by the client');
+
+    const all = await sut.list({ page: 1, page_size: 20 }, owner);
+    const onlyCancelled = await sut.list({ status: 'cancelled', page: 1, page_size: 20 }, owner);
+
+    expect(all.items.map((item) => [item.run_id, item.status]).sort()).toEqual(
+      [
+        [going.runId, 'pending'],
+        [cancelled.runId, 'cancelled'],
+      ].sort(),
+    );
+    expect(onlyCancelled.items.map((item) => [item.run_id, item.status])).toEqual([[cancelled.runId, 'cancelled']]);
+  });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
@@ -155,15 +155,21 @@ export class ApprovalsService {
     return this.runs.get(runId, principal);
   }
 
-  /** Approvals of the caller's runs (every run's for admins), newest first; `pending` only those of runs still going. */
+  /**
+   * Approvals of the caller's runs (every run's for admins), newest first. A call nobody decided is `pending` while
+   * its run goes on and `cancelled` once the run ended; each filter asks for exactly those.
+   */
   async list(query: ListApprovalsQuery, principal: Principal): Promise<Page<ApprovalResponse>> {
     const builder = this.approvals.createQueryBuilder('approval');
     if (!isAdmin(principal)) builder.andWhere('approval.userId = :userId', { userId: principal.userId });
-    if (query.status) builder.andWhere('approval.status = :status', { status: query.status });
-    if (query.status === 'pending') {
-      builder.innerJoin(RunEntity, 'run', 'run.id = approval.runId AND run.status NOT IN (:...finished)', {
+    if (query.status === 'pending' || query.status === 'cancelled') {
+      builder.andWhere("approval.status = 'pending'");
+      const ended = query.status === 'cancelled' ? 'IN' : 'NOT IN';
+      builder.innerJoin(RunEntity, 'run', `run.id = approval.runId AND run.status ${ended} (:...finished)`, {
         finished: FINISHED_STATUSES,
       });
+    } else if (query.status) {
+      builder.andWhere('approval.status = :status', { status: query.status });
     }
     const [rows, total] = await builder
       .orderBy('approval.requestedAt', 'DESC')
@@ -171,7 +177,23 @@ export class ApprovalsService {
       .skip((query.page - 1) * query.page_size)
       .take(query.page_size)
       .getManyAndCount();
-    return { items: rows.map(toApprovalResponse), page: query.page, page_size: query.page_size, total };
+    const ended = await this.endedRuns(rows.filter((row) => row.status === 'pending').map((row) => row.runId));
+    return {
+      items: rows.map((row) => toApprovalResponse(row, ended.has(row.runId))),
+      page: query.page,
+      page_size: query.page_size,
+      total,
+    };
+  }
+
+  /** Of these runs, those that have ended. */
+  private async endedRuns(runIds: string[]): Promise<Set<string>> {
+    if (runIds.length === 0) return new Set();
+    const runs = await this.approvals.manager.find(RunEntity, {
+      select: { id: true, status: true },
+      where: { id: In([...new Set(runIds)]) },
+    });
+    return new Set(runs.filter((run) => isFinished(run.status)).map((run) => run.id));
   }
 
   private pendingCount(runId: string): Promise<number> {

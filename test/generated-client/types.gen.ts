@@ -473,7 +473,10 @@ export type ApprovalResponse = {
     };
     requested_at: string;
     run_id: string;
-    status: 'pending' | 'approved' | 'rejected';
+    /**
+     * cancelled: nobody decided before the run ended (it was cancelled); it can no longer be decided
+     */
+    status: 'pending' | 'approved' | 'rejected' | 'cancelled';
     /**
      * Arguments given with the approval (they replaced the model’s); credentials masked
      */
@@ -1974,9 +1977,9 @@ export type ListApprovalsData = {
         page?: number;
         page_size?: number;
         /**
-         * pending: calls still waiting, of runs that have not ended
+         * pending: calls still waiting, of runs that have not ended; cancelled: calls whose run ended first
          */
-        status?: 'pending' | 'approved' | 'rejected';
+        status?: 'pending' | 'approved' | 'rejected' | 'cancelled';
     };
     url: '/api/v1/approvals';
 };
