@@ -1,3 +1,4 @@
+import type { Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatProvider, ReasoningEffort, ToolChoice } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
@@ -46,9 +47,9 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
   onAfterToolCall?(outcome: O): void;
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
-  onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[] }): void;
+  onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[]; cost?: Cost | null }): void;
   /** The tokens of a tool result's summary, which count in the loop's usage without being a model call of it. */
-  onSummaryUsage?(usage: TokenUsage): void;
+  onSummaryUsage?(usage: TokenUsage, cost?: Cost | null): void;
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
   /** A request was trimmed to fit `contextWindow` before model call `iteration` (numbered like onModelCall). */
   onContextTrimmed?(event: ContextTrimEvent): void;
@@ -87,6 +88,8 @@ export interface AgentLoopDurability {
 export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> extends AgentLoopDurability {
   provider: ChatProvider;
   model: string;
+  /** What a call's usage on `model` cost (null: no known price); absent: the loop counts no cost. */
+  costOf?: (usage: TokenUsage, model: string) => Cost | null;
   /** The conversation to start from (system + user); never mutated. */
   messages: readonly ChatMessage[];
   tools: readonly AgentTool[];

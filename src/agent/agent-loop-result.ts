@@ -1,3 +1,4 @@
+import type { Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { AgentStopReason } from './stop-reason';
@@ -15,6 +16,8 @@ export interface AgentToolCallRecord {
 
 export interface AgentLoopUsage extends TokenUsage {
   modelCalls: number;
+  /** What the calls cost, summaries included, when the loop was given `costOf`; null: a call had no known price. */
+  cost?: Cost | null;
 }
 
 export interface AgentLoopResult {

@@ -1,4 +1,5 @@
-import type { ChatMessage } from '../shared/chat-types';
+import { addCosts, type Cost } from '../llm/model-prices';
+import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../llm/provider';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
@@ -330,13 +331,24 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.usage.completionTokens += response.usage.completionTokens;
     this.usage.totalTokens += response.usage.totalTokens;
     this.usage.modelCalls += 1;
+    const cost = this.addCost(response.usage, request.model);
     if (response.reasoning !== '') this.reasoning.push(response.reasoning);
     this.options.hooks?.onModelCall?.({
       iteration: this.usage.modelCalls,
       usage: response.usage,
       tools: request.tools?.map((tool) => tool.function.name) ?? [],
+      ...(cost !== undefined && { cost }),
     });
     return response;
+  }
+
+  /** Adds one call's cost to the loop's (undefined when the loop counts none). */
+  private addCost(usage: TokenUsage, model: string): Cost | null | undefined {
+    const { costOf } = this.options;
+    if (costOf === undefined) return undefined;
+    const cost = costOf(usage, model);
+    this.usage.cost = this.usage.cost === undefined ? cost : addCosts([this.usage.cost, cost]);
+    return cost;
   }
 
   /** The request within the context window; the loop's own history stays whole (see ContextFitter). */
@@ -559,7 +571,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       this.usage.promptTokens += summary.usage.promptTokens;
       this.usage.completionTokens += summary.usage.completionTokens;
       this.usage.totalTokens += summary.usage.totalTokens;
-      this.options.hooks?.onSummaryUsage?.(summary.usage);
+      this.options.hooks?.onSummaryUsage?.(summary.usage, this.addCost(summary.usage, model));
       return summary.content;
     } catch {
       return null;

@@ -105,7 +105,9 @@ const PROVIDER = z.object({
   models: z
     .record(
       z.string(),
-      z.object({ context_window: z.number().int().min(MIN_CONTEXT_WINDOW).optional(), price: MODEL_PRICE.optional() }).strict(),
+      z
+        .object({ context_window: z.number().int().min(MIN_CONTEXT_WINDOW).optional(), price: MODEL_PRICE.optional() })
+        .strict(),
     )
     .optional(),
 });

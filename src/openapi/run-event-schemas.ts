@@ -93,7 +93,7 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
   },
   'llm.usage': {
     description:
-      'A model call ended (before its tool calls run): that call’s tokens; `iteration` numbers the calls from 1',
+      'A model call ended (before its tool calls run): that call’s tokens and cost; `iteration` numbers the calls from 1',
     properties: {
       node_id: nodeId,
       iteration: { type: 'integer', example: 1 },
@@ -103,7 +103,14 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
           prompt_tokens: { type: 'integer' },
           completion_tokens: { type: 'integer' },
           total_tokens: { type: 'integer' },
+          cached_prompt_tokens: { type: 'integer', description: 'Of prompt_tokens, read from the provider cache' },
+          reasoning_tokens: { type: 'integer', description: 'Of completion_tokens, reasoning' },
         },
+      },
+      cost: {
+        type: ['object', 'null'],
+        description: 'What the call cost; null when its model has no known price (GET /providers)',
+        properties: { amount: { type: 'number', example: 0.00125 }, currency: { type: 'string', example: 'USD' } },
       },
     },
   },

@@ -21,6 +21,16 @@ export const RUN_BUDGET_PROPERTIES = {
       description: 'Tool calls the run may start; the one after the last ends the run instead of starting',
     }),
   ),
+  max_cost: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      description:
+        "Money every model call of the run may cost together, in the models' price currency (USD unless configured; " +
+        'see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since ' +
+        'the budget could not be kept',
+    }),
+  ),
   timeout_ms: Type.Optional(
     Type.Integer({
       minimum: 100,
@@ -42,7 +52,11 @@ export const RUN_STOP_REASONS = [
   'interrupted',
   'run_token_budget',
   'run_tool_call_budget',
+  'run_cost_budget',
   'run_timeout',
 ] as const;
 export type RunStopReason = (typeof RUN_STOP_REASONS)[number];
-export type RunLimitStopReason = Extract<RunStopReason, 'run_token_budget' | 'run_tool_call_budget' | 'run_timeout'>;
+export type RunLimitStopReason = Extract<
+  RunStopReason,
+  'run_token_budget' | 'run_tool_call_budget' | 'run_cost_budget' | 'run_timeout'
+>;

@@ -2,7 +2,8 @@ import type { ToolCallRecord } from '../call-logs/call-record';
 import type { ToolPins } from '../tools/stored-tool';
 import type { RunStopReason } from './run-budgets';
 import type { NodeRunDto, RunResponse } from './run.dto';
-import { FINISHED_STATUSES, type RunStatus } from './run.entity';
+import { FINISHED_STATUSES, type RunStatus, type UsageTotals } from './run.entity';
+import { costOfUsage } from './usage-totals';
 import type { NodeRunRow } from './run-journal';
 import type { RunRecord } from './run-record';
 
@@ -44,6 +45,11 @@ function offeredToolsOf(output: unknown): { offered_tools?: string[][] } {
   return Array.isArray(offered) ? { offered_tools: offered as string[][] } : {};
 }
 
+/** The usage without its cost, which the API shows on its own. */
+function tokensOf({ cost: _cost, ...tokens }: UsageTotals): Omit<UsageTotals, 'cost'> {
+  return tokens;
+}
+
 /** A run as the API shows it, without its node runs. */
 export function toRunResponse(run: RunRecord): RunResponse {
   return {
@@ -55,7 +61,8 @@ export function toRunResponse(run: RunRecord): RunResponse {
     inputs: run.inputs,
     outputs: run.outputs,
     error: run.error,
-    usage: run.usage,
+    usage: tokensOf(run.usage),
+    cost: costOfUsage(run.usage),
     stop_reason: run.stopReason ?? (FINISHED_STATUSES.includes(run.status) ? stopReasonOf(run.status) : null),
     budgets: run.budgets,
     user_id: run.userId,

@@ -62,7 +62,12 @@ export class UsageDto {
   @ApiProperty({ example: 2 }) model_calls!: number;
 }
 
-const { max_total_tokens, max_tool_calls, timeout_ms } = RUN_BUDGET_PROPERTIES;
+export class CostDto {
+  @ApiProperty({ example: 0.00425, description: "In the currency's main unit (dollars, not cents)" }) amount!: number;
+  @ApiProperty({ example: 'USD', description: 'ISO 4217' }) currency!: string;
+}
+
+const { max_total_tokens, max_tool_calls, max_cost, timeout_ms } = RUN_BUDGET_PROPERTIES;
 
 export class RunBudgetsDto {
   @ApiPropertyOptional({
@@ -78,6 +83,14 @@ export class RunBudgetsDto {
     description: max_tool_calls.description,
   })
   max_tool_calls?: number;
+  @ApiPropertyOptional({
+    type: 'number',
+    // The document is OpenAPI 3.1, where exclusiveMinimum is a number; Nest's types still say 3.0's boolean.
+    ...({ exclusiveMinimum: max_cost.exclusiveMinimum } as object),
+    maximum: max_cost.maximum,
+    description: max_cost.description,
+  })
+  max_cost?: number;
   @ApiPropertyOptional({
     type: 'integer',
     minimum: timeout_ms.minimum,
@@ -131,6 +144,14 @@ export class RunResponse {
   outputs!: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, type: String, example: null }) error!: string | null;
   @ApiProperty({ type: UsageDto }) usage!: UsageDto;
+  @ApiProperty({
+    type: CostDto,
+    nullable: true,
+    description:
+      "What the run's model calls cost (its workflow-tool runs included), priced per provider and model (GET /providers); " +
+      'null when a model has no known price, never 0 for an unknown one',
+  })
+  cost!: CostDto | null;
   @ApiProperty({
     enum: RUN_STOP_REASONS,
     nullable: true,

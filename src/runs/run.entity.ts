@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { Cost } from '../llm/model-prices';
 import type { Role } from '../shared/role';
 import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
@@ -13,6 +14,8 @@ export interface UsageTotals {
   completion_tokens: number;
   total_tokens: number;
   model_calls: number;
+  /** What the model calls cost; null: one had no known price; absent: none was priced (older rows, no calls). */
+  cost?: Cost | null;
 }
 
 @Entity('runs')

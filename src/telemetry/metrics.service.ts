@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PriceTable } from '../llm/model-prices';
 import { ProviderRegistry } from '../llm/provider-registry';
 import type { ModelCallRecord } from '../llm/observed-provider';
 import type { CodeSandbox } from '../executors/code/sandbox';
@@ -26,11 +27,14 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private readonly llmCalls: Counter<'provider' | 'model' | 'outcome'>;
   private readonly llmTokens: Counter<'provider' | 'model' | 'type'>;
   private readonly llmDuration: Histogram<'provider' | 'model' | 'outcome'>;
+  private readonly llmCost: Counter<'provider' | 'model' | 'currency'>;
+  private readonly llmUnpriced: Counter<'provider' | 'model'>;
   private readonly toolCalls: Counter<'tool' | 'status'>;
   private readonly toolDuration: Histogram<'tool' | 'status'>;
 
   constructor(
     private readonly providers: ProviderRegistry,
+    private readonly prices: PriceTable,
     private readonly runEvents: RunEventsService,
     private readonly toolCallLogs: ToolCallLogsService,
     @Inject(RUN_SUPERVISOR) supervisor: RunSupervisor,
@@ -95,6 +99,18 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       buckets: MODEL_CALL_BUCKETS,
       registers,
     });
+    this.llmCost = new Counter({
+      name: 'toolflow_llm_cost_total',
+      help: 'What model calls cost (GET /providers has the prices), by provider, model and currency',
+      labelNames: ['provider', 'model', 'currency'],
+      registers,
+    });
+    this.llmUnpriced = new Counter({
+      name: 'toolflow_llm_unpriced_calls_total',
+      help: 'Model calls whose model has no known price (their cost is unknown), by provider and model',
+      labelNames: ['provider', 'model'],
+      registers,
+    });
     this.toolCalls = new Counter({
       name: 'toolflow_tool_calls_total',
       help: 'Tool calls executed (in runs and on the debug endpoint), by tool name and status',
@@ -153,6 +169,9 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     if (usage) {
       this.llmTokens.inc({ provider, model, type: 'prompt' }, usage.promptTokens);
       this.llmTokens.inc({ provider, model, type: 'completion' }, usage.completionTokens);
+      const cost = this.prices.costOf(provider, model, usage);
+      if (cost === null) this.llmUnpriced.inc({ provider, model });
+      else this.llmCost.inc({ provider, model, currency: cost.currency }, cost.amount);
     }
   }
 

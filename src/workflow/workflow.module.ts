@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { PriceTable } from '../llm/model-prices';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
@@ -55,6 +56,7 @@ import { WorkflowsService } from './workflows.service';
         ApprovalsService,
         ToolEmbeddingsService,
         APP_CONFIG,
+        PriceTable,
       ],
       useFactory: (
         registry: RegistryService,
@@ -64,11 +66,13 @@ import { WorkflowsService } from './workflows.service';
         approvals: ApprovalsService,
         toolEmbeddings: ToolEmbeddingsService,
         config: AppConfig,
+        prices: PriceTable,
       ) =>
         new WorkflowEngine(
           NODE_HANDLERS,
           {
             providers,
+            prices,
             registry,
             defaultProvider: config.defaultProvider,
             defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,

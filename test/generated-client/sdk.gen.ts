@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetRunData, GetRunErrors, GetRunResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, GetWorkflowVersionData, GetWorkflowVersionErrors, GetWorkflowVersionResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ListWorkflowVersionsData, ListWorkflowVersionsErrors, ListWorkflowVersionsResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RollbackWorkflowData, RollbackWorkflowErrors, RollbackWorkflowResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
+import type { AddTestCasesData, AddTestCasesErrors, AddTestCasesResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetRunCassetteData, GetRunCassetteErrors, GetRunCassetteResponses, GetRunData, GetRunErrors, GetRunResponses, GetTestRunData, GetTestRunErrors, GetTestRunResponses, GetTestSuiteData, GetTestSuiteErrors, GetTestSuiteResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, GetWorkflowVersionData, GetWorkflowVersionErrors, GetWorkflowVersionResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListTestRunsData, ListTestRunsErrors, ListTestRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ListWorkflowVersionsData, ListWorkflowVersionsErrors, ListWorkflowVersionsResponses, ReplaceTestSuiteData, ReplaceTestSuiteErrors, ReplaceTestSuiteResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, ReplayRunData, ReplayRunErrors, ReplayRunResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RollbackWorkflowData, RollbackWorkflowErrors, RollbackWorkflowResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StartTestRunData, StartTestRunErrors, StartTestRunResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -294,6 +294,98 @@ export const importBundle = <ThrowOnError extends boolean = false>(options: Opti
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * A workflow's test suite: its cases and their assertions
+ */
+export const getTestSuite = <ThrowOnError extends boolean = false>(options: Options<GetTestSuiteData, ThrowOnError>) => (options.client ?? client).get<GetTestSuiteResponses, GetTestSuiteErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/tests',
+    ...options
+});
+
+/**
+ * Add cases to a workflow's test suite (created if it has none), as `cases` or as JSON Lines in `jsonl`
+ */
+export const addTestCases = <ThrowOnError extends boolean = false>(options: Options<AddTestCasesData, ThrowOnError>) => (options.client ?? client).post<AddTestCasesResponses, AddTestCasesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/tests',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Replace every case of a workflow's test suite
+ */
+export const replaceTestSuite = <ThrowOnError extends boolean = false>(options: Options<ReplaceTestSuiteData, ThrowOnError>) => (options.client ?? client).put<ReplaceTestSuiteResponses, ReplaceTestSuiteErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/tests',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The suite's test runs, newest first (at most 100)
+ */
+export const listTestRuns = <ThrowOnError extends boolean = false>(options: Options<ListTestRunsData, ThrowOnError>) => (options.client ?? client).get<ListTestRunsResponses, ListTestRunsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/test-runs',
+    ...options
+});
+
+/**
+ * Run the workflow's suite: a run per case, assertions checked, compared with the previous test run
+ *
+ * Answers once every case has ended. `concurrency`: cases at once (default 4, at most 16); `budgets`: each case's run budgets (a case's own win); `cases`: only these names; `version`: a saved version of the workflow (GET /workflows/{id}/versions), default the current one.
+ */
+export const startTestRun = <ThrowOnError extends boolean = false>(options: Options<StartTestRunData, ThrowOnError>) => (options.client ?? client).post<StartTestRunResponses, StartTestRunErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/test-runs',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * One test run: a result per case and the comparison
+ */
+export const getTestRun = <ThrowOnError extends boolean = false>(options: Options<GetTestRunData, ThrowOnError>) => (options.client ?? client).get<GetTestRunResponses, GetTestRunErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/workflows/{id}/test-runs/{testRunId}',
+    ...options
+});
+
+/**
+ * Re-execute a run against its recorded model answers (no provider contacted); report the first divergence
+ *
+ * `tools`: `recorded` (default) answers each tool call with the result the recording sent the model, `live` runs the tools. `definition`: `current` (default) runs the workflow as it is now, `recorded` the run's own.
+ */
+export const replayRun = <ThrowOnError extends boolean = false>(options: Options<ReplayRunData, ThrowOnError>) => (options.client ?? client).post<ReplayRunResponses, ReplayRunErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/runs/{id}/replay',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A run's recorded model calls as a cassette (JSON, secrets masked): pin it in a test case to run offline
+ */
+export const getRunCassette = <ThrowOnError extends boolean = false>(options: Options<GetRunCassetteData, ThrowOnError>) => (options.client ?? client).get<GetRunCassetteResponses, GetRunCassetteErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/runs/{id}/cassette',
+    ...options
 });
 
 /**

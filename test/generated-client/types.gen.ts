@@ -343,6 +343,17 @@ export type UsageDto = {
     model_calls: number;
 };
 
+export type CostDto = {
+    /**
+     * In the currency's main unit (dollars, not cents)
+     */
+    amount: number;
+    /**
+     * ISO 4217
+     */
+    currency: string;
+};
+
 export type RunBudgetsDto = {
     /**
      * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
@@ -352,6 +363,10 @@ export type RunBudgetsDto = {
      * Tool calls the run may start; the one after the last ends the run instead of starting
      */
     max_tool_calls?: number;
+    /**
+     * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+     */
+    max_cost?: number;
     /**
      * Time limit of the run, counting the time it executes: time it waits for an approval does not count
      */
@@ -424,10 +439,11 @@ export type RunResponse = {
     } | null;
     error: string | null;
     usage: UsageDto;
+    cost: CostDto | null;
     /**
      * Why the run ended (null until it has): completed, error (a node failed), cancelled, interrupted, or the run budget that ended it
      */
-    stop_reason: 'completed' | 'error' | 'cancelled' | 'interrupted' | 'run_token_budget' | 'run_tool_call_budget' | 'run_timeout' | null;
+    stop_reason: 'completed' | 'error' | 'cancelled' | 'interrupted' | 'run_token_budget' | 'run_tool_call_budget' | 'run_cost_budget' | 'run_timeout' | null;
     budgets: RunBudgetsDto | null;
     user_id: string;
     created_at: string;
@@ -1185,6 +1201,10 @@ export type WorkflowDefinition = {
      */
     max_tool_calls?: number;
     /**
+     * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+     */
+    max_cost?: number;
+    /**
      * Time limit of the run, counting the time it executes: time it waits for an approval does not count
      */
     timeout_ms?: number;
@@ -1360,7 +1380,7 @@ export type ToolArgsDeltaEvent = {
 };
 
 /**
- * `event: llm.usage` — A model call ended (before its tool calls run): that call’s tokens; `iteration` numbers the calls from 1
+ * `event: llm.usage` — A model call ended (before its tool calls run): that call’s tokens and cost; `iteration` numbers the calls from 1
  */
 export type LlmUsageEvent = {
     /**
@@ -1372,7 +1392,22 @@ export type LlmUsageEvent = {
         prompt_tokens?: number;
         completion_tokens?: number;
         total_tokens?: number;
+        /**
+         * Of prompt_tokens, read from the provider cache
+         */
+        cached_prompt_tokens?: number;
+        /**
+         * Of completion_tokens, reasoning
+         */
+        reasoning_tokens?: number;
     };
+    /**
+     * What the call cost; null when its model has no known price (GET /providers)
+     */
+    cost?: {
+        amount?: number;
+        currency?: string;
+    } | null;
     at: string;
 };
 
@@ -2474,6 +2509,10 @@ export type RunWorkflowData = {
          */
         max_tool_calls?: number;
         /**
+         * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+         */
+        max_cost?: number;
+        /**
          * Time limit of the run, counting the time it executes: time it waits for an approval does not count
          */
         timeout_ms?: number;
@@ -2560,6 +2599,10 @@ export type RunInlineWorkflowData = {
          * Tool calls the run may start; the one after the last ends the run instead of starting
          */
         max_tool_calls?: number;
+        /**
+         * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+         */
+        max_cost?: number;
         /**
          * Time limit of the run, counting the time it executes: time it waits for an approval does not count
          */
@@ -2713,6 +2756,1440 @@ export type ImportBundleResponses = {
 };
 
 export type ImportBundleResponse = ImportBundleResponses[keyof ImportBundleResponses];
+
+export type GetTestSuiteData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/tests';
+};
+
+export type GetTestSuiteErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetTestSuiteError = GetTestSuiteErrors[keyof GetTestSuiteErrors];
+
+export type GetTestSuiteResponses = {
+    200: {
+        id?: string;
+        workflow_id?: string;
+        cases?: Array<{
+            /**
+             * Unique within the suite; results compare by it
+             */
+            name: string;
+            /**
+             * The run inputs
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Earlier turns, passed as the input `messages` (an LLM node reads them with {{inputs.messages}})
+             */
+            conversation?: Array<{
+                role: 'user' | 'assistant';
+                content: string;
+            }>;
+            /**
+             * Every one must pass for the case to pass
+             */
+            assertions: Array<{
+                type: 'text_equals';
+                /**
+                 * The final text, exactly
+                 */
+                value: string;
+            } | {
+                type: 'text_contains';
+                /**
+                 * Text the final text contains
+                 */
+                value: string;
+            } | {
+                type: 'text_matches';
+                /**
+                 * A regular expression (RE2 syntax) the final text matches somewhere
+                 */
+                pattern: string;
+            } | {
+                type: 'data_schema';
+                /**
+                 * A JSON Schema the run output `data` is valid against
+                 */
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'data_subset';
+                /**
+                 * What `data` holds: every key given here equal, others free
+                 */
+                value: unknown;
+            } | {
+                type: 'tool_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+                /**
+                 * One of its calls had at least these arguments
+                 */
+                arguments_subset?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * One of its calls' arguments are valid against it
+                 */
+                arguments_schema?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'tool_not_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+            } | {
+                type: 'max_tool_calls';
+                /**
+                 * Tool calls of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'stop_reason';
+                /**
+                 * The last LLM node's stop_reason (answered, max_iterations …), else the run's
+                 */
+                equals: string;
+            } | {
+                type: 'max_tokens';
+                /**
+                 * total_tokens of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'max_duration_ms';
+                /**
+                 * duration_ms of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'judge';
+                /**
+                 * What the judge model grades the final text on
+                 */
+                prompt: string;
+                /**
+                 * A configured provider name
+                 */
+                provider: string;
+                /**
+                 * Default the provider's default_model
+                 */
+                model?: string;
+                /**
+                 * Passes when the score (0…1) is at least this
+                 */
+                threshold: number;
+            }>;
+            /**
+             * The case's run budgets
+             */
+            budgets?: {
+                /**
+                 * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
+                 */
+                max_total_tokens?: number;
+                /**
+                 * Tool calls the run may start; the one after the last ends the run instead of starting
+                 */
+                max_tool_calls?: number;
+                /**
+                 * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+                 */
+                max_cost?: number;
+                /**
+                 * Time limit of the run, counting the time it executes: time it waits for an approval does not count
+                 */
+                timeout_ms?: number;
+            };
+            /**
+             * A recording (GET /runs/{id}/cassette) the case replays offline instead of calling models
+             */
+            cassette?: {
+                [key: string]: unknown;
+            };
+        }>;
+        created_at?: string;
+        updated_at?: string;
+    };
+};
+
+export type GetTestSuiteResponse = GetTestSuiteResponses[keyof GetTestSuiteResponses];
+
+export type AddTestCasesData = {
+    body: {
+        cases?: Array<{
+            /**
+             * Unique within the suite; results compare by it
+             */
+            name: string;
+            /**
+             * The run inputs
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Earlier turns, passed as the input `messages` (an LLM node reads them with {{inputs.messages}})
+             */
+            conversation?: Array<{
+                role: 'user' | 'assistant';
+                content: string;
+            }>;
+            /**
+             * Every one must pass for the case to pass
+             */
+            assertions: Array<{
+                type: 'text_equals';
+                /**
+                 * The final text, exactly
+                 */
+                value: string;
+            } | {
+                type: 'text_contains';
+                /**
+                 * Text the final text contains
+                 */
+                value: string;
+            } | {
+                type: 'text_matches';
+                /**
+                 * A regular expression (RE2 syntax) the final text matches somewhere
+                 */
+                pattern: string;
+            } | {
+                type: 'data_schema';
+                /**
+                 * A JSON Schema the run output `data` is valid against
+                 */
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'data_subset';
+                /**
+                 * What `data` holds: every key given here equal, others free
+                 */
+                value: unknown;
+            } | {
+                type: 'tool_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+                /**
+                 * One of its calls had at least these arguments
+                 */
+                arguments_subset?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * One of its calls' arguments are valid against it
+                 */
+                arguments_schema?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'tool_not_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+            } | {
+                type: 'max_tool_calls';
+                /**
+                 * Tool calls of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'stop_reason';
+                /**
+                 * The last LLM node's stop_reason (answered, max_iterations …), else the run's
+                 */
+                equals: string;
+            } | {
+                type: 'max_tokens';
+                /**
+                 * total_tokens of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'max_duration_ms';
+                /**
+                 * duration_ms of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'judge';
+                /**
+                 * What the judge model grades the final text on
+                 */
+                prompt: string;
+                /**
+                 * A configured provider name
+                 */
+                provider: string;
+                /**
+                 * Default the provider's default_model
+                 */
+                model?: string;
+                /**
+                 * Passes when the score (0…1) is at least this
+                 */
+                threshold: number;
+            }>;
+            /**
+             * The case's run budgets
+             */
+            budgets?: {
+                /**
+                 * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
+                 */
+                max_total_tokens?: number;
+                /**
+                 * Tool calls the run may start; the one after the last ends the run instead of starting
+                 */
+                max_tool_calls?: number;
+                /**
+                 * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+                 */
+                max_cost?: number;
+                /**
+                 * Time limit of the run, counting the time it executes: time it waits for an approval does not count
+                 */
+                timeout_ms?: number;
+            };
+            /**
+             * A recording (GET /runs/{id}/cassette) the case replays offline instead of calling models
+             */
+            cassette?: {
+                [key: string]: unknown;
+            };
+        }>;
+        /**
+         * Cases as JSON Lines, one case per line (instead of `cases`)
+         */
+        jsonl?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/tests';
+};
+
+export type AddTestCasesErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type AddTestCasesError = AddTestCasesErrors[keyof AddTestCasesErrors];
+
+export type AddTestCasesResponses = {
+    201: {
+        id?: string;
+        workflow_id?: string;
+        cases?: Array<{
+            /**
+             * Unique within the suite; results compare by it
+             */
+            name: string;
+            /**
+             * The run inputs
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Earlier turns, passed as the input `messages` (an LLM node reads them with {{inputs.messages}})
+             */
+            conversation?: Array<{
+                role: 'user' | 'assistant';
+                content: string;
+            }>;
+            /**
+             * Every one must pass for the case to pass
+             */
+            assertions: Array<{
+                type: 'text_equals';
+                /**
+                 * The final text, exactly
+                 */
+                value: string;
+            } | {
+                type: 'text_contains';
+                /**
+                 * Text the final text contains
+                 */
+                value: string;
+            } | {
+                type: 'text_matches';
+                /**
+                 * A regular expression (RE2 syntax) the final text matches somewhere
+                 */
+                pattern: string;
+            } | {
+                type: 'data_schema';
+                /**
+                 * A JSON Schema the run output `data` is valid against
+                 */
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'data_subset';
+                /**
+                 * What `data` holds: every key given here equal, others free
+                 */
+                value: unknown;
+            } | {
+                type: 'tool_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+                /**
+                 * One of its calls had at least these arguments
+                 */
+                arguments_subset?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * One of its calls' arguments are valid against it
+                 */
+                arguments_schema?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'tool_not_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+            } | {
+                type: 'max_tool_calls';
+                /**
+                 * Tool calls of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'stop_reason';
+                /**
+                 * The last LLM node's stop_reason (answered, max_iterations …), else the run's
+                 */
+                equals: string;
+            } | {
+                type: 'max_tokens';
+                /**
+                 * total_tokens of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'max_duration_ms';
+                /**
+                 * duration_ms of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'judge';
+                /**
+                 * What the judge model grades the final text on
+                 */
+                prompt: string;
+                /**
+                 * A configured provider name
+                 */
+                provider: string;
+                /**
+                 * Default the provider's default_model
+                 */
+                model?: string;
+                /**
+                 * Passes when the score (0…1) is at least this
+                 */
+                threshold: number;
+            }>;
+            /**
+             * The case's run budgets
+             */
+            budgets?: {
+                /**
+                 * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
+                 */
+                max_total_tokens?: number;
+                /**
+                 * Tool calls the run may start; the one after the last ends the run instead of starting
+                 */
+                max_tool_calls?: number;
+                /**
+                 * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+                 */
+                max_cost?: number;
+                /**
+                 * Time limit of the run, counting the time it executes: time it waits for an approval does not count
+                 */
+                timeout_ms?: number;
+            };
+            /**
+             * A recording (GET /runs/{id}/cassette) the case replays offline instead of calling models
+             */
+            cassette?: {
+                [key: string]: unknown;
+            };
+        }>;
+        created_at?: string;
+        updated_at?: string;
+    };
+};
+
+export type AddTestCasesResponse = AddTestCasesResponses[keyof AddTestCasesResponses];
+
+export type ReplaceTestSuiteData = {
+    body: {
+        cases?: Array<{
+            /**
+             * Unique within the suite; results compare by it
+             */
+            name: string;
+            /**
+             * The run inputs
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Earlier turns, passed as the input `messages` (an LLM node reads them with {{inputs.messages}})
+             */
+            conversation?: Array<{
+                role: 'user' | 'assistant';
+                content: string;
+            }>;
+            /**
+             * Every one must pass for the case to pass
+             */
+            assertions: Array<{
+                type: 'text_equals';
+                /**
+                 * The final text, exactly
+                 */
+                value: string;
+            } | {
+                type: 'text_contains';
+                /**
+                 * Text the final text contains
+                 */
+                value: string;
+            } | {
+                type: 'text_matches';
+                /**
+                 * A regular expression (RE2 syntax) the final text matches somewhere
+                 */
+                pattern: string;
+            } | {
+                type: 'data_schema';
+                /**
+                 * A JSON Schema the run output `data` is valid against
+                 */
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'data_subset';
+                /**
+                 * What `data` holds: every key given here equal, others free
+                 */
+                value: unknown;
+            } | {
+                type: 'tool_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+                /**
+                 * One of its calls had at least these arguments
+                 */
+                arguments_subset?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * One of its calls' arguments are valid against it
+                 */
+                arguments_schema?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'tool_not_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+            } | {
+                type: 'max_tool_calls';
+                /**
+                 * Tool calls of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'stop_reason';
+                /**
+                 * The last LLM node's stop_reason (answered, max_iterations …), else the run's
+                 */
+                equals: string;
+            } | {
+                type: 'max_tokens';
+                /**
+                 * total_tokens of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'max_duration_ms';
+                /**
+                 * duration_ms of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'judge';
+                /**
+                 * What the judge model grades the final text on
+                 */
+                prompt: string;
+                /**
+                 * A configured provider name
+                 */
+                provider: string;
+                /**
+                 * Default the provider's default_model
+                 */
+                model?: string;
+                /**
+                 * Passes when the score (0…1) is at least this
+                 */
+                threshold: number;
+            }>;
+            /**
+             * The case's run budgets
+             */
+            budgets?: {
+                /**
+                 * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
+                 */
+                max_total_tokens?: number;
+                /**
+                 * Tool calls the run may start; the one after the last ends the run instead of starting
+                 */
+                max_tool_calls?: number;
+                /**
+                 * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+                 */
+                max_cost?: number;
+                /**
+                 * Time limit of the run, counting the time it executes: time it waits for an approval does not count
+                 */
+                timeout_ms?: number;
+            };
+            /**
+             * A recording (GET /runs/{id}/cassette) the case replays offline instead of calling models
+             */
+            cassette?: {
+                [key: string]: unknown;
+            };
+        }>;
+        /**
+         * Cases as JSON Lines, one case per line (instead of `cases`)
+         */
+        jsonl?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/tests';
+};
+
+export type ReplaceTestSuiteErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ReplaceTestSuiteError = ReplaceTestSuiteErrors[keyof ReplaceTestSuiteErrors];
+
+export type ReplaceTestSuiteResponses = {
+    200: {
+        id?: string;
+        workflow_id?: string;
+        cases?: Array<{
+            /**
+             * Unique within the suite; results compare by it
+             */
+            name: string;
+            /**
+             * The run inputs
+             */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Earlier turns, passed as the input `messages` (an LLM node reads them with {{inputs.messages}})
+             */
+            conversation?: Array<{
+                role: 'user' | 'assistant';
+                content: string;
+            }>;
+            /**
+             * Every one must pass for the case to pass
+             */
+            assertions: Array<{
+                type: 'text_equals';
+                /**
+                 * The final text, exactly
+                 */
+                value: string;
+            } | {
+                type: 'text_contains';
+                /**
+                 * Text the final text contains
+                 */
+                value: string;
+            } | {
+                type: 'text_matches';
+                /**
+                 * A regular expression (RE2 syntax) the final text matches somewhere
+                 */
+                pattern: string;
+            } | {
+                type: 'data_schema';
+                /**
+                 * A JSON Schema the run output `data` is valid against
+                 */
+                schema: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'data_subset';
+                /**
+                 * What `data` holds: every key given here equal, others free
+                 */
+                value: unknown;
+            } | {
+                type: 'tool_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+                /**
+                 * One of its calls had at least these arguments
+                 */
+                arguments_subset?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * One of its calls' arguments are valid against it
+                 */
+                arguments_schema?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                type: 'tool_not_called';
+                /**
+                 * The tool
+                 */
+                name: string;
+            } | {
+                type: 'max_tool_calls';
+                /**
+                 * Tool calls of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'stop_reason';
+                /**
+                 * The last LLM node's stop_reason (answered, max_iterations …), else the run's
+                 */
+                equals: string;
+            } | {
+                type: 'max_tokens';
+                /**
+                 * total_tokens of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'max_duration_ms';
+                /**
+                 * duration_ms of the run ≤ max
+                 */
+                max: number;
+            } | {
+                type: 'judge';
+                /**
+                 * What the judge model grades the final text on
+                 */
+                prompt: string;
+                /**
+                 * A configured provider name
+                 */
+                provider: string;
+                /**
+                 * Default the provider's default_model
+                 */
+                model?: string;
+                /**
+                 * Passes when the score (0…1) is at least this
+                 */
+                threshold: number;
+            }>;
+            /**
+             * The case's run budgets
+             */
+            budgets?: {
+                /**
+                 * Tokens (total_tokens) every model call of the run may use together. Each call is capped to what is left after its prompt; a call that cannot hold its prompt plus a short answer is not made and ends the run, as does reaching it
+                 */
+                max_total_tokens?: number;
+                /**
+                 * Tool calls the run may start; the one after the last ends the run instead of starting
+                 */
+                max_tool_calls?: number;
+                /**
+                 * Money every model call of the run may cost together, in the models' price currency (USD unless configured; see GET /providers). Reaching it ends the run; so does a model call whose cost is unknown (no price), since the budget could not be kept
+                 */
+                max_cost?: number;
+                /**
+                 * Time limit of the run, counting the time it executes: time it waits for an approval does not count
+                 */
+                timeout_ms?: number;
+            };
+            /**
+             * A recording (GET /runs/{id}/cassette) the case replays offline instead of calling models
+             */
+            cassette?: {
+                [key: string]: unknown;
+            };
+        }>;
+        created_at?: string;
+        updated_at?: string;
+    };
+};
+
+export type ReplaceTestSuiteResponse = ReplaceTestSuiteResponses[keyof ReplaceTestSuiteResponses];
+
+export type ListTestRunsData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/test-runs';
+};
+
+export type ListTestRunsErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListTestRunsError = ListTestRunsErrors[keyof ListTestRunsErrors];
+
+export type ListTestRunsResponses = {
+    200: Array<{
+        id?: string;
+        workflow_id?: string;
+        workflow_version?: number | null;
+        status?: 'passed' | 'failed';
+        summary?: {
+            cases?: number;
+            passed?: number;
+            failed?: number;
+            total_tokens?: number;
+            duration_ms?: number;
+        };
+        results?: Array<{
+            name?: string;
+            passed?: boolean;
+            /**
+             * The run to open (its trace)
+             */
+            run_id?: string | null;
+            run_status?: string | null;
+            replayed?: boolean;
+            divergence?: {
+                kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
+                node_id: string;
+                /**
+                 * Which model call of the node, from 0
+                 */
+                call_index: number;
+                /**
+                 * The message of the request that differs
+                 */
+                message_index?: number;
+                /**
+                 * The tool whose definition or call arguments differ
+                 */
+                tool?: string;
+                path?: string;
+                /**
+                 * What the recording has there
+                 */
+                expected?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * What the replay sent there
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                description: string;
+            } | null;
+            error?: string | null;
+            assertions?: Array<{
+                type?: 'text_equals' | 'text_contains' | 'text_matches' | 'data_schema' | 'data_subset' | 'tool_called' | 'tool_not_called' | 'max_tool_calls' | 'stop_reason' | 'max_tokens' | 'max_duration_ms' | 'judge';
+                passed?: boolean;
+                /**
+                 * What the run had
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                message?: string;
+                /**
+                 * False for `judge` (model-graded)
+                 */
+                deterministic?: boolean;
+            }>;
+            total_tokens?: number;
+            duration_ms?: number | null;
+        }>;
+        comparison?: {
+            previous_test_run_id?: string;
+            newly_failing?: Array<string>;
+            newly_passing?: Array<string>;
+            total_tokens_delta?: number;
+            duration_ms_delta?: number;
+            cases?: Array<{
+                [key: string]: unknown;
+            }>;
+        } | null;
+        created_at?: string;
+        finished_at?: string | null;
+    }>;
+};
+
+export type ListTestRunsResponse = ListTestRunsResponses[keyof ListTestRunsResponses];
+
+export type StartTestRunData = {
+    body?: {
+        version?: number;
+        concurrency?: number;
+        /**
+         * max_total_tokens, max_tool_calls, timeout_ms per case
+         */
+        budgets?: {
+            [key: string]: unknown;
+        };
+        cases?: Array<string>;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/test-runs';
+};
+
+export type StartTestRunErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type StartTestRunError = StartTestRunErrors[keyof StartTestRunErrors];
+
+export type StartTestRunResponses = {
+    201: {
+        id?: string;
+        workflow_id?: string;
+        workflow_version?: number | null;
+        status?: 'passed' | 'failed';
+        summary?: {
+            cases?: number;
+            passed?: number;
+            failed?: number;
+            total_tokens?: number;
+            duration_ms?: number;
+        };
+        results?: Array<{
+            name?: string;
+            passed?: boolean;
+            /**
+             * The run to open (its trace)
+             */
+            run_id?: string | null;
+            run_status?: string | null;
+            replayed?: boolean;
+            divergence?: {
+                kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
+                node_id: string;
+                /**
+                 * Which model call of the node, from 0
+                 */
+                call_index: number;
+                /**
+                 * The message of the request that differs
+                 */
+                message_index?: number;
+                /**
+                 * The tool whose definition or call arguments differ
+                 */
+                tool?: string;
+                path?: string;
+                /**
+                 * What the recording has there
+                 */
+                expected?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * What the replay sent there
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                description: string;
+            } | null;
+            error?: string | null;
+            assertions?: Array<{
+                type?: 'text_equals' | 'text_contains' | 'text_matches' | 'data_schema' | 'data_subset' | 'tool_called' | 'tool_not_called' | 'max_tool_calls' | 'stop_reason' | 'max_tokens' | 'max_duration_ms' | 'judge';
+                passed?: boolean;
+                /**
+                 * What the run had
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                message?: string;
+                /**
+                 * False for `judge` (model-graded)
+                 */
+                deterministic?: boolean;
+            }>;
+            total_tokens?: number;
+            duration_ms?: number | null;
+        }>;
+        comparison?: {
+            previous_test_run_id?: string;
+            newly_failing?: Array<string>;
+            newly_passing?: Array<string>;
+            total_tokens_delta?: number;
+            duration_ms_delta?: number;
+            cases?: Array<{
+                [key: string]: unknown;
+            }>;
+        } | null;
+        created_at?: string;
+        finished_at?: string | null;
+    };
+};
+
+export type StartTestRunResponse = StartTestRunResponses[keyof StartTestRunResponses];
+
+export type GetTestRunData = {
+    body?: never;
+    path: {
+        id: string;
+        testRunId: string;
+    };
+    query?: never;
+    url: '/api/v1/workflows/{id}/test-runs/{testRunId}';
+};
+
+export type GetTestRunErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetTestRunError = GetTestRunErrors[keyof GetTestRunErrors];
+
+export type GetTestRunResponses = {
+    200: {
+        id?: string;
+        workflow_id?: string;
+        workflow_version?: number | null;
+        status?: 'passed' | 'failed';
+        summary?: {
+            cases?: number;
+            passed?: number;
+            failed?: number;
+            total_tokens?: number;
+            duration_ms?: number;
+        };
+        results?: Array<{
+            name?: string;
+            passed?: boolean;
+            /**
+             * The run to open (its trace)
+             */
+            run_id?: string | null;
+            run_status?: string | null;
+            replayed?: boolean;
+            divergence?: {
+                kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
+                node_id: string;
+                /**
+                 * Which model call of the node, from 0
+                 */
+                call_index: number;
+                /**
+                 * The message of the request that differs
+                 */
+                message_index?: number;
+                /**
+                 * The tool whose definition or call arguments differ
+                 */
+                tool?: string;
+                path?: string;
+                /**
+                 * What the recording has there
+                 */
+                expected?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * What the replay sent there
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                description: string;
+            } | null;
+            error?: string | null;
+            assertions?: Array<{
+                type?: 'text_equals' | 'text_contains' | 'text_matches' | 'data_schema' | 'data_subset' | 'tool_called' | 'tool_not_called' | 'max_tool_calls' | 'stop_reason' | 'max_tokens' | 'max_duration_ms' | 'judge';
+                passed?: boolean;
+                /**
+                 * What the run had
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                message?: string;
+                /**
+                 * False for `judge` (model-graded)
+                 */
+                deterministic?: boolean;
+            }>;
+            total_tokens?: number;
+            duration_ms?: number | null;
+        }>;
+        comparison?: {
+            previous_test_run_id?: string;
+            newly_failing?: Array<string>;
+            newly_passing?: Array<string>;
+            total_tokens_delta?: number;
+            duration_ms_delta?: number;
+            cases?: Array<{
+                [key: string]: unknown;
+            }>;
+        } | null;
+        created_at?: string;
+        finished_at?: string | null;
+    };
+};
+
+export type GetTestRunResponse = GetTestRunResponses[keyof GetTestRunResponses];
+
+export type ReplayRunData = {
+    body?: {
+        tools?: 'live' | 'recorded';
+        definition?: 'current' | 'recorded';
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/runs/{id}/replay';
+};
+
+export type ReplayRunErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Conflict (e.g. the name is taken)
+     */
+    409: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ReplayRunError = ReplayRunErrors[keyof ReplayRunErrors];
+
+export type ReplayRunResponses = {
+    200: {
+        replayed_run_id?: string | null;
+        /**
+         * The replay run (GET /runs/{id})
+         */
+        run_id?: string;
+        /**
+         * No divergence, and it ended like the recorded run, outputs equal
+         */
+        reproduced?: boolean;
+        tools?: 'live' | 'recorded';
+        definition?: 'current' | 'recorded';
+        divergence?: {
+            kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
+            node_id: string;
+            /**
+             * Which model call of the node, from 0
+             */
+            call_index: number;
+            /**
+             * The message of the request that differs
+             */
+            message_index?: number;
+            /**
+             * The tool whose definition or call arguments differ
+             */
+            tool?: string;
+            path?: string;
+            /**
+             * What the recording has there
+             */
+            expected?: {
+                [key: string]: unknown;
+            } | Array<unknown> | string | number | boolean | null;
+            /**
+             * What the replay sent there
+             */
+            actual?: {
+                [key: string]: unknown;
+            } | Array<unknown> | string | number | boolean | null;
+            description: string;
+        } | null;
+        status?: string;
+        recorded_status?: string | null;
+        outputs?: {
+            [key: string]: unknown;
+        } | null;
+        recorded_outputs?: {
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReplayRunResponse = ReplayRunResponses[keyof ReplayRunResponses];
+
+export type GetRunCassetteData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/runs/{id}/cassette';
+};
+
+export type GetRunCassetteErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Not found
+     */
+    404: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetRunCassetteError = GetRunCassetteErrors[keyof GetRunCassetteErrors];
+
+export type GetRunCassetteResponses = {
+    200: {
+        format: 'toolflow-cassette/1';
+        run_id: string | null;
+        workflow_id: string | null;
+        workflow_version: number | null;
+        exchanges: Array<{
+            node_id: string;
+            call_index: number;
+            provider: string;
+            model: string;
+            request: {
+                [key: string]: unknown;
+            } & {
+                model: string;
+                messages: Array<{
+                    [key: string]: unknown;
+                }>;
+            };
+            response: {
+                [key: string]: unknown;
+            } & {
+                content: string;
+                toolCalls: Array<{
+                    id: string;
+                    name: string;
+                    arguments: string;
+                }>;
+                usage: {
+                    promptTokens: number;
+                    completionTokens: number;
+                    totalTokens: number;
+                };
+            };
+            duration_ms?: number;
+        }>;
+    };
+};
+
+export type GetRunCassetteResponse = GetRunCassetteResponses[keyof GetRunCassetteResponses];
 
 export type ListMcpServersData = {
     body?: never;

@@ -29,6 +29,8 @@ export interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 /** A chunk object, or its payload (`choices`, `usage` …) to which the server adds id/object/created/model. */

@@ -50,6 +50,40 @@ describe(RunMeter.name, () => {
     });
   });
 
+  it('should add up costs, and end the run with run_cost_budget once they reach max_cost', () => {
+    const sut = meter({ budgets: { max_cost: 0.01 } });
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+
+    sut.addModelCall(call(10), 1, usd(0.004));
+    sut.addModelCall(call(10), 0, usd(0.004));
+    expect(sut.signal.aborted).toBe(false);
+    expect(sut.usage.cost).toEqual(usd(0.008));
+    sut.addModelCall(call(10), 1, usd(0.002));
+
+    expect(sut.stopped?.stopReason).toBe('run_cost_budget');
+    expect(sut.stopped?.message).toBe('the run cost 0.01 USD, reaching its budget of 0.01 (max_cost)');
+  });
+
+  it('should end a run with max_cost at the first call whose cost is unknown, and keep the total unknown', () => {
+    const sut = meter({ budgets: { max_cost: 5 } });
+
+    sut.addModelCall(call(10), 1, { amount: 0.1, currency: 'USD' });
+    sut.addModelCall(call(10), 1, null);
+
+    expect(sut.usage.cost).toBeNull();
+    expect(sut.stopped?.stopReason).toBe('run_cost_budget');
+  });
+
+  it("should add a child run's cost to its parent's", () => {
+    const parent = meter();
+    const child = meter({ runId: 'child', parent });
+
+    child.addModelCall(call(10), 1, { amount: 0.5, currency: 'EUR' });
+    parent.addModelCall(call(10), 1, { amount: 0.25, currency: 'EUR' });
+
+    expect(parent.usage.cost).toEqual({ amount: 0.75, currency: 'EUR' });
+  });
+
   it('should refuse the tool call after the last one max_tool_calls allows, and end the run', () => {
     const sut = meter({ budgets: { max_tool_calls: 2 } });
 

@@ -2,6 +2,7 @@ import { Deadline } from '../../common/deadline';
 import type { RunBudgets, RunLimitStopReason } from '../../runs/run-budgets';
 import type { UsageTotals } from '../../runs/run.entity';
 import { addUsage, emptyUsage } from '../../runs/usage-totals';
+import type { Cost } from '../../llm/model-prices';
 import type { TokenUsage } from '../../shared/chat-types';
 import { callNeeds } from '../../agent/token-budget';
 
@@ -87,13 +88,17 @@ export class RunMeter {
     return { usage: { ...this.usage }, tool_calls: this.toolCalls, elapsed_ms: elapsedMs };
   }
 
-  /** One model call's usage (a summary's counts no call); ends the run once its tokens reach `max_total_tokens`. */
-  addModelCall(usage: TokenUsage, modelCalls = 1): void {
+  /**
+   * One model call's usage (a summary's counts no call) and its cost (null: no known price; absent: not priced);
+   * ends the run once its tokens reach `max_total_tokens` or its cost `max_cost`.
+   */
+  addModelCall(usage: TokenUsage, modelCalls = 1, cost?: Cost | null): void {
     this.add({
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
       total_tokens: usage.totalTokens,
       model_calls: modelCalls,
+      ...(cost !== undefined && { cost }),
     });
   }
 
@@ -150,6 +155,20 @@ export class RunMeter {
     addUsage(this.usage, usage);
     this.options.parent?.add(usage);
     this.checkTokens();
+    this.checkCost();
+  }
+
+  private checkCost(): void {
+    const max = this.budgets.max_cost;
+    const cost = this.usage.cost;
+    if (max === undefined || cost === undefined || this.signal.aborted) return;
+    if (cost === null) {
+      const message = `a model call's cost is unknown (its model has no price; see GET /providers), so the run's budget of ${max} (max_cost) cannot be kept`;
+      this.deadline.cancel(this.limitReached('run_cost_budget', message));
+    } else if (cost.amount >= max) {
+      const message = `the run cost ${cost.amount} ${cost.currency}, reaching its budget of ${max} (max_cost)`;
+      this.deadline.cancel(this.limitReached('run_cost_budget', message));
+    }
   }
 
   private checkTokens(): void {

@@ -18,6 +18,8 @@ const TOOL_CALL = outputObject({
   duration_ms: Type.Number(),
 });
 
+const COST = outputObject({ amount: Type.Number(), currency: Type.String() });
+
 const FIELDS = {
   text: Type.String({ description: ANSWER }),
   output: Type.String(replacedBy('text', ANSWER)),
@@ -30,6 +32,9 @@ const FIELDS = {
     completion_tokens: Type.Integer(),
     total_tokens: Type.Integer(),
     model_calls: Type.Integer(),
+    cost: Type.Union([COST, Type.Null()], {
+      description: "What the node's model calls cost; null when a model has no known price",
+    }),
   }),
   offered_tools: Type.Array(Type.Array(Type.String()), { description: 'The tools offered to each model call' }),
 };
@@ -55,5 +60,6 @@ export const llmNodeOutput = (result: AgentLoopResult, secretArguments?: Readonl
     completion_tokens: result.usage.completionTokens,
     total_tokens: result.usage.totalTokens,
     model_calls: result.usage.modelCalls,
+    ...(result.usage.cost !== undefined && { cost: result.usage.cost }),
   },
 });

@@ -263,6 +263,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       const result = await runAgentLoop<ToolRunOutcome>({
         provider,
         model,
+        costOf: (usage, calledModel) => deps.prices?.costOf(providerName, calledModel, usage) ?? null,
         messages,
         tools,
         executeTool: (call, history, signal) => {
@@ -338,7 +339,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               response: outcome.response.slice(0, PREVIEW_CHARS),
               ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
             }),
-          onModelCall: ({ iteration, usage, tools: offered }) => {
+          onModelCall: ({ iteration, usage, tools: offered, cost = null }) => {
             emit('llm.usage', {
               node_id: node.id,
               iteration,
@@ -346,7 +347,10 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
                 prompt_tokens: usage.promptTokens,
                 completion_tokens: usage.completionTokens,
                 total_tokens: usage.totalTokens,
+                ...(usage.cachedPromptTokens !== undefined && { cached_prompt_tokens: usage.cachedPromptTokens }),
+                ...(usage.reasoningTokens !== undefined && { reasoning_tokens: usage.reasoningTokens }),
               },
+              cost,
             });
             // A model answer closes the previous step: its calls' logs are written while the answer is checkpointed.
             callLogsStored = deps.registry.flushRunInBackground(run.runId);
@@ -359,9 +363,9 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               completion_tokens: usage.completionTokens,
             });
             // Last: reaching the run's token budget aborts the run, after this call's events are out.
-            run.meter?.addModelCall(usage);
+            run.meter?.addModelCall(usage, 1, cost);
           },
-          onSummaryUsage: (usage) => run.meter?.addModelCall(usage, 0),
+          onSummaryUsage: (usage, cost = null) => run.meter?.addModelCall(usage, 0, cost),
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
           onContextTrimmed: (trim) =>

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { PriceTable } from '../../llm/model-prices';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
@@ -12,6 +13,8 @@ import type { ToolCallStatus } from '../../shared/tool-call-status';
 /** What handlers use at run time; the workflow module provides it. */
 export interface NodeServices {
   providers: ProviderRegistry;
+  /** Prices model calls (cost on events, node usage and the run's budget); absent: calls carry no cost. */
+  prices?: PriceTable;
   defaultProvider: string;
   registry: RegistryService;
   /** Time limit of an LLM node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
