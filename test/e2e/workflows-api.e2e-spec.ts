@@ -55,6 +55,9 @@ describe('Workflows API (e2e)', () => {
       title: 'ToolFlow workflow definition',
       required: ['name', 'nodes', 'edges'],
     });
+    // The committed copy editors name as "$schema" is the one served (npm run schema:workflow writes it).
+    const committed = readFileSync(join(__dirname, '..', '..', 'schemas', 'workflow.schema.json'), 'utf8');
+    expect(response.body).toEqual(JSON.parse(committed));
   });
 
   describe('CRUD', () => {
