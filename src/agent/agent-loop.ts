@@ -14,6 +14,7 @@ import { disabledToolNote, disabledToolResponse, InvalidCallTracker, isValidCall
 import { malformedCallsNote } from './malformed-calls-note';
 import { RepetitionBreaker, repetitionNote, type RepetitionVerdict } from './repetition-breaker';
 import { answerStopReason, type AgentStopReason, type LimitStopReason } from './stop-reason';
+import { firstStop, type StopCondition, stepCountIs, toolCallCountIs, totalTokensReach } from './stop-condition';
 import { forwardStreamEvents } from './stream-event-forwarder';
 import { runToolBatches } from './tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './tool-offer';
@@ -126,6 +127,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly invalidCalls: InvalidCallTracker;
   private readonly repetition: RepetitionBreaker;
   private readonly maxIterations: number;
+  /** When the tool phase ends, checked after each round: the budgets in the options, then the step count. */
+  private readonly stopWhen: readonly StopCondition[];
   private readonly maxConsecutiveInvalid: number;
   private readonly repetitionLimit: number;
   private readonly toolCalls: AgentToolCallRecord[] = [];
@@ -169,6 +172,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       this.fitter = new ContextFitter({ contextWindow, reservedTokens }, this.tokens);
     }
     this.maxIterations = clampIterations(options.maxIterations);
+    const { maxToolCalls, maxTotalTokens } = options;
+    this.stopWhen = [
+      ...(maxToolCalls === undefined ? [] : [toolCallCountIs(maxToolCalls)]),
+      ...(maxTotalTokens === undefined ? [] : [totalTokensReach(maxTotalTokens)]),
+      stepCountIs(this.maxIterations),
+    ];
     this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
     this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
     this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid, resume?.invalidCalls);
@@ -606,10 +615,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private reachedLimit(): LimitStopReason | null {
-    const { maxToolCalls, maxTotalTokens } = this.options;
-    if (maxToolCalls !== undefined && this.startedToolCalls >= maxToolCalls) return 'budget_tool_calls';
-    if (maxTotalTokens !== undefined && this.usage.totalTokens >= maxTotalTokens) return 'budget_tokens';
-    return this.iterationsUsed >= this.maxIterations ? 'max_iterations' : null;
+    const progress = {
+      iterations: this.iterationsUsed,
+      startedToolCalls: this.startedToolCalls,
+      totalTokens: this.usage.totalTokens,
+    };
+    return firstStop(this.stopWhen, progress);
   }
 
   private async finish(reason: LimitStopReason): Promise<AgentLoopResult> {
