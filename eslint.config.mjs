@@ -32,6 +32,7 @@ const MODULE_ARROWS = {
   mcp: [...BASE, 'registry', 'executors', 'tools', 'outbound', 'json-schema'],
   bundles: [...BASE, 'workflow', 'registry', 'tools'],
   evaluations: [...BASE, 'workflow', 'runs', 'json-schema', 'llm'],
+  cli: BASE,
   openapi: [...BASE, 'workflow', 'runs', 'executors'],
   root: [
     'shared',
@@ -54,6 +55,7 @@ const MODULE_ARROWS = {
     'mcp',
     'bundles',
     'evaluations',
+    'cli',
     'migrations',
   ],
 };

@@ -277,6 +277,9 @@ export type AppConfig = Omit<Settings, 'query' | 'llm'> & {
 };
 
 /** Reads and validates the environment; throws ConfigError listing every problem at once. */
+/** The environment's configuration with some variables set otherwise (the CLI's embedded service). */
+export const loadConfigWith = (overrides: Env): AppConfig => loadConfig({ ...process.env, ...overrides });
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const problems: string[] = [];
   const { query, llm, ...settings } = readSettings(SETTINGS, env, problems);

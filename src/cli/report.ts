@@ -1,0 +1,87 @@
+/** What the CLI reads of a test run (POST /workflows/{id}/test-runs). */
+export interface TestRunReport {
+  id: string;
+  status: string;
+  summary: { cases: number; passed: number; failed: number; total_tokens: number; duration_ms: number };
+  results: Array<{
+    name: string;
+    passed: boolean;
+    run_id: string | null;
+    run_status: string | null;
+    replayed: boolean;
+    error: string | null;
+    divergence: { description: string } | null;
+    assertions: Array<{ type: string; passed: boolean; actual: unknown; message: string }>;
+    total_tokens: number;
+    duration_ms: number | null;
+  }>;
+}
+
+type CaseReport = TestRunReport['results'][number];
+
+/** Why a case failed, in one line: its error, its divergence, else its failed assertions with their actual values. */
+export const failureOf = (result: CaseReport): string => {
+  if (result.error !== null) return result.error;
+  if (result.divergence !== null) return `diverged: ${result.divergence.description}`;
+  return result.assertions
+    .filter((assertion) => !assertion.passed)
+    .map((assertion) => `${assertion.type}: ${assertion.message} (actual ${JSON.stringify(assertion.actual)})`)
+    .join('; ');
+};
+
+const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - text.length));
+
+/** The test run as a text table, one case a row, then a summary line. */
+export function formatTable(report: TestRunReport): string {
+  const rows = report.results.map((result) => [
+    result.passed ? 'PASS' : 'FAIL',
+    result.name,
+    `${result.assertions.filter((assertion) => assertion.passed).length}/${result.assertions.length}`,
+    String(result.total_tokens),
+    result.duration_ms === null ? '-' : String(result.duration_ms),
+    result.replayed ? 'replay' : 'live',
+    result.passed ? '' : failureOf(result),
+  ]);
+  const header = ['RESULT', 'CASE', 'ASSERTIONS', 'TOKENS', 'MS', 'MODE', 'WHY'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : pad(cell, widths[column])))
+      .join('  ')
+      .trimEnd();
+  const { summary } = report;
+  return [
+    line(header),
+    ...rows.map(line),
+    '',
+    `${summary.passed} passed, ${summary.failed} failed of ${summary.cases} cases (test run ${report.id})`,
+  ].join('\n');
+}
+
+const escapeXml = (text: string) =>
+  text.replace(
+    /[<>&"']/g,
+    (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[char] ?? char,
+  );
+
+/** JUnit XML of the test run: one testcase per case, a failure element naming why. */
+export function formatJunit(report: TestRunReport, suiteName: string): string {
+  const { summary } = report;
+  const cases = report.results.map((result) => {
+    const seconds = ((result.duration_ms ?? 0) / 1000).toFixed(3);
+    const open = `    <testcase classname="${escapeXml(suiteName)}" name="${escapeXml(result.name)}" time="${seconds}"`;
+    if (result.passed) return `${open}/>`;
+    const why = failureOf(result);
+    const run = result.run_id === null ? '' : `run ${result.run_id}: `;
+    return `${open}>\n      <failure message="${escapeXml(why)}">${escapeXml(run + why)}</failure>\n    </testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites tests="${summary.cases}" failures="${summary.failed}">`,
+    `  <testsuite name="${escapeXml(suiteName)}" tests="${summary.cases}" failures="${summary.failed}" time="${(summary.duration_ms / 1000).toFixed(3)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
