@@ -1,9 +1,11 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
+import { MissingPortError, type Port } from '../common/port';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from '../tools/tool-implementations';
 import { ExecutorsModule } from './executors.module';
 import { CODE_SANDBOX } from './executors.tokens';
+import { MCP_TOOL_CALLER, type McpToolCaller } from './mcp/mcp-tool-caller';
 import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workflow-tool-runner';
 
 // No code tool runs here, so no sandbox process is started.
@@ -19,6 +21,7 @@ const fakeRunner: WorkflowToolRunner = {
     ),
   unavailableReason: () => Promise.reject(new Error('not used here')),
 };
+const fakeMcpCaller: McpToolCaller = { callTool: () => Promise.reject(new Error('not used here')) };
 
 describe(ExecutorsModule.name, () => {
   let moduleRef: TestingModule | undefined;
@@ -28,23 +31,31 @@ describe(ExecutorsModule.name, () => {
     moduleRef = undefined;
   });
 
-  it('should refuse to start when no module provides WORKFLOW_TOOL_RUNNER', async () => {
-    // Not closed afterwards: close() re-throws the failed start, and the check fails before the sandbox starts.
-    const incomplete = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), ExecutorsModule],
-    }).compile();
-
-    await expect(incomplete.init()).rejects.toThrow('No provider of WORKFLOW_TOOL_RUNNER');
-  });
-
-  it('should derive a workflow tool’s parameters through the provided WORKFLOW_TOOL_RUNNER', async () => {
-    moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), ExecutorsModule],
-      providers: [{ provide: WORKFLOW_TOOL_RUNNER, useValue: fakeRunner }],
-    })
+  const executorsModule = () =>
+    Test.createTestingModule({ imports: [ConfigModule.forRoot(config), ExecutorsModule] })
       .overrideProvider(CODE_SANDBOX)
       .useValue(idleSandbox)
       .compile();
+
+  it('should refuse to start when no module registers WORKFLOW_TOOL_RUNNER or MCP_TOOL_CALLER', async () => {
+    // Not closed afterwards: close() re-throws the failed start.
+    const incomplete = await executorsModule();
+
+    await expect(incomplete.init()).rejects.toThrow(MissingPortError);
+    await expect(incomplete.init()).rejects.toThrow('WORKFLOW_TOOL_RUNNER, MCP_TOOL_CALLER');
+  });
+
+  it('should refuse to start when only one of its ports has an implementation', async () => {
+    const incomplete = await executorsModule();
+    incomplete.get<Port<WorkflowToolRunner>>(WORKFLOW_TOOL_RUNNER).provide(fakeRunner);
+
+    await expect(incomplete.init()).rejects.toThrow('No implementation registered for port MCP_TOOL_CALLER');
+  });
+
+  it('should derive a workflow tool’s parameters through the registered WORKFLOW_TOOL_RUNNER', async () => {
+    moduleRef = await executorsModule();
+    moduleRef.get<Port<WorkflowToolRunner>>(WORKFLOW_TOOL_RUNNER).provide(fakeRunner);
+    moduleRef.get<Port<McpToolCaller>>(MCP_TOOL_CALLER).provide(fakeMcpCaller);
     await moduleRef.init();
     const sut = moduleRef.get<ToolImplementations>(TOOL_IMPLEMENTATIONS);
 

@@ -1,7 +1,14 @@
-import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import {
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { type Port, portProvider, requirePorts } from '../common/port';
 import { BuiltinCatalog } from './builtin/builtin-catalog';
 import { createBuiltinExecutor } from './builtin/builtin-executor';
 import { BUILTIN_TOOLS } from './builtin/builtin-tools';
@@ -19,19 +26,15 @@ import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
 import { createWorkflowExecutor } from './workflow/workflow-executor';
 import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workflow-tool-runner';
 
-/** The WorkflowToolRunner the workflow module provides; it is built after (and on top of) this module. */
-const workflowRunner = (moduleRef: ModuleRef) => () =>
-  moduleRef.get<WorkflowToolRunner>(WORKFLOW_TOOL_RUNNER, { strict: false });
-
-/** The McpToolCaller the mcp module provides; like the workflow runner, it is built on top of this module. */
-const mcpCaller = (moduleRef: ModuleRef) => () => moduleRef.get<McpToolCaller>(MCP_TOOL_CALLER, { strict: false });
-
 /**
  * Builds the executors once from config; tools/ validates configs with them (as its TOOL_IMPLEMENTATIONS port),
- * registry/ runs them.
+ * registry/ runs them. The workflow and MCP executors call up through ports: workflow/ registers the
+ * WORKFLOW_TOOL_RUNNER, mcp/ the MCP_TOOL_CALLER, each at its init.
  */
 @Module({
   providers: [
+    portProvider(WORKFLOW_TOOL_RUNNER),
+    portProvider(MCP_TOOL_CALLER),
     {
       provide: OUTBOUND_CLIENT,
       inject: [APP_CONFIG],
@@ -62,13 +65,14 @@ const mcpCaller = (moduleRef: ModuleRef) => () => moduleRef.get<McpToolCaller>(M
     },
     {
       provide: EXECUTOR_CATALOG,
-      inject: [APP_CONFIG, OUTBOUND_CLIENT, CODE_SANDBOX, ModuleRef, BUILTIN_CATALOG],
+      inject: [APP_CONFIG, OUTBOUND_CLIENT, CODE_SANDBOX, BUILTIN_CATALOG, WORKFLOW_TOOL_RUNNER, MCP_TOOL_CALLER],
       useFactory: (
         config: AppConfig,
         outbound: OutboundClient,
         sandbox: CodeSandbox,
-        moduleRef: ModuleRef,
         builtins: BuiltinCatalog,
+        workflowRunner: Port<WorkflowToolRunner>,
+        mcpCaller: Port<McpToolCaller>,
       ) =>
         new ExecutorCatalog({
           builtin: createBuiltinExecutor(builtins, {
@@ -78,38 +82,44 @@ const mcpCaller = (moduleRef: ModuleRef) => () => moduleRef.get<McpToolCaller>(M
           }),
           http: createHttpExecutor({ outbound }),
           code: createCodeExecutor(sandbox, config.code),
-          workflow: createWorkflowExecutor(workflowRunner(moduleRef), config.workflows.maxDepth),
-          mcp: createMcpExecutor(mcpCaller(moduleRef), config.tools.defaultTimeoutMs),
+          workflow: createWorkflowExecutor(() => workflowRunner.get(), config.workflows.maxDepth),
+          mcp: createMcpExecutor(() => mcpCaller.get(), config.tools.defaultTimeoutMs),
         }),
     },
     { provide: TOOL_IMPLEMENTATIONS, useExisting: EXECUTOR_CATALOG },
   ],
-  exports: [EXECUTOR_CATALOG, BUILTIN_CATALOG, OUTBOUND_CLIENT, TOOL_IMPLEMENTATIONS, CODE_SANDBOX],
+  exports: [
+    EXECUTOR_CATALOG,
+    BUILTIN_CATALOG,
+    OUTBOUND_CLIENT,
+    TOOL_IMPLEMENTATIONS,
+    CODE_SANDBOX,
+    WORKFLOW_TOOL_RUNNER,
+    MCP_TOOL_CALLER,
+  ],
 })
-export class ExecutorsModule implements OnModuleInit, OnApplicationShutdown {
+export class ExecutorsModule implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutorsModule.name);
   private queryExposureCheck: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
+    @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowRunner: Port<WorkflowToolRunner>,
+    @Inject(MCP_TOOL_CALLER) private readonly mcpCaller: Port<McpToolCaller>,
   ) {}
 
-  /**
-   * Refuses to start without a WorkflowToolRunner (workflow tools would fail on every call), checks the query
-   * database's exposure, and starts the sandbox process so the first code tool call does not pay for it.
-   */
+  /** Checks the query database's exposure, and starts the sandbox process so the first code tool call does not pay for it. */
   async onModuleInit(): Promise<void> {
-    try {
-      workflowRunner(this.moduleRef)();
-    } catch (error) {
-      throw new Error('No provider of WORKFLOW_TOOL_RUNNER: the app must import WorkflowModule', { cause: error });
-    }
     const query = this.config.queryDatabase;
     // Not awaited: a slow or absent query database must not hold up the start.
     if (query) this.queryExposureCheck = warnAboutQueryExposure(query.url, this.config.database, this.logger);
     await this.sandbox.warmUp();
+  }
+
+  /** Refuses to start when a port has no implementation: workflow or MCP tools would fail on every call. */
+  onApplicationBootstrap(): void {
+    requirePorts(this.workflowRunner, this.mcpCaller);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,11 +1,12 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import type { Port } from '../common/port';
 import type { OutboundClient } from '../outbound/outbound-client';
 import { ExecutorsModule } from '../executors/executors.module';
 import { OUTBOUND_CLIENT } from '../executors/executors.tokens';
-import { MCP_TOOL_CALLER } from '../executors/mcp/mcp-tool-caller';
+import { MCP_TOOL_CALLER, type McpToolCaller } from '../executors/mcp/mcp-tool-caller';
 import { RegistryModule } from '../registry/registry.module';
 import { McpConnections } from './mcp-connections';
 import { McpEndpointController } from './mcp-endpoint.controller';
@@ -32,7 +33,16 @@ import { MCP_CONNECTIONS } from './mcp.tokens';
     },
     McpServersService,
     McpEndpointService,
-    { provide: MCP_TOOL_CALLER, useExisting: McpServersService },
   ],
 })
-export class McpModule {}
+export class McpModule implements OnModuleInit {
+  constructor(
+    @Inject(MCP_TOOL_CALLER) private readonly toolCaller: Port<McpToolCaller>,
+    private readonly servers: McpServersService,
+  ) {}
+
+  /** The executors call MCP servers' tools through this module's connection pool. */
+  onModuleInit(): void {
+    this.toolCaller.provide(this.servers);
+  }
+}

@@ -4,6 +4,7 @@ import type { Repository } from 'typeorm';
 import { adminPrincipal, newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { EmbeddedProcessLock } from './embedded-process-lock';
+import { providedPort } from '../common/port';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
@@ -81,7 +82,7 @@ describe(InProcessRunSupervisor.name, () => {
         RunEventsService,
         EmbeddedProcessLock,
         InProcessRunSupervisor,
-        { provide: RUN_EXECUTOR, useValue: executor },
+        { provide: RUN_EXECUTOR, useValue: providedPort(RUN_EXECUTOR, executor) },
       ],
       {
         MAX_CONCURRENT_RUNS: '2',

@@ -5,7 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import type { Port } from '../common/port';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { bindToActiveTrace } from '../common/tracing';
@@ -61,7 +61,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   constructor(
     private readonly runs: RunsService,
     private readonly events: RunEventsService,
-    private readonly moduleRef: ModuleRef,
+    @Inject(RUN_EXECUTOR) private readonly executorPort: Port<RunExecutor>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lock: EmbeddedProcessLock,
   ) {}
@@ -165,7 +165,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   }
 
   private executor(): RunExecutor {
-    return this.moduleRef.get<RunExecutor>(RUN_EXECUTOR, { strict: false });
+    return this.executorPort.get();
   }
 
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {

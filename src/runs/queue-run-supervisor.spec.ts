@@ -1,4 +1,3 @@
-import type { ModuleRef } from '@nestjs/core';
 import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
@@ -6,6 +5,7 @@ import { adminPrincipal, newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../../test/support/test-redis';
 import { waitFor } from '../../test/support/wait-for';
+import { providedPort } from '../common/port';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { QueueRunSupervisor } from './queue-run-supervisor';
@@ -13,7 +13,7 @@ import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import { RunLeasesService } from './run-leases.service';
 import { RUN_REDIS, RunRedis } from './run-redis';
-import { type RunExecutor, RunHandedBackError, type RunStop } from './run-supervisor';
+import { RUN_EXECUTOR, type RunExecutor, RunHandedBackError, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
 
 /** Executions the test ends by hand; each records how it ended like the real executor does. */
@@ -64,7 +64,6 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
 
   const supervisor = async (role: 'api' | 'worker', name: string = role): Promise<QueueRunSupervisor> => {
     const config = { ...moduleRef.get<AppConfig>(APP_CONFIG), role };
-    const moduleStub = { get: () => executor.forWorker(name) } as unknown as ModuleRef;
     const redis = new RunRedis(url, prefix);
     connections.push(redis);
     const sut = new QueueRunSupervisor(
@@ -72,7 +71,7 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
       moduleRef.get(RunEventsService),
       moduleRef.get(RunLeasesService),
       redis,
-      moduleStub,
+      providedPort(RUN_EXECUTOR, executor.forWorker(name)),
       config,
     );
     await sut.onApplicationBootstrap();

@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { ModuleRef } from '@nestjs/core';
+import type { Port } from '../common/port';
 import { Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,6 @@ import { RunReconciler, type RunQueueJobs } from './run-reconciler';
 import type { RunRedis } from './run-redis';
 import {
   type QueuePlace,
-  RUN_EXECUTOR,
   RunHandedBackError,
   type RunExecutor,
   type RunStop,
@@ -63,7 +62,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     private readonly events: RunEventsService,
     private readonly leases: RunLeasesService,
     private readonly redis: RunRedis,
-    private readonly moduleRef: ModuleRef,
+    private readonly executorPort: Port<RunExecutor>,
     private readonly config: AppConfig,
   ) {}
 
@@ -242,7 +241,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   private executor(): RunExecutor {
-    return this.moduleRef.get<RunExecutor>(RUN_EXECUTOR, { strict: false });
+    return this.executorPort.get();
   }
 
   /** Renews the lease of every run executing here; one that was cancelled or taken over stops. */

@@ -5,7 +5,7 @@ export const RUN_SUPERVISOR = Symbol('RUN_SUPERVISOR');
 export const RUN_EXECUTOR = Symbol('RUN_EXECUTOR');
 
 /**
- * Port: runs/ asks workflow/ (which provides RUN_EXECUTOR) to execute a stored run. Everything the
+ * Port: runs/ asks workflow/ (which registers RUN_EXECUTOR) to execute a stored run. Everything the
  * execution needs is read from the database, so any process can execute any run.
  */
 export interface RunExecutor {

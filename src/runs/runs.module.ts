@@ -1,8 +1,8 @@
-import { Module } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { type Port, portProvider, requirePorts } from '../common/port';
 import { NodeRunEntity } from './node-run.entity';
 import { RunEventEntity } from './run-event.entity';
 import { RunEntity } from './run.entity';
@@ -18,7 +18,8 @@ import { QueueRunSupervisor } from './queue-run-supervisor';
 import { RunLeasesService } from './run-leases.service';
 import { EmbeddedProcessLock } from './embedded-process-lock';
 import { RUN_REDIS, RunRedis } from './run-redis';
-import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
+import { RUN_EXECUTOR, RUN_SUPERVISOR, type RunExecutor, type RunSupervisor } from './run-supervisor';
+import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
 import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
 import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
@@ -43,6 +44,8 @@ import { ModelExchangesService } from './model-exchanges.service';
   ],
   controllers: [RunsController, ApprovalsController],
   providers: [
+    portProvider(WORKFLOW_LOOKUP),
+    portProvider(RUN_EXECUTOR),
     RunsService,
     RunEventsService,
     RunEventStreamService,
@@ -62,19 +65,27 @@ import { ModelExchangesService } from './model-exchanges.service';
     {
       // REDIS_URL picks the supervisor: BullMQ queue mode, or the embedded in-process queue.
       provide: RUN_SUPERVISOR,
-      inject: [APP_CONFIG, RunsService, RunEventsService, RunLeasesService, RUN_REDIS, ModuleRef, EmbeddedProcessLock],
+      inject: [
+        APP_CONFIG,
+        RunsService,
+        RunEventsService,
+        RunLeasesService,
+        RUN_REDIS,
+        RUN_EXECUTOR,
+        EmbeddedProcessLock,
+      ],
       useFactory: (
         config: AppConfig,
         runs: RunsService,
         events: RunEventsService,
         leases: RunLeasesService,
         redis: RunRedis | null,
-        moduleRef: ModuleRef,
+        executor: Port<RunExecutor>,
         lock: EmbeddedProcessLock,
       ): RunSupervisor =>
         redis
-          ? new QueueRunSupervisor(runs, events, leases, redis, moduleRef, config)
-          : new InProcessRunSupervisor(runs, events, moduleRef, config, lock),
+          ? new QueueRunSupervisor(runs, events, leases, redis, executor, config)
+          : new InProcessRunSupervisor(runs, events, executor, config, lock),
     },
   ],
   exports: [
@@ -85,6 +96,18 @@ import { ModelExchangesService } from './model-exchanges.service';
     ApprovalsService,
     ModelExchangesService,
     RUN_SUPERVISOR,
+    RUN_EXECUTOR,
+    WORKFLOW_LOOKUP,
   ],
 })
-export class RunsModule {}
+export class RunsModule implements OnApplicationBootstrap {
+  constructor(
+    @Inject(RUN_EXECUTOR) private readonly executor: Port<RunExecutor>,
+    @Inject(WORKFLOW_LOOKUP) private readonly workflows: Port<WorkflowLookup>,
+  ) {}
+
+  /** Refuses to start when no module (workflow/) registered how runs execute and how workflows are found. */
+  onApplicationBootstrap(): void {
+    requirePorts(this.executor, this.workflows);
+  }
+}

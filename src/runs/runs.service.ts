@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, Not, Repository } from 'typeorm';
@@ -7,6 +6,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { isAdmin, type Principal } from '../common/auth/principal';
 import type { Role } from '../shared/role';
 import { DomainError } from '../common/errors/domain-error';
+import type { Port } from '../common/port';
 import type { Page } from '../common/http/pagination';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
@@ -84,7 +84,7 @@ export class RunsService {
     @InjectRepository(RunApprovalEntity) private readonly approvals: Repository<RunApprovalEntity>,
     private readonly toolCalls: ToolCallLogsService,
     private readonly journal: RunJournal,
-    private readonly moduleRef: ModuleRef,
+    @Inject(WORKFLOW_LOOKUP) private readonly workflows: Port<WorkflowLookup>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -392,7 +392,7 @@ export class RunsService {
   }
 
   private workflowLookup(): WorkflowLookup {
-    return this.moduleRef.get<WorkflowLookup>(WORKFLOW_LOOKUP, { strict: false });
+    return this.workflows.get();
   }
 
   async findVisible(runId: string, principal: Principal): Promise<RunRecord> {

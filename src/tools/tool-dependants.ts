@@ -1,7 +1,7 @@
 import type { Dependant } from '../common/dependants';
 import type { StoredTool } from './stored-tool';
 
-/** Injection token of the ToolDependants port; the workflow module provides it. */
+/** Token of the ToolDependants port (a Port, see common/port.ts); the workflow module registers it. */
 export const TOOL_DEPENDANTS = Symbol('TOOL_DEPENDANTS');
 
 /** Port: who uses a tool. tools/ cannot see stored workflows; workflow/ can. */

@@ -1,4 +1,4 @@
-/** Injection token of the ToolVersionListener port; the workflow module provides it. */
+/** Token of the ToolVersionListener port (a Port, see common/port.ts); the workflow module registers it. */
 export const TOOL_VERSION_LISTENER = Symbol('TOOL_VERSION_LISTENER');
 
 /** A tool's version now; null when the tool was deleted. */

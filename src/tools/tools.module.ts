@@ -1,5 +1,8 @@
-import { type DynamicModule, type Type, Module } from '@nestjs/common';
+import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { type Port, portProvider, requirePorts } from '../common/port';
+import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
+import { TOOL_VERSION_LISTENER, type ToolVersionListener } from './tool-version-listener';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
 import { ToolsController } from './tools.controller';
@@ -10,7 +13,17 @@ import { ToolVersionsService } from './tool-versions.service';
 import { ToolsService } from './tools.service';
 
 @Module({})
-export class ToolsModule {
+export class ToolsModule implements OnApplicationBootstrap {
+  constructor(
+    @Inject(TOOL_DEPENDANTS) private readonly dependants: Port<ToolDependants>,
+    @Inject(TOOL_VERSION_LISTENER) private readonly versionListener: Port<ToolVersionListener>,
+  ) {}
+
+  /** Refuses to start when the module that answers "who uses this tool" (workflow/) has not registered. */
+  onApplicationBootstrap(): void {
+    requirePorts(this.dependants, this.versionListener);
+  }
+
   /**
    * Stored tools over the implementation types of `implementations`: a module (above this one) that
    * exports TOOL_IMPLEMENTATIONS. Register once; each call is a module instance of its own.
@@ -20,8 +33,16 @@ export class ToolsModule {
       module: ToolsModule,
       imports: [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), implementations],
       controllers: [ToolsController],
-      providers: [ToolsService, ToolFieldsService, ToolVersionsService, ToolImportService, ShippedToolsSeeder],
-      exports: [ToolsService, ToolVersionsService, ToolImportService],
+      providers: [
+        portProvider(TOOL_DEPENDANTS),
+        portProvider(TOOL_VERSION_LISTENER),
+        ToolsService,
+        ToolFieldsService,
+        ToolVersionsService,
+        ToolImportService,
+        ShippedToolsSeeder,
+      ],
+      exports: [ToolsService, ToolVersionsService, ToolImportService, TOOL_DEPENDANTS, TOOL_VERSION_LISTENER],
     };
   }
 }

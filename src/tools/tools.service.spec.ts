@@ -5,6 +5,8 @@ import { adminPrincipal, userPrincipal } from '../../test/factories/run.factory'
 import { newTool } from '../../test/factories/tool.factory';
 import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
+import { providedPort } from '../common/port';
+import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 import { TOOL_IMPLEMENTATIONS } from './tool-implementations';
 import { TOOL_VERSION_LISTENER, type ToolVersionChange, type ToolVersionListener } from './tool-version-listener';
 import { ToolEntity } from './tool.entity';
@@ -17,6 +19,12 @@ const owner = userPrincipal('owner');
 const stranger = userPrincipal('stranger');
 
 const implementations = permissiveImplementations();
+
+/** No stored workflow uses any tool here. */
+const noDependants: ToolDependants = {
+  workflowsUsing: () => Promise.resolve([]),
+  disableWorkflows: () => Promise.resolve(),
+};
 
 describe(ToolsService.name, () => {
   let moduleRef: TestingModule;
@@ -42,8 +50,11 @@ describe(ToolsService.name, () => {
         { provide: TOOL_IMPLEMENTATIONS, useValue: implementations },
         {
           provide: TOOL_VERSION_LISTENER,
-          useValue: { toolsChanged: (told: ToolVersionChange[]) => listener.toolsChanged(told) },
+          useValue: providedPort(TOOL_VERSION_LISTENER, {
+            toolsChanged: (told: readonly ToolVersionChange[]) => listener.toolsChanged(told),
+          }),
         },
+        { provide: TOOL_DEPENDANTS, useValue: providedPort(TOOL_DEPENDANTS, noDependants) },
       ],
     });
     sut = moduleRef.get(ToolsService);

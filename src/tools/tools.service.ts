@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, In, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
+import type { Port } from '../common/port';
 import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError } from '../common/errors/domain-error';
@@ -54,7 +54,8 @@ export class ToolsService {
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
     private readonly fields: ToolFieldsService,
     private readonly versions: ToolVersionsService,
-    private readonly moduleRef: ModuleRef,
+    @Inject(TOOL_DEPENDANTS) private readonly dependants: Port<ToolDependants>,
+    @Inject(TOOL_VERSION_LISTENER) private readonly versionListener: Port<ToolVersionListener>,
   ) {}
 
   async list(query: ListToolsQuery, principal: Principal): Promise<Page<ToolResponse>> {
@@ -212,10 +213,10 @@ export class ToolsService {
   async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const entity = await this.findVisibleEntity(idOrName, principal);
     assertCanChange(entity, principal, 'tool');
-    const dependants = (await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? [];
+    const dependants = await this.dependants.get().workflowsUsing(toStoredTool(entity));
     if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
-    await this.dependants()?.disableWorkflows(dependants.map((dependant) => dependant.id));
+    await this.dependants.get().disableWorkflows(dependants.map((dependant) => dependant.id));
     await this.versionsChanged([{ id: entity.id, version: null }]);
   }
 
@@ -229,11 +230,11 @@ export class ToolsService {
     for (const entity of entities) assertCanChange(entity, principal, 'tool');
     const dependants = [];
     for (const entity of entities)
-      dependants.push(...((await this.dependants()?.workflowsUsing(toStoredTool(entity))) ?? []));
+      dependants.push(...(await this.dependants.get().workflowsUsing(toStoredTool(entity))));
     const unique = [...new Map(dependants.map((dependant) => [dependant.id, dependant])).values()];
     if (unique.length > 0 && !force) throw dependantsConflict(what, unique, principal);
     await this.tools.delete({ id: In(entities.map((entity) => entity.id)) });
-    await this.dependants()?.disableWorkflows(unique.map((dependant) => dependant.id));
+    await this.dependants.get().disableWorkflows(unique.map((dependant) => dependant.id));
     await this.versionsChanged(entities.map((entity) => ({ id: entity.id, version: null })));
   }
 
@@ -275,25 +276,10 @@ export class ToolsService {
 
   /** Tells the listener above; a failure is logged, not the caller's: a later sweep of the listener's data catches up. */
   private async versionsChanged(changes: ToolVersionChange[]): Promise<void> {
-    let listener: ToolVersionListener;
     try {
-      listener = this.moduleRef.get<ToolVersionListener>(TOOL_VERSION_LISTENER, { strict: false });
-    } catch {
-      return;
-    }
-    try {
-      await listener.toolsChanged(changes);
+      await this.versionListener.get().toolsChanged(changes);
     } catch (error) {
       this.logger.warn(`Dropping data of older tool versions failed: ${errorMessage(error)}`);
-    }
-  }
-
-  /** The workflow module's answer to "who uses this tool"; absent where no workflow module is wired (unit tests). */
-  private dependants(): ToolDependants | undefined {
-    try {
-      return this.moduleRef.get<ToolDependants>(TOOL_DEPENDANTS, { strict: false });
-    } catch {
-      return undefined;
     }
   }
 

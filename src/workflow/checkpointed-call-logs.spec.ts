@@ -12,6 +12,8 @@ import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
 import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
 import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
+import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
+import { portProvider, providedPort } from '../common/port';
 import { ToolEntity } from '../tools/tool.entity';
 import { ToolVersionEntity } from '../tools/tool-version.entity';
 import { ToolFieldsService } from '../tools/tool-fields.service';
@@ -91,7 +93,11 @@ describe(logCheckpointedCalls.name, () => {
           ToolFieldsService,
           ToolVersionsService,
           { provide: TOOL_IMPLEMENTATIONS, useValue: implementations },
-          { provide: TOOL_VERSION_LISTENER, useValue: { toolsChanged: () => Promise.resolve() } },
+          {
+            provide: TOOL_VERSION_LISTENER,
+            useValue: providedPort(TOOL_VERSION_LISTENER, { toolsChanged: () => Promise.resolve() }),
+          },
+          portProvider(TOOL_DEPENDANTS),
           { provide: EXECUTOR_CATALOG, useValue: {} },
         ],
       },

@@ -1,20 +1,22 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PriceTable } from '../llm/model-prices';
+import type { Port } from '../common/port';
+import { ExecutorsModule } from '../executors/executors.module';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
-import { WORKFLOW_TOOL_RUNNER } from '../executors/workflow/workflow-tool-runner';
+import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from '../executors/workflow/workflow-tool-runner';
 import { RunsModule } from '../runs/runs.module';
 import { RunsService } from '../runs/runs.service';
-import { RUN_EXECUTOR } from '../runs/run-supervisor';
+import { RUN_EXECUTOR, type RunExecutor } from '../runs/run-supervisor';
 import { ToolResultsService } from '../runs/tool-results.service';
 import { ApprovalsService } from '../runs/approvals.service';
-import { WORKFLOW_LOOKUP } from '../runs/workflow-lookup';
-import { TOOL_DEPENDANTS } from '../tools/tool-dependants';
-import { TOOL_VERSION_LISTENER } from '../tools/tool-version-listener';
+import { WORKFLOW_LOOKUP, type WorkflowLookup } from '../runs/workflow-lookup';
+import { TOOL_DEPENDANTS, type ToolDependants } from '../tools/tool-dependants';
+import { TOOL_VERSION_LISTENER, type ToolVersionListener } from '../tools/tool-version-listener';
 import { WorkflowEngine } from './execution/engine';
 import { NODE_HANDLERS } from './nodes/node-handlers';
 import { WorkflowEntity } from './workflow.entity';
@@ -30,6 +32,7 @@ import { WorkflowsService } from './workflows.service';
   imports: [
     TypeOrmModule.forFeature([WorkflowEntity, WorkflowVersionEntity, ToolEmbeddingEntity]),
     RegistryModule,
+    ExecutorsModule,
     RunsModule,
   ],
   controllers: [WorkflowsController],
@@ -38,14 +41,7 @@ import { WorkflowsService } from './workflows.service';
     WorkflowsService,
     WorkflowVersionsService,
     ToolEmbeddingsService,
-    { provide: WORKFLOW_LOOKUP, useExisting: WorkflowsService },
-    // Looked up by ToolsService (tools/) through ModuleRef: tools/ declares the port, workflow/ provides it.
-    { provide: TOOL_DEPENDANTS, useExisting: WorkflowsService },
-    { provide: TOOL_VERSION_LISTENER, useExisting: ToolEmbeddingsService },
     WorkflowRunner,
-    { provide: WORKFLOW_TOOL_RUNNER, useExisting: WorkflowRunner },
-    // Looked up by the run supervisor (runs/) through ModuleRef: runs/ declares the port, workflow/ provides it.
-    { provide: RUN_EXECUTOR, useExisting: WorkflowRunner },
     {
       provide: WORKFLOW_ENGINE,
       inject: [
@@ -86,4 +82,24 @@ import { WorkflowsService } from './workflows.service';
     },
   ],
 })
-export class WorkflowModule {}
+export class WorkflowModule implements OnModuleInit {
+  constructor(
+    @Inject(WORKFLOW_LOOKUP) private readonly workflowLookup: Port<WorkflowLookup>,
+    @Inject(RUN_EXECUTOR) private readonly runExecutor: Port<RunExecutor>,
+    @Inject(TOOL_DEPENDANTS) private readonly toolDependants: Port<ToolDependants>,
+    @Inject(TOOL_VERSION_LISTENER) private readonly toolVersionListener: Port<ToolVersionListener>,
+    @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowToolRunner: Port<WorkflowToolRunner>,
+    private readonly workflows: WorkflowsService,
+    private readonly runner: WorkflowRunner,
+    private readonly toolEmbeddings: ToolEmbeddingsService,
+  ) {}
+
+  /** The ports the modules below declare and this one implements: runs/, tools/ and executors/ call up through them. */
+  onModuleInit(): void {
+    this.workflowLookup.provide(this.workflows);
+    this.runExecutor.provide(this.runner);
+    this.toolDependants.provide(this.workflows);
+    this.toolVersionListener.provide(this.toolEmbeddings);
+    this.workflowToolRunner.provide(this.runner);
+  }
+}

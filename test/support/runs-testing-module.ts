@@ -11,6 +11,9 @@ import { RunEntity } from '../../src/runs/run.entity';
 import { RunCheckpointEntity } from '../../src/runs/run-checkpoint.entity';
 import { RunApprovalEntity } from '../../src/runs/run-approval.entity';
 import { RunJournal } from '../../src/runs/run-journal';
+import { RUN_EXECUTOR } from '../../src/runs/run-supervisor';
+import { WORKFLOW_LOOKUP } from '../../src/runs/workflow-lookup';
+import { portProvider } from '../../src/common/port';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -25,8 +28,9 @@ export async function runsTestingModule(
       TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity, RunApprovalEntity]),
       ToolCallLogsModule,
     ],
-    // What RunsService and RunCheckpointStore note their writes in.
-    providers: [RunJournal, ...providers],
+    // What RunsService and RunCheckpointStore note their writes in, and the ports workflow/ would register (a
+    // provider of `providers` under the same token replaces an empty one).
+    providers: [RunJournal, portProvider(RUN_EXECUTOR), portProvider(WORKFLOW_LOOKUP), ...providers],
   }).compile();
   await moduleRef.init();
   return moduleRef;

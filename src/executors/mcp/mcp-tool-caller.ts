@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** Injection token of the McpToolCaller port; the mcp module provides it. */
+/** Token of the McpToolCaller port (a Port, see common/port.ts); the mcp module registers it. */
 export const MCP_TOOL_CALLER = Symbol('MCP_TOOL_CALLER');
 
 export interface McpToolCall {

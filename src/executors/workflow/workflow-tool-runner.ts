@@ -2,7 +2,7 @@ import type { JsonSchema } from '../../shared/tool-types';
 import type { UnusableTool } from '../executor';
 import type { ToolRunContext } from '../../shared/tool-definition';
 
-/** Injection token of the WorkflowToolRunner port; the workflow module provides it. */
+/** Token of the WorkflowToolRunner port (a Port, see common/port.ts); the workflow module registers it. */
 export const WORKFLOW_TOOL_RUNNER = Symbol('WORKFLOW_TOOL_RUNNER');
 
 /** Port: runs a stored workflow for a tool call. executors/ declares it, workflow/ (above it) implements it. */
