@@ -1,9 +1,10 @@
 import type { Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
-import type { ChatProvider, ReasoningEffort, ToolChoice } from '../llm/provider';
+import type { ChatProvider, ReasoningEffort, ResponseFormat, ToolChoice } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
 import type { ToolCallStatus } from '../shared/tool-call-status';
 import type { ToolCall } from '../shared/tool-types';
+import type { AnswerCheck, AnswerRetry } from './answer-check';
 import type { ApprovalGate } from './approval-gate';
 import type { AgentLoopCheckpoint } from './loop-checkpoint';
 import type { ToolSelection } from './selection/tool-selection';
@@ -53,6 +54,8 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
   /** A request was trimmed to fit `contextWindow` before model call `iteration` (numbered like onModelCall). */
   onContextTrimmed?(event: ContextTrimEvent): void;
+  /** A final answer failed `answerCheck` and went back to the model. */
+  onAnswerRetry?(event: AnswerRetry): void;
 }
 
 export interface ContextTrimEvent extends ContextTrim {
@@ -107,6 +110,10 @@ export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcom
   temperature?: number;
   maxTokens?: number;
   reasoningEffort?: ReasoningEffort;
+  /** Sent with every model call but tool-result summaries: the final answer must be JSON matching its schema. */
+  responseFormat?: ResponseFormat;
+  /** What a final answer must satisfy; one that fails goes back to the model (see AnswerCheck). */
+  answerCheck?: AnswerCheck;
   /** Default `'final_answer'`. */
   onMaxIterations?: 'final_answer' | 'fail';
   maxToolCalls?: number;

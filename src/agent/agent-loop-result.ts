@@ -31,5 +31,7 @@ export interface AgentLoopResult {
   reasoning: string;
   /** Full history; every tool call id in it is answered by exactly one tool message. */
   messages: ChatMessage[];
+  /** Final answers sent back because they failed the loop's `answerCheck`. */
+  answerRetries: number;
   error?: string;
 }

@@ -129,6 +129,7 @@ describe(runAgentLoop.name, () => {
         toolCalls: [],
         usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, modelCalls: 1 },
         messages: [...startMessages, { role: 'assistant', content: 'Sunny.' }],
+        answerRetries: 0,
       });
       expect(provider.requests).toHaveLength(1);
     });

@@ -8,6 +8,7 @@ import { AwaitingApprovalError } from './approval-gate';
 import { AgentLoopError } from './agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike, ToolResultLimit } from './agent-loop-options';
 import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
+import { AnswerRetries } from './answer-check';
 import { toAssistantMessage } from './assistant-message';
 import { fallbackAnswer, requestFinalAnswer } from './final-answer';
 import { disabledToolNote, disabledToolResponse, InvalidCallTracker, isValidCallStatus } from './invalid-call-tracker';
@@ -97,6 +98,10 @@ const clampIterations = (value: number | undefined): number =>
  * once the round's other calls are answered and checkpointed; resumed after the decision, the loop runs it (or
  * answers it as rejected).
  *
+ * A final answer (the model's own or the one asked for at a limit) that fails `answerCheck` goes back to the
+ * model with the check's feedback, at most `answerCheck.retries` times, each announced by `onAnswerRetry`; the
+ * last answer is returned whether it passes or not, with `answerRetries` counting the answers sent back.
+ *
  * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
  * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
  */
@@ -134,6 +139,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly toolCalls: AgentToolCallRecord[] = [];
   private readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
   private readonly reasoning: string[] = [];
+  private readonly answerRetries: AnswerRetries;
   private iterationsUsed = 0;
   private startedToolCalls = 0;
   private forcing = true;
@@ -182,6 +188,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
     this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid, resume?.invalidCalls);
     this.repetition = new RepetitionBreaker(this.repetitionLimit, resume?.repetition);
+    this.answerRetries = new AnswerRetries(options.answerCheck, resume?.answerRetries);
     if (resume) {
       this.toolCalls.push(...resume.toolCalls);
       Object.assign(this.usage, resume.usage);
@@ -232,6 +239,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
       if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
+        if (this.sendBack(response.content)) continue;
         return this.result(response.content, answerStopReason(response.finishReason));
       }
       this.iterationsUsed += 1;
@@ -253,6 +261,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       invalidCalls: this.invalidCalls.state,
       repetition: this.repetition.state,
       round: this.round && { ...this.round, calls: this.round.calls.map((item) => ({ ...item })) },
+      ...(this.answerRetries.count > 0 ? { answerRetries: this.answerRetries.count } : {}),
     };
     // Only the calls a resumed loop would execute keep the arguments as written, until they are answered.
     const actions = state.round ? this.resumeActionsOf(state.round) : [];
@@ -322,13 +331,23 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   }
 
   private baseRequest(): Omit<ChatRequest, 'messages'> {
-    const { model, temperature, maxTokens, reasoningEffort } = this.options;
+    const { model, temperature, maxTokens, reasoningEffort, responseFormat } = this.options;
     return {
       model,
       ...(temperature !== undefined ? { temperature } : {}),
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(reasoningEffort !== undefined ? { reasoningEffort } : {}),
+      ...(responseFormat !== undefined ? { responseFormat } : {}),
     };
+  }
+
+  /** Sends a final answer that fails `answerCheck` back to the model (see AnswerCheck); false: it stands. */
+  private sendBack(answer: string): boolean {
+    const next = this.answerRetries.next(answer);
+    if (next === null) return false;
+    this.messages.push(next.message);
+    this.options.hooks?.onAnswerRetry?.(next.retry);
+    return true;
   }
 
   private async callModel(request: ChatRequest): Promise<ChatResponse> {
@@ -631,19 +650,21 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     await this.prepareSelection();
     let final;
     try {
-      final = await requestFinalAnswer({
-        reason,
-        history: this.messages,
-        tools: this.offeredSchemas(),
-        base: this.baseRequest(),
-        callModel: (request) => this.callModel(request),
-      });
+      do {
+        final = await requestFinalAnswer({
+          reason,
+          history: this.messages,
+          tools: this.offeredSchemas(),
+          base: this.baseRequest(),
+          callModel: (request) => this.callModel(request),
+        });
+        this.messages.push(...final.appended);
+      } while (this.sendBack(final.output));
     } catch (error) {
       if (!(error instanceof NodeTokenBudgetRefusal)) throw error;
       // The budget holds: no final call past it; the output says why there is no answer.
       return this.result(`${fallbackAnswer('budget_tokens')} ${error.message}`, 'budget_tokens', error.message);
     }
-    this.messages.push(...final.appended);
     return this.result(final.output, reason);
   }
 
@@ -669,6 +690,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       usage: { ...this.usage },
       reasoning: this.reasoning.join('\n\n'),
       messages: [...this.messages],
+      answerRetries: this.answerRetries.count,
       ...(error !== undefined ? { error } : {}),
     };
   }

@@ -47,6 +47,8 @@ export interface AgentLoopCheckpoint {
   repetition: RepetitionState;
   /** Null between rounds (the next step is a model call). */
   round: LoopRound | null;
+  /** Final answers sent back so far (see AnswerCheck); absent: none. */
+  answerRetries?: number;
 }
 
 /** What a resumed loop does with each call of its stored round. */

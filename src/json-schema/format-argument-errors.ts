@@ -13,6 +13,15 @@ const describeValue = (value: unknown): string => {
   return truncate(text, MAX_VALUE_LENGTH, ELLIPSIS);
 };
 
+/** One error as a line: the field, the rule broken, the value received and what is expected. */
+export const formatArgumentError = (error: ArgumentError): string =>
+  truncate(
+    `${error.path || '(root)'}: ${error.message} (rule: ${error.rule}); ` +
+      `received ${describeValue(error.value)}; expected ${error.expected}`,
+    MAX_LINE_LENGTH,
+    ELLIPSIS,
+  );
+
 /**
  * The text the model receives when its arguments are rejected: one line per field with the rule
  * broken, the value received and what is expected, then the expected shape of all arguments.
@@ -24,12 +33,7 @@ export function formatArgumentErrors(toolName: string, errors: readonly Argument
   const lines = [header];
   let length = header.length + shape.length + 2;
   for (const [index, error] of errors.entries()) {
-    const line = truncate(
-      `- ${error.path || '(arguments)'}: ${error.message} (rule: ${error.rule}); ` +
-        `received ${describeValue(error.value)}; expected ${error.expected}`,
-      MAX_LINE_LENGTH,
-      ELLIPSIS,
-    );
+    const line = `- ${formatArgumentError({ ...error, path: error.path || '(arguments)' })}`;
     const remaining = errors.length - index;
     if (length + line.length + 1 > MAX_LENGTH - 40) {
       lines.push(`- … and ${remaining} more error${remaining === 1 ? '' : 's'}`);

@@ -6,7 +6,9 @@ import type {
   RawMessageStreamEvent,
   ToolChoice as AnthropicToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
+import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import type { ChatMessage, ReasoningPart, TokenUsage } from '../shared/chat-types';
+import type { JsonSchema } from '../shared/tool-types';
 import { isRecord } from '../shared/is-record';
 import type { ChatRequest, ReasoningEffort, ToolChoice } from './provider';
 import type { StreamChunk } from './stream-chunk';
@@ -66,7 +68,26 @@ export function toAnthropicBody(request: ChatRequest): MessageCreateParamsStream
     // Extended thinking accepts no temperature but the default.
     ...(budget === null && request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(budget === null ? {} : { thinking: { type: 'enabled', budget_tokens: budget } }),
+    ...(request.responseFormat === undefined
+      ? {}
+      : {
+          output_config: { format: { type: 'json_schema', schema: toAnthropicSchema(request.responseFormat.schema) } },
+        }),
   };
+}
+
+/**
+ * The schema as Anthropic's structured outputs take it, through the SDK's own transform: every object closed
+ * (`additionalProperties: false`), constraints the API does not enforce (minimum, maxLength, …) moved into the
+ * description. The answer is still validated against the node's own schema. A schema the transform cannot
+ * read (no `type`) goes as written, and the API's 400 names what it refuses.
+ */
+function toAnthropicSchema(schema: JsonSchema): JsonSchema {
+  try {
+    return transformJSONSchema(schema);
+  } catch {
+    return schema;
+  }
 }
 
 function toToolChoice(choice: ToolChoice, parallel: boolean | undefined): AnthropicToolChoice {

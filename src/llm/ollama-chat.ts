@@ -30,6 +30,7 @@ export function toOllamaBody(request: ChatRequest): OllamaChatBody {
         }
       : {}),
     ...(request.reasoningEffort === undefined ? {} : { think: request.reasoningEffort }),
+    ...(request.responseFormat === undefined ? {} : { format: request.responseFormat.schema }),
     ...(Object.keys(options).length > 0 ? { options } : {}),
   };
 }

@@ -71,6 +71,7 @@ export function toChatCompletionBody(request: ChatRequest): ChatCompletionCreate
     max_tokens: reasoningModel ? undefined : request.maxTokens,
     max_completion_tokens: reasoningModel ? request.maxTokens : undefined,
     reasoning_effort: request.reasoningEffort,
+    response_format: request.responseFormat && { type: 'json_schema', json_schema: { ...request.responseFormat } },
   };
 }
 

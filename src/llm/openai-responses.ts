@@ -47,6 +47,9 @@ export function toResponsesBody(request: ChatRequest): ResponseCreateParamsStrea
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.maxTokens === undefined ? {} : { max_output_tokens: request.maxTokens }),
     ...(request.reasoningEffort === undefined ? {} : { reasoning: { effort: request.reasoningEffort } }),
+    ...(request.responseFormat === undefined
+      ? {}
+      : { text: { format: { type: 'json_schema' as const, ...request.responseFormat } } }),
   };
 }
 

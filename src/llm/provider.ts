@@ -1,4 +1,4 @@
-import type { FunctionTool, ToolCall } from '../shared/tool-types';
+import type { FunctionTool, JsonSchema, ToolCall } from '../shared/tool-types';
 import type { ChatMessage, ReasoningPart, TokenUsage } from '../shared/chat-types';
 
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
@@ -6,6 +6,18 @@ export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 /** How hard a reasoning model thinks; each protocol maps it to its own setting. */
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * The answer must be JSON matching `schema`; each protocol sends it its own way (Chat Completions
+ * `response_format`, Responses `text.format`, Anthropic `output_config.format`, Ollama `format`).
+ * `strict` asks OpenAI's protocols for strict mode, which accepts only strict-compatible schemas.
+ */
+export interface ResponseFormat {
+  /** `^[a-zA-Z0-9_-]{1,64}$`, as OpenAI requires. */
+  name: string;
+  schema: JsonSchema;
+  strict: boolean;
+}
 
 export interface ChatRequest {
   model: string;
@@ -16,6 +28,7 @@ export interface ChatRequest {
   temperature?: number;
   maxTokens?: number;
   reasoningEffort?: ReasoningEffort;
+  responseFormat?: ResponseFormat;
 }
 
 /** Streamed as the provider answers; names are noun-verb like the run events they feed. */

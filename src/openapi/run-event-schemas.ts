@@ -114,6 +114,20 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       },
     },
   },
+  'llm.output_retry': {
+    description:
+      'A final answer did not match the node’s output_schema (or was not JSON) and was sent back to the model ' +
+      'with these errors; `attempt` numbers the answers sent back from 1 (at most output_retries)',
+    properties: {
+      node_id: nodeId,
+      attempt: { type: 'integer', example: 1 },
+      errors: {
+        type: 'array',
+        items: { type: 'string' },
+        example: ['/city: is required but missing (rule: required); received nothing; expected string'],
+      },
+    },
+  },
   'tool.result': {
     description: 'A tool call ended; `response` is the start of what the model was told',
     properties: {

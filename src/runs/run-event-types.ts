@@ -11,6 +11,7 @@ export const RUN_EVENT_TYPES = [
   'tool.call',
   'tool.args.delta',
   'llm.usage',
+  'llm.output_retry',
   'tool.result',
   'approval.requested',
   'approval.resolved',

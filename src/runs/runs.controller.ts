@@ -68,7 +68,7 @@ export class RunsController {
     operationId: 'streamRunEvents',
     summary: 'Server-Sent Events of a run: past events first, then live ones; ends after run.finished',
     description:
-      'Events: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, tool.call, tool.args.delta, llm.usage, tool.result, ' +
+      'Events: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, tool.call, tool.args.delta, llm.usage, llm.output_retry, tool.result, ' +
       'approval.requested, approval.resolved, node.finished, run.finished. Each has `id:` (its sequence number); send Last-Event-ID to resume.',
   })
   @ApiProduces('text/event-stream')

@@ -100,3 +100,23 @@ describe('applyEvent (context notes)', () => {
     expect(second.text).toBe('Done.');
   });
 });
+
+describe('applyEvent (structured output)', () => {
+  it('should note an answer sent back against output_schema on the model call that wrote it', () => {
+    const state = fold([
+      { type: 'run.started', data: { at: at(0) } },
+      { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+      { type: 'llm.delta', data: { node_id: 'llm-1', delta: '{"town":"Paris"}', at: at(1) } },
+      { type: 'llm.usage', data: { node_id: 'llm-1', usage: { total_tokens: 9 }, at: at(1) } },
+      {
+        type: 'llm.output_retry',
+        data: { node_id: 'llm-1', attempt: 1, errors: ['/city: is required but missing'], at: at(2) },
+      },
+      { type: 'llm.delta', data: { node_id: 'llm-1', delta: '{"city":"Paris"}', at: at(3) } },
+    ]);
+
+    const [first, second] = state.nodes[0].modelCalls;
+    expect(first.notes).toEqual(['answer sent back (retry 1): /city: is required but missing']);
+    expect(second.text).toBe('{"city":"Paris"}');
+  });
+});

@@ -123,7 +123,7 @@ export const cancelRun = <ThrowOnError extends boolean = false>(options: Options
 /**
  * Server-Sent Events of a run: past events first, then live ones; ends after run.finished
  *
- * Events: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, tool.call, tool.args.delta, llm.usage, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each has `id:` (its sequence number); send Last-Event-ID to resume.
+ * Events: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, tool.call, tool.args.delta, llm.usage, llm.output_retry, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each has `id:` (its sequence number); send Last-Event-ID to resume.
  */
 export const streamRunEvents = <ThrowOnError extends boolean = false>(options: Options<StreamRunEventsData, ThrowOnError, StreamRunEventsResponse>) => (options.client ?? client).sse.get<StreamRunEventsResponses, StreamRunEventsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -1412,6 +1412,19 @@ export type LlmUsageEvent = {
 };
 
 /**
+ * `event: llm.output_retry` — A final answer did not match the node’s output_schema (or was not JSON) and was sent back to the model with these errors; `attempt` numbers the answers sent back from 1 (at most output_retries)
+ */
+export type LlmOutputRetryEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    attempt?: number;
+    errors?: Array<string>;
+    at: string;
+};
+
+/**
  * `event: tool.result` — A tool call ended; `response` is the start of what the model was told
  */
 export type ToolResultEvent = {
@@ -1520,7 +1533,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmEmbeddingsFailedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmEmbeddingsFailedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | LlmOutputRetryEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -1998,7 +2011,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.embeddings_failed, llm.call, tool.call, tool.args.delta, llm.usage, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.embeddings_failed, llm.call, tool.call, tool.args.delta, llm.usage, llm.output_retry, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };

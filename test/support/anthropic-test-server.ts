@@ -1,5 +1,6 @@
 import { splitText } from './openai-test-server';
 import { ScriptedLlmServer, sseEvent, type FramesTurn, type ScriptTurn, type StatusTurn } from './scripted-llm-server';
+import { anthropicOutputFormatError } from './structured-output-wire';
 
 /** One content block of a scripted Messages answer, streamed as the API streams it. */
 export type AnthropicBlock =
@@ -50,6 +51,10 @@ export class AnthropicTestServer extends ScriptedLlmServer {
       },
       contentType: 'text/event-stream; charset=utf-8',
       exhausted: (message) => anthropicError('api_error', `AnthropicTestServer: ${message}`),
+      refuse: (request) => {
+        const message = anthropicOutputFormatError(request);
+        return message === null ? null : anthropicError('invalid_request_error', message);
+      },
     });
     await server.listen();
     return server;

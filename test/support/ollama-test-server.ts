@@ -1,6 +1,7 @@
 import { ollamaEmbed } from './embeddings-endpoint';
 import { splitText } from './openai-test-server';
 import { ScriptedLlmServer, type FramesTurn, type StatusTurn } from './scripted-llm-server';
+import { ollamaFormatError } from './structured-output-wire';
 
 export interface OllamaScriptedCall {
   name: string;
@@ -48,6 +49,10 @@ export class OllamaTestServer extends ScriptedLlmServer {
       },
       contentType: 'application/x-ndjson',
       exhausted: (message) => ({ error: `OllamaTestServer: ${message}` }),
+      refuse: (request) => {
+        const message = ollamaFormatError(request);
+        return message === null ? null : { error: message };
+      },
       embeddings: { path: '/api/embed', answer: ollamaEmbed },
     });
     await server.listen();

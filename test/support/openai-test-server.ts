@@ -7,6 +7,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type EmbeddingsBehaviour, EmbeddingsScript, openaiEmbeddings } from './embeddings-endpoint';
+import { chatResponseFormatError } from './structured-output-wire';
 
 /**
  * A local OpenAI-compatible Chat Completions server for tests. It answers `POST /v1/chat/completions`
@@ -389,6 +390,12 @@ export class OpenAITestServer {
     }
     if (request.method !== 'POST' || !recorded.path.endsWith('/chat/completions')) {
       sendJson(response, 404, { error: { message: `OpenAITestServer: no route ${request.method} ${recorded.path}` } });
+      return;
+    }
+    const refusal = chatResponseFormatError(recorded);
+    if (refusal !== null) {
+      const error = { message: refusal, type: 'invalid_request_error', param: 'response_format', code: null };
+      sendJson(response, 400, { error }, { 'x-request-id': `req_test_${number}` });
       return;
     }
     let turn = this.turns.shift();

@@ -1,5 +1,6 @@
 import { openaiModelList, splitText } from './openai-test-server';
 import { ScriptedLlmServer, type FramesTurn, type StatusTurn } from './scripted-llm-server';
+import { responsesTextFormatError } from './structured-output-wire';
 
 export type ResponsesItem =
   | { text: string }
@@ -39,6 +40,12 @@ export class ResponsesTestServer extends ScriptedLlmServer {
       exhausted: (message) => ({
         error: { message: `ResponsesTestServer: ${message}`, type: 'server_error', param: null, code: null },
       }),
+      refuse: (request) => {
+        const message = responsesTextFormatError(request);
+        return message === null
+          ? null
+          : { error: { message, type: 'invalid_request_error', param: 'text', code: null } };
+      },
     });
     await server.listen();
     return server;

@@ -36,6 +36,8 @@ export interface ScriptedLlmServerOptions {
   basePath?: string;
   /** The error body of an exhausted script, in the protocol's own error shape. */
   exhausted: (message: string) => unknown;
+  /** The 400 the real API answers to a request it refuses (before any turn is used), or null. */
+  refuse?: (request: RecordedRequest) => unknown;
   /** The protocol's embeddings endpoint, answered by `embedWith`'s behaviour instead of the script. */
   embeddings?: {
     path: string;
@@ -130,6 +132,11 @@ export class ScriptedLlmServer {
     }
     if (request.method !== 'POST' || recorded.path.split('?')[0] !== this.options.path) {
       sendJson(response, 404, this.options.exhausted(`no route ${request.method} ${recorded.path}`));
+      return;
+    }
+    const refusal = this.options.refuse?.(recorded) ?? null;
+    if (refusal !== null) {
+      sendJson(response, 400, refusal, { 'request-id': `req_test_${number}` });
       return;
     }
     let turn = this.turns.shift();

@@ -211,6 +211,13 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       call.notes.push(`tool selection without embeddings from here on (${text(data.stage)}: ${text(data.message)})`);
       break;
     }
+    case 'llm.output_retry': {
+      const node = nodeFor(state, data, at);
+      const call = node.modelCalls.at(-1) ?? modelCallFor(node, at, false);
+      const errors = Array.isArray(data.errors) ? data.errors.map(text) : [];
+      call.notes.push(`answer sent back (retry ${number(data.attempt) ?? '?'}): ${errors.join('; ')}`);
+      break;
+    }
     case 'llm.usage': {
       const node = nodeFor(state, data, at);
       const call = node.modelCalls.at(-1) ?? modelCallFor(node, at, false);

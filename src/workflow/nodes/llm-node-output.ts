@@ -43,7 +43,11 @@ const FIELDS = {
 export function llmNodeOutputShape(data: object): OutputShape {
   const schema = (data as { output_schema?: unknown }).output_schema;
   if (!isRecord(schema)) return outputObject(FIELDS);
-  return outputObject({ ...FIELDS, data: Type.Unsafe({ ...schema, description: 'The answer parsed' }) });
+  return outputObject({
+    ...FIELDS,
+    data: Type.Unsafe({ ...schema, description: 'The answer parsed' }),
+    output_retries: Type.Integer({ description: 'Answers sent back because they did not match output_schema' }),
+  });
 }
 
 /** An LLM node's output from the loop's result (`offered_tools` is added by the node). */

@@ -10,7 +10,13 @@ import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
 import type { ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../shared/tool-definition';
-import { type AgentLoopCheckpoint, AgentLoopError, runAgentLoop, type ToolResultLimit } from '../../agent/agent-loop';
+import {
+  type AgentLoopCheckpoint,
+  AgentLoopError,
+  type AgentLoopResult,
+  runAgentLoop,
+  type ToolResultLimit,
+} from '../../agent/agent-loop';
 import { readToolResultTool } from '../../agent/read-tool-result';
 import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from './answered-calls';
 import type { AgentToolCallRecord } from '../../agent/agent-loop-result';
@@ -24,6 +30,14 @@ import { referenceText } from './reference-text';
 import { llmNodeOutput, llmNodeOutputShape } from './llm-node-output';
 import { approvalGateFor } from './node-approvals';
 import { checkEmbeddings, semanticSearchFor } from './llm-node-embeddings';
+import {
+  checkOutputSchema,
+  DEFAULT_OUTPUT_RETRIES,
+  outputSchemaCheck,
+  readStructuredAnswer,
+  responseFormatFor,
+  structuredOutputFields,
+} from './llm-node-structured-output';
 
 const PREVIEW_CHARS = 1000;
 
@@ -100,6 +114,7 @@ const LlmNodeData = Type.Object(
         description: 'Longer tool results are cut for the model and readable with read_tool_result',
       }),
     ),
+    ...structuredOutputFields,
   },
   { additionalProperties: false },
 );
@@ -131,6 +146,7 @@ const check = (data: LlmNodeData, context: NodeCheckContext): DataProblem[] => {
     problems.push({ field: 'model', message: (error as Error).message });
   }
   problems.push(...checkEmbeddings(data.tool_selection, provider, context));
+  if (data.output_schema !== undefined) problems.push(...checkOutputSchema(data.output_schema));
   return problems;
 };
 
@@ -215,6 +231,11 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const use = toolsUsed(data);
     const tools = use ? await toolsOfNode(node.id, use, run, deps.registry) : [];
     const secretArguments = secretArgumentNames(...tools.map((tool) => tool.schema.function.parameters));
+    // With an output_schema the output counts the answers sent back (see outputSchemaCheck).
+    const nodeOutput = (result: AgentLoopResult) => ({
+      ...llmNodeOutput(result, secretArguments),
+      ...(data.output_schema === undefined ? {} : { output_retries: result.answerRetries }),
+    });
     const offeredTools: string[][] = [];
     let callLogsStored: Promise<void> = Promise.resolve();
     const messages: ChatMessage[] = [];
@@ -309,6 +330,12 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         temperature: data.temperature,
         maxTokens: data.max_tokens,
         reasoningEffort: data.reasoning_effort,
+        ...(data.output_schema === undefined
+          ? {}
+          : {
+              responseFormat: responseFormatFor(node.id, data.output_schema),
+              answerCheck: outputSchemaCheck(data.output_schema, data.output_retries ?? DEFAULT_OUTPUT_RETRIES),
+            }),
         onMaxIterations: data.on_max_iterations,
         maxToolCalls: data.max_tool_calls,
         maxTotalTokens: data.max_total_tokens,
@@ -368,6 +395,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           onSummaryUsage: (usage, cost = null) => run.meter?.addModelCall(usage, 0, cost),
           onRetry: ({ attempt, delayMs, reason }) =>
             emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
+          onAnswerRetry: ({ attempt, problems }) =>
+            emit('llm.output_retry', { node_id: node.id, attempt, errors: problems }),
           onContextTrimmed: (trim) =>
             emit('llm.context_trimmed', {
               node_id: node.id,
@@ -384,12 +413,20 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       if (result.stopReason === 'timeout') {
         const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
         const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
-        throw new NodeFailure(message, llmNodeOutput(result, secretArguments));
+        throw new NodeFailure(message, nodeOutput(result));
       }
-      return { ...llmNodeOutput(result, secretArguments), offered_tools: offeredTools };
+      const output = { ...nodeOutput(result), offered_tools: offeredTools };
+      if (data.output_schema === undefined) return output;
+      const answer = readStructuredAnswer(result.output, data.output_schema);
+      if (!answer.ok) {
+        const retries = `${result.answerRetries} ${result.answerRetries === 1 ? 'retry' : 'retries'}`;
+        const message = `the answer does not match output_schema after ${retries}: ${answer.errors.join('; ')}`;
+        throw new NodeFailure(message, { ...output, output_errors: answer.errors });
+      }
+      return { ...output, data: answer.data };
     } catch (error) {
       if (error instanceof AgentLoopError) {
-        throw new NodeFailure(error.message, llmNodeOutput(error.result, secretArguments), { cause: error });
+        throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });
       }
       throw error;
     }

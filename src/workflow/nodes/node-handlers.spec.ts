@@ -19,7 +19,7 @@ const services = (): NodeServices => ({
   defaultProvider: 'local',
   defaultTimeoutMs: 60_000,
   providers: {
-    getProvider: () => ({ name: 'local', chat: () => Promise.resolve(chatResponse({ content: 'It is sunny.' })) }),
+    getProvider: () => ({ name: 'local', chat: () => Promise.resolve(chatResponse({ content: '{"sky":"sunny"}' })) }),
     resolveModel: () => 'local-model',
     contextWindow: () => 32_768,
   } as unknown as ProviderRegistry,
@@ -57,7 +57,15 @@ const INPUTS = {
 /** One sample node per type; a new type fails to compile until it has one. */
 const SAMPLES: { [K in NodeType]: Extract<WorkflowNode, { type: K }> } = {
   start: { id: 'start', type: 'start', data: {} },
-  llm: { id: 'llm-1', type: 'llm', data: { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] } },
+  llm: {
+    id: 'llm-1',
+    type: 'llm',
+    data: {
+      prompt: 'Weather in {{inputs.city}}?',
+      tools: ['weather'],
+      output_schema: { type: 'object', properties: { sky: { type: 'string' } }, required: ['sky'] },
+    },
+  },
   template: { id: 'template-1', type: 'template', data: { template: 'It is {{llm-1.output}}' } },
   condition: { id: 'condition-1', type: 'condition', data: { conditions: [{ left: 'a', op: 'equals', right: 'a' }] } },
   tool: { id: 'tool-1', type: 'tool', data: { tool: 'weather', arguments: { city: '{{inputs.city}}' } } },
@@ -147,11 +155,12 @@ describe('NODE_HANDLERS', () => {
         },
       } as unknown as RegistryService,
     };
-    const node = SAMPLES.llm;
+    const data = { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] };
+    const node = { ...SAMPLES.llm, data };
 
     const output = await NODE_HANDLERS.llm.run({
       node,
-      data: node.data as NonNullable<typeof node.data>,
+      data,
       scope: { inputs: { city: 'Berlin' } },
       run,
       definition,
