@@ -47,6 +47,8 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   onToolParam?(event: { id: string; name: string; argsDelta: string }): void;
   /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
   onAfterToolCall?(outcome: O): void;
+  /** Fires for a call in flight when the loop's signal aborted (a cancel, the run's time limit), instead of onAfterToolCall. */
+  onToolCallStopped?(event: { call: ToolCall; reason: unknown; durationMs: number }): void;
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
   onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[]; cost?: Cost | null }): void;
   /** The tokens of a tool result's summary, which count in the loop's usage without being a model call of it. */

@@ -522,6 +522,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       outcome = await this.scope.race(this.options.executeTool(call, snapshot, this.scope.signal));
     } catch (error) {
       if (error instanceof LoopAbortedError) {
+        this.options.hooks?.onToolCallStopped?.({ call, reason: this.scope.signal.reason, durationMs: elapsed() });
         return { call, status: 'cancelled', response: INTERRUPTED_RESPONSE, durationMs: elapsed() };
       }
       // executeTool must not throw; if it does anyway, the model hears about it like any tool error.

@@ -99,7 +99,7 @@ async function runSteps(options: RunToolOptions, repair: Record<string, unknown>
   const { call, tools, context, validator } = options;
   const tool = tools.find((candidate) => toolName(candidate) === call.name);
   if (!tool) return notFound(call.name, tools);
-  if (context.signal.aborted) return cancelled(call.name);
+  if (context.signal.aborted) return cancelled(call.name, context.signal.reason);
 
   const checked = checkCallArguments(call, tool, validator);
   if (!checked.ok) return checked.failure;
@@ -165,7 +165,7 @@ async function execute(
       resolve(
         deadline.cause === 'timeout'
           ? { status: 'timeout', errorKind: 'timeout', response: `Tool ${call.name} timed out after ${timeoutMs} ms` }
-          : cancelled(call.name),
+          : cancelled(call.name, context.signal.reason),
       );
     if (deadline.signal.aborted) settle();
     else deadline.signal.addEventListener('abort', settle, { once: true });
@@ -230,8 +230,16 @@ function notFound(name: string, tools: readonly ToolDefinition[]): PartialOutcom
   };
 }
 
-function cancelled(name: string): PartialOutcome {
-  return { status: 'cancelled', response: `Tool ${name} was cancelled before it finished` };
+/** A call the run's stop cut off. */
+function cancelled(name: string, reason: unknown): PartialOutcome {
+  return { status: 'cancelled', response: stoppedCallResponse(name, reason) };
+}
+
+/** What a call the run's stop cut off answers: why, when the stop says it (the run's time limit or another budget, a cancel). */
+export function stoppedCallResponse(name: string, reason: unknown): string {
+  // A bare abort() says nothing more than "cancelled".
+  const said = reason instanceof Error && reason.name !== 'AbortError' && reason.message !== '';
+  return `Tool ${name} was cancelled before it finished${said ? `: ${reason.message}` : ''}`;
 }
 
 function invalidArguments(response: string, errors?: ArgumentError[]): PartialOutcome {

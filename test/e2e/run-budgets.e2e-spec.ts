@@ -1,4 +1,6 @@
 import { reply } from '../support/openai-test-server';
+import { readRunEvents } from '../support/sse';
+import { ADMIN_KEY } from '../support/test-app';
 import { pingStackFixture } from '../support/workflow-stack';
 import type { RunBody } from '../support/workflow-api';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -189,6 +191,27 @@ describe('Run budgets (e2e)', () => {
       usage: { ...USAGE, model_calls: 1 },
     });
     expect(llmNode(run)).toMatchObject({ status: 'failed', output: { tool_calls: [{ id: 'e', status: 'success' }] } });
+  });
+
+  it("should log and event a tool call cut by the run's timeout_ms as stopped by the run's time limit", async () => {
+    stack.llm.script([ping('cut')]);
+    stack.backend.hold();
+    try {
+      const run = await stack.api.run(agentWorkflow({ tools: ['ping'] }, { timeout_ms: 1500 }), { question: 'Go' });
+
+      expect(run).toMatchObject({ status: 'failed', stop_reason: 'run_timeout' });
+      const timeLimit = /the run reached its time limit of 1500 ms \(timeout_ms\)/;
+      const logs = (await stack.api.get('/tools/ping/logs').expect(200)).body as {
+        items: Array<{ run_id: string; call_id: string; status: string; error_message: string | null }>;
+      };
+      const log = logs.items.find((item) => item.run_id === run.id && item.call_id === 'cut');
+      expect(log?.error_message).toMatch(timeLimit);
+      const { events } = await readRunEvents(stack.app.http, run.id, ADMIN_KEY);
+      const result = events.find((event) => event.event === 'tool.result');
+      expect(result?.data).toMatchObject({ call_id: 'cut', name: 'ping', response: expect.stringMatching(timeLimit) });
+    } finally {
+      stack.backend.releaseAll();
+    }
   });
 
   it('should show stop_reason completed and no budgets on a run that ends normally', async () => {

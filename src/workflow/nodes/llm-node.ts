@@ -8,7 +8,7 @@ import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
-import type { ToolRunOutcome } from '../../registry/run-tool';
+import { stoppedCallResponse, type ToolRunOutcome } from '../../registry/run-tool';
 import type { ToolDefinition } from '../../shared/tool-definition';
 import {
   type AgentLoopCheckpoint,
@@ -365,6 +365,15 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
               duration_ms: outcome.metadata.duration_ms,
               response: outcome.response.slice(0, PREVIEW_CHARS),
               ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
+            }),
+          onToolCallStopped: ({ call, reason, durationMs }) =>
+            emit('tool.result', {
+              node_id: node.id,
+              call_id: call.id,
+              name: call.name,
+              status: 'cancelled',
+              duration_ms: durationMs,
+              response: stoppedCallResponse(call.name, reason).slice(0, PREVIEW_CHARS),
             }),
           onModelCall: ({ iteration, usage, tools: offered, cost = null }) => {
             emit('llm.usage', {

@@ -99,8 +99,6 @@ async function callTool({
   if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
   run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
   const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
-  // A call the run's stop aborted (a cancel, a budget, a failure on another branch) stops the node too.
-  if (run.signal.aborted) throw stopError(run.signal);
   run.emit('tool.result', {
     node_id: node.id,
     call_id: call.id,
@@ -109,6 +107,9 @@ async function callTool({
     duration_ms: outcome.metadata.duration_ms,
     response: outcome.response.slice(0, PREVIEW_CHARS),
   });
+  // A call the run's stop aborted (a cancel, a budget, a failure on another branch) stops the node too; its
+  // tool.result above says why.
+  if (run.signal.aborted) throw stopError(run.signal);
   const success = outcome.status === 'success';
   return {
     output: outcome.response,
