@@ -21,6 +21,7 @@ import { McpSyncDisabledTools1796164903008 } from './1796164903008-mcp-sync-disa
 import { ModelExchanges1796170000000 } from './1796170000000-model-exchanges';
 import { WorkflowVersions1796171000000 } from './1796171000000-workflow-versions';
 import { TestSuites1796172000000 } from './1796172000000-test-suites';
+import { ApprovalDecidedKeyName1796180000000 } from './1796180000000-approval-decided-key-name';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   ModelExchanges1796170000000,
   WorkflowVersions1796171000000,
   TestSuites1796172000000,
+  ApprovalDecidedKeyName1796180000000,
 ];

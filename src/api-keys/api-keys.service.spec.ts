@@ -42,7 +42,12 @@ describe(ApiKeysService.name, () => {
   it('should authenticate a created key as its user and role, and show only its prefix afterwards', async () => {
     const created = await sut.create({ name: 'ci', role: 'user', user_id: 'alice' });
 
-    await expect(sut.authenticate(created.key)).resolves.toEqual({ userId: 'alice', role: 'user', keyId: created.id });
+    await expect(sut.authenticate(created.key)).resolves.toEqual({
+      userId: 'alice',
+      role: 'user',
+      keyId: created.id,
+      keyName: 'ci',
+    });
     await expect(sut.authenticate(`${created.key}x`)).resolves.toBeNull();
     const listed = await sut.list({ page: 1, page_size: 50 });
     const shown = listed.items.find((item) => item.id === created.id);

@@ -94,7 +94,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
       this.authenticated.delete(keyHash);
       return null;
     }
-    const principal: Principal = { userId: entity.userId, role: entity.role, keyId: entity.id };
+    const principal: Principal = { userId: entity.userId, role: entity.role, keyId: entity.id, keyName: entity.name };
     this.authenticated.set(keyHash, { principal, expiresAt: Date.now() + API_KEY_CACHE_TTL_MS });
     return principal;
   }

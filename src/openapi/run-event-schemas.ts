@@ -168,6 +168,7 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       },
       comment: { type: ['string', 'null'] },
       decided_by: { type: 'string' },
+      decided_key_name: { type: ['string', 'null'], description: 'The name of the API key that decided' },
     },
   },
   'node.finished': {

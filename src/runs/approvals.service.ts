@@ -90,6 +90,7 @@ export class ApprovalsService {
       comment: null,
       userId: input.userId,
       decidedBy: null,
+      decidedKeyName: null,
       requestedAt: new Date(),
       decidedAt: null,
     });
@@ -135,6 +136,7 @@ export class ApprovalsService {
       decidedArguments: approve ? edited : null,
       comment: body.comment ?? null,
       decidedBy: principal.userId,
+      decidedKeyName: principal.keyName?.slice(0, 128) ?? null,
       decidedAt,
     };
     const result = await this.approvals.update({ id: approvalId, status: 'pending' }, asRow(changes));
@@ -148,6 +150,7 @@ export class ApprovalsService {
       ...(changes.decidedArguments ? { arguments: maskArguments(changes.decidedArguments, declared) } : {}),
       comment: changes.comment,
       decided_by: principal.userId,
+      decided_key_name: changes.decidedKeyName,
     });
     if ((await this.pendingCount(runId)) === 0 && (await this.runs.resumeWaiting(runId))) {
       this.supervisor.resume(runId);

@@ -38,6 +38,10 @@ export class RunApprovalEntity extends ToolCallColumns {
   @Column({ name: 'requested_at', type: 'datetime', precision: 3 })
   requestedAt!: Date;
 
+  /** The name of the API key that decided, as it was then. */
+  @Column({ name: 'decided_key_name', type: 'varchar', length: 128, nullable: true })
+  decidedKeyName!: string | null;
+
   @Column({ name: 'decided_at', type: 'datetime', precision: 3, nullable: true })
   decidedAt!: Date | null;
 }

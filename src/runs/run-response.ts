@@ -74,8 +74,36 @@ export function toRunResponse(run: RunRecord): RunResponse {
   };
 }
 
-/** The run with its node runs (sorted here, in `startedAt` order) and their logged calls. */
-export function toRunDetail(run: RunRecord, nodes: NodeRunRow[], calls: CallRow[]): RunResponse {
+/** A call a person approved with arguments other than the model's (masked, like the call log). */
+export interface EditedCall {
+  nodeId: string;
+  callId: string;
+  modelArguments: Record<string, unknown>;
+  editedBy: string | null;
+  editedAt: Date | null;
+}
+
+/** The logged input as JSON when it is JSON (it is what ran: the edited arguments of an approved edit). */
+const argumentsOf = (input: string): unknown => {
+  try {
+    return JSON.parse(input) as unknown;
+  } catch {
+    return input;
+  }
+};
+
+/**
+ * The run with its node runs (sorted here, in `startedAt` order) and their logged calls; a call in `edits` ran with
+ * a person's arguments and also shows the model's.
+ */
+export function toRunDetail(
+  run: RunRecord,
+  nodes: NodeRunRow[],
+  calls: CallRow[],
+  edits: readonly EditedCall[] = [],
+): RunResponse {
+  const editOf = (nodeId: string, callId: string | null) =>
+    edits.find((edit) => edit.nodeId === nodeId && edit.callId === callId);
   // Timestamps have millisecond precision; nodes started within the same one keep their definition order.
   const position = new Map(run.definition.nodes.map((node, index) => [node.id, index]));
   nodes.sort(
@@ -95,16 +123,27 @@ export function toRunDetail(run: RunRecord, nodes: NodeRunRow[], calls: CallRow[
     tool_calls: inCallOrder(
       calls.filter((call) => call.nodeId === node.nodeId),
       node.output,
-    ).map((call) => ({
-      call_id: call.callId,
-      tool_name: call.toolName,
-      status: call.status,
-      input: call.input,
-      output: call.output,
-      error_message: call.errorMessage,
-      duration_ms: call.durationMs,
-      started_at: call.startedAt.toISOString(),
-    })),
+    ).map((call) => {
+      const edit = editOf(node.nodeId, call.callId);
+      return {
+        call_id: call.callId,
+        tool_name: call.toolName,
+        status: call.status,
+        input: call.input,
+        arguments: argumentsOf(call.input),
+        ...(edit
+          ? {
+              model_arguments: edit.modelArguments,
+              edited_by: edit.editedBy,
+              edited_at: iso(edit.editedAt) ?? undefined,
+            }
+          : {}),
+        output: call.output,
+        error_message: call.errorMessage,
+        duration_ms: call.durationMs,
+        started_at: call.startedAt.toISOString(),
+      };
+    }),
   }));
   return { ...toRunResponse(run), nodes: nodeDtos };
 }

@@ -105,6 +105,25 @@ export class NodeRunToolCallDto {
   @ApiProperty() tool_name!: string;
   @ApiProperty() status!: string;
   @ApiProperty() input!: string;
+  @ApiProperty({
+    ...ANY_JSON,
+    description:
+      "The arguments the tool ran with (masked): a person's edited ones when an approval replaced the model's",
+  })
+  arguments!: unknown;
+  @ApiPropertyOptional({
+    ...ANY_JSON,
+    description: "The model's arguments (masked), only when a person approved the call with different ones",
+  })
+  model_arguments?: unknown;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'With model_arguments: the name of the API key that edited them',
+  })
+  edited_by?: string | null;
+  @ApiPropertyOptional({ type: String, description: 'With model_arguments: when they were edited' })
+  edited_at?: string;
   @ApiProperty({ nullable: true, type: String }) output!: string | null;
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty() duration_ms!: number;

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, Not, Repository } from 'typeorm';
+import { isDeepStrictEqual } from 'node:util';
+import { maskSecrets } from '../shared/secrets';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import type { Role } from '../shared/role';
@@ -27,7 +29,7 @@ import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import { type NodeRunRow, RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { bulkInsert, updateRows } from '../common/plain-sql';
-import { stopReasonOf, toRunDetail, toRunResponse } from './run-response';
+import { type EditedCall, stopReasonOf, toRunDetail, toRunResponse } from './run-response';
 
 export interface NewRun {
   definition: RunDefinition;
@@ -314,11 +316,12 @@ export class RunsService {
 
   async get(runId: string, principal: Principal): Promise<RunResponse> {
     const run = await this.findVisible(runId, principal);
-    const [nodes, calls] = await Promise.all([
+    const [nodes, calls, edits] = await Promise.all([
       this.nodeRuns.find({ where: { runId }, order: { startedAt: 'ASC' } }),
       this.toolCalls.listForRun(runId),
+      this.editedCalls(runId),
     ]);
-    return { ...toRunDetail(run, nodes, calls), pending_approvals: await this.pendingApprovals(run) };
+    return { ...toRunDetail(run, nodes, calls, edits), pending_approvals: await this.pendingApprovals(run) };
   }
 
   /**
@@ -347,6 +350,20 @@ export class RunsService {
   }
 
   /** The calls of a run that wait for a decision; none once the run has ended. */
+  /** Calls a person approved with arguments that differ from the model's. */
+  private async editedCalls(runId: string): Promise<EditedCall[]> {
+    const rows = await this.approvals.find({ where: { runId, status: 'approved', decidedArguments: Not(IsNull()) } });
+    return rows
+      .filter((row) => row.decidedArguments !== null && !isDeepStrictEqual(row.decidedArguments, row.arguments))
+      .map((row) => ({
+        nodeId: row.nodeId,
+        callId: row.callId,
+        modelArguments: maskSecrets(row.arguments),
+        editedBy: row.decidedKeyName ?? row.decidedBy,
+        editedAt: row.decidedAt,
+      }));
+  }
+
   private async pendingApprovals(run: RunRecord): Promise<PendingApprovalDto[]> {
     if (isFinished(run.status)) return [];
     const rows = await this.approvals.find({

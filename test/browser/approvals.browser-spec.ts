@@ -101,6 +101,16 @@ describe('console approvals (browser)', () => {
     await visible(page.getByTestId('run-status').getByText('waiting'));
     const pending = page.getByTestId('approval-card');
     await visible(pending.getByRole('button', { name: 'Approve' }));
+    // Waiting is not running: the node and the call say so, and the call's timeline bar does not grow.
+    await visible(page.getByTestId('waiting-since'));
+    expect(await page.getByTestId('waiting-since').textContent()).toMatch(/waiting for approval since \d/);
+    const llmNode = await page.locator('section.node[aria-label="Node llm-1"] .node-head').textContent();
+    expect(llmNode).toContain('waiting');
+    expect(llmNode).not.toContain('running');
+    const timeline = page.getByRole('table', { name: /Timeline/ });
+    const toolRow = timeline.getByRole('row').filter({ hasText: 'issue_refund' });
+    expect(await toolRow.textContent()).toContain('waiting');
+    expect(await toolRow.textContent()).not.toMatch(/\d ms/);
     await shot('run-approval');
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -125,6 +135,24 @@ describe('console approvals (browser)', () => {
     // The edited arguments replaced the model's.
     expect(toolMessage(1)?.content).toContain('50');
     expect(toolMessage(1)?.content).not.toContain('80');
+    // The run page shows what ran, marked as edited, with the model's arguments one click away; also after a reload.
+    for (const reload of [false, true]) {
+      if (reload) await page.reload();
+      const card = page.getByTestId('tool-card');
+      await visible(card.getByTestId('edited-mark'));
+      expect(await card.getByTestId('edited-mark').textContent()).toMatch(
+        /edited by bootstrap admin \(ADMIN_API_KEY\) at \d/,
+      );
+      expect(await card.getByLabel('Arguments', { exact: true }).textContent()).toContain('"amount": 50');
+      await card.getByRole('button', { name: "Show the model's arguments" }).click();
+      expect(await card.getByLabel("The model's arguments").textContent()).toContain('"amount": 80');
+    }
+    const detail = await request(stack.app.http).get(`/api/v1/runs/${runId}`).set(admin).expect(200);
+    expect((detail.body as { nodes: Array<{ tool_calls: unknown[] }> }).nodes[1].tool_calls[0]).toMatchObject({
+      arguments: { order_id: 'A-17', amount: 50 },
+      model_arguments: { order_id: 'A-17', amount: 80 },
+      edited_by: 'bootstrap admin (ADMIN_API_KEY)',
+    });
   });
 
   it('should reject a waiting call with a comment the model gets verbatim', async () => {

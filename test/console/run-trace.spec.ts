@@ -1,4 +1,4 @@
-import { applyEvent, emptyTrace, type TraceEvent } from '../../console/src/composables/run-trace';
+import { applyEvent, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/composables/run-trace';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());
@@ -49,6 +49,68 @@ describe('applyEvent (approvals)', () => {
       data: { node_id: 'llm-1', call_id: 'call_1', status: 'success', response: '{}', duration_ms: 5, at: at(4) },
     });
     expect(state.nodes[0].modelCalls[0].toolCalls[0].status).toBe('success');
+  });
+
+  it('should show the node waiting and a timeline bar that starts with the wait and does not grow', () => {
+    const state = fold(calling);
+    const toolCall = state.nodes[0].modelCalls[0].toolCalls[0];
+
+    expect(state.nodes[0].status).toBe('waiting');
+    expect(toolCall.waitingSince).toBe(Date.parse(at(2)));
+    // Five minutes later the waiting call has still not executed for a single millisecond.
+    const row = timelineRows(state, Date.parse(at(2)) + 305_865).find((candidate) => candidate.kind === 'tool');
+    expect(row).toMatchObject({ status: 'waiting', start: 2000, end: 2000 });
+  });
+
+  it("should show the arguments that ran, marked as edited, with the model's kept", () => {
+    const state = fold([
+      ...calling.slice(0, 3),
+      { type: 'tool.args.delta', data: { node_id: 'llm-1', call_id: 'call_1', delta: '{"amount": 80}', at: at(1) } },
+      ...calling.slice(3),
+      {
+        type: 'approval.resolved',
+        data: {
+          approval_id: 'ap-1',
+          node_id: 'llm-1',
+          call_id: 'call_1',
+          decision: 'approve',
+          arguments: { amount: 50 },
+          decided_by: 'user-id',
+          decided_key_name: 'ops-desk',
+          at: at(4),
+        },
+      },
+    ]);
+    const toolCall = state.nodes[0].modelCalls[0].toolCalls[0];
+
+    expect(state.nodes[0].status).toBe('running');
+    expect(toolCall).toMatchObject({
+      args: '{"amount":50}',
+      modelArgs: '{"amount": 80}',
+      editedBy: 'ops-desk',
+      editedAt: Date.parse(at(4)),
+      waitingSince: null,
+    });
+  });
+
+  it("should not mark arguments edited when the approval sent the model's own", () => {
+    const state = fold([
+      ...calling.slice(0, 3),
+      { type: 'tool.args.delta', data: { node_id: 'llm-1', call_id: 'call_1', delta: '{"amount": 80}', at: at(1) } },
+      ...calling.slice(3),
+      {
+        type: 'approval.resolved',
+        data: {
+          approval_id: 'ap-1',
+          node_id: 'llm-1',
+          call_id: 'call_1',
+          decision: 'approve',
+          arguments: { amount: 80 },
+          at: at(4),
+        },
+      },
+    ]);
+    expect(state.nodes[0].modelCalls[0].toolCalls[0]).toMatchObject({ modelArgs: null, editedBy: null });
   });
 
   it('should record a rejection and end the call, which will not run', () => {

@@ -167,6 +167,9 @@ describe('Human approval of tool calls (e2e)', () => {
     const finished = await alice.waitForRun(run.id);
     expect(finished).toMatchObject({ status: 'succeeded', outputs: { answer: 'Wiped the logs.' } });
     expect(JSON.parse(toolAnswers(llm, requestsBefore).call_0)).toEqual({ received: { target: 'logs', count: 2 } });
+    const [call] = ((await alice.getRun(run.id)).nodes ?? []).flatMap((node) => node.tool_calls);
+    expect(call.arguments).toEqual({ target: 'logs', count: 2 });
+    expect(call).not.toHaveProperty('model_arguments');
     const { events } = await readRunEvents(sut.http, run.id, ADMIN_KEY);
     const names = events.map((message) => message.event);
     expect(names.indexOf('approval.requested')).toBeLessThan(names.indexOf('approval.resolved'));
@@ -208,6 +211,15 @@ describe('Human approval of tool calls (e2e)', () => {
 
     await alice.waitForRun(run.id);
     expect(JSON.parse(toolAnswers(llm, requestsBefore).call_0)).toEqual({ received: { target: 'tmp' } });
+    // The run record shows what ran, and the model's arguments with who replaced them and when.
+    const detail = await alice.getRun(run.id);
+    const [call] = (detail.nodes ?? []).flatMap((node) => node.tool_calls);
+    expect(call).toMatchObject({
+      arguments: { target: 'tmp' },
+      model_arguments: { target: 'users', count: 5 },
+      edited_by: 'user-1',
+      edited_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it('should tell the model a rejected call was rejected with the comment verbatim, record it as rejected and go on', async () => {

@@ -378,6 +378,26 @@ export type NodeRunToolCallDto = {
     tool_name: string;
     status: string;
     input: string;
+    /**
+     * The arguments the tool ran with (masked): a person's edited ones when an approval replaced the model's
+     */
+    arguments: {
+        [key: string]: unknown;
+    } | Array<unknown> | string | number | boolean | null;
+    /**
+     * The model's arguments (masked), only when a person approved the call with different ones
+     */
+    model_arguments?: {
+        [key: string]: unknown;
+    } | Array<unknown> | string | number | boolean | null;
+    /**
+     * With model_arguments: the name of the API key that edited them
+     */
+    edited_by?: string | null;
+    /**
+     * With model_arguments: when they were edited
+     */
+    edited_at?: string;
     output: string | null;
     error_message: string | null;
     duration_ms: number;
@@ -1493,6 +1513,10 @@ export type ApprovalResolvedEvent = {
     };
     comment?: string | null;
     decided_by?: string;
+    /**
+     * The name of the API key that decided
+     */
+    decided_key_name?: string | null;
     at: string;
 };
 

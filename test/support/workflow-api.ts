@@ -8,7 +8,16 @@ export interface NodeRunBody {
   status: string;
   output: Record<string, unknown> | null;
   error: string | null;
-  tool_calls: Array<{ call_id: string | null; tool_name: string; status: string; input: string }>;
+  tool_calls: Array<{
+    call_id: string | null;
+    tool_name: string;
+    status: string;
+    input: string;
+    arguments?: unknown;
+    model_arguments?: unknown;
+    edited_by?: string | null;
+    edited_at?: string;
+  }>;
 }
 
 export interface RunBody {

@@ -15,7 +15,31 @@ export interface ToolCallView {
   startedAt: number;
   endedAt: number | null;
   repaired: boolean;
+  /** Since when it waits for a person's approval (while it waits). */
+  waitingSince: number | null;
+  /** The model's arguments, when a person approved the call with others (`args` is then what ran). */
+  modelArgs: string | null;
+  /** Who edited the arguments (the API key's name) and when. */
+  editedBy: string | null;
+  editedAt: number | null;
 }
+
+/** A tool call the model just made: running until its result (or an approval request) says otherwise. */
+const newToolCall = (callId: string, name: string, at: number): ToolCallView => ({
+  callId,
+  name,
+  args: '',
+  status: 'running',
+  durationMs: null,
+  response: null,
+  startedAt: at,
+  endedAt: null,
+  repaired: false,
+  waitingSince: null,
+  modelArgs: null,
+  editedBy: null,
+  editedAt: null,
+});
 
 export interface ModelCallView {
   number: number;
@@ -229,17 +253,7 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
     case 'tool.call': {
       const node = nodeFor(state, data, at);
       const call = modelCallFor(node, at, false);
-      call.toolCalls.push({
-        callId: text(data.call_id),
-        name: text(data.name),
-        args: '',
-        status: 'running',
-        durationMs: null,
-        response: null,
-        startedAt: at,
-        endedAt: null,
-        repaired: false,
-      });
+      call.toolCalls.push(newToolCall(text(data.call_id), text(data.name), at));
       break;
     }
     case 'tool.args.delta': {
@@ -253,24 +267,13 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       const node = nodeFor(state, data, at);
       let toolCall = findToolCall(node, text(data.call_id));
       if (!toolCall) {
-        modelCallFor(node, at, false).toolCalls.push(
-          (toolCall = {
-            callId: text(data.call_id),
-            name: text(data.name),
-            args: '',
-            status: 'running',
-            durationMs: null,
-            response: null,
-            startedAt: at,
-            endedAt: null,
-            repaired: false,
-          }),
-        );
+        modelCallFor(node, at, false).toolCalls.push((toolCall = newToolCall(text(data.call_id), text(data.name), at)));
       }
       toolCall.status = text(data.status) || 'success';
       toolCall.durationMs = number(data.duration_ms);
       toolCall.response = text(data.response);
       toolCall.endedAt = at;
+      toolCall.waitingSince = null;
       // The call event comes while the model still streams; the tool itself ran for duration_ms before its result.
       if (toolCall.durationMs !== null) toolCall.startedAt = at - toolCall.durationMs;
       toolCall.repaired = data.repaired === true;
@@ -294,8 +297,15 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       break;
     case 'approval.requested': {
       state.status = 'waiting';
-      const toolCall = findToolCall(nodeFor(state, data, at), text(data.call_id));
-      if (toolCall && toolCall.endedAt === null) toolCall.status = 'waiting';
+      const node = nodeFor(state, data, at);
+      const toolCall = findToolCall(node, text(data.call_id));
+      if (toolCall && toolCall.endedAt === null) {
+        toolCall.status = 'waiting';
+        toolCall.waitingSince = at;
+        // Waiting is not executing: the call starts when the person lets it.
+        toolCall.startedAt = at;
+      }
+      if (node.status === 'running') node.status = 'waiting';
       state.approvals.push({
         id: text(data.approval_id),
         nodeId: typeof data.node_id === 'string' ? data.node_id : null,
@@ -310,11 +320,22 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       const approval = state.approvals.find((candidate) => candidate.id === id);
       if (approval) approval.status = text(data.decision) === 'reject' ? 'rejected' : 'approved';
       // A rejected call never runs: it may get no tool.result of its own.
-      const toolCall = findToolCall(nodeFor(state, data, at), text(data.call_id));
+      const node = nodeFor(state, data, at);
+      const toolCall = findToolCall(node, text(data.call_id));
       if (toolCall?.status === 'waiting' && approval?.status === 'rejected') {
         toolCall.status = 'rejected';
         toolCall.endedAt = at;
-      } else if (toolCall?.status === 'waiting') toolCall.status = 'running';
+      } else if (toolCall?.status === 'waiting') {
+        toolCall.status = 'running';
+        toolCall.startedAt = at;
+      }
+      if (toolCall) {
+        toolCall.waitingSince = null;
+        if (text(data.decision) === 'approve') applyEditedArguments(toolCall, data, at);
+      }
+      if (node.status === 'waiting' && !node.modelCalls.some((call) => call.toolCalls.some(isWaiting))) {
+        node.status = 'running';
+      }
       if (state.status === 'waiting') state.status = 'running';
       break;
     }
@@ -322,6 +343,25 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       break;
   }
   return state;
+}
+
+const isWaiting = (call: ToolCallView) => call.status === 'waiting';
+
+/** An approval with arguments other than the model's: the call shows what ran, and keeps the model's one click away. */
+function applyEditedArguments(toolCall: ToolCallView, data: Record<string, unknown>, at: number): void {
+  if (data.arguments === undefined || data.arguments === null) return;
+  const edited = JSON.stringify(data.arguments);
+  let model: unknown = toolCall.args;
+  try {
+    model = JSON.parse(toolCall.args);
+  } catch {
+    // Arguments the model wrote as broken JSON: shown as written.
+  }
+  if (JSON.stringify(model) === edited) return;
+  toolCall.modelArgs = toolCall.args;
+  toolCall.args = edited;
+  toolCall.editedBy = text(data.decided_key_name) || text(data.decided_by) || null;
+  toolCall.editedAt = at;
 }
 
 /** Rows of the waterfall: model calls and tool calls with their start and end, in ms from the run's start. */
@@ -355,7 +395,8 @@ export function timelineRows(state: TraceState, now = Date.now()): TimelineRow[]
           kind: 'tool',
           label: tool.name,
           start: tool.startedAt - origin,
-          end: (tool.endedAt ?? now) - origin,
+          // A call waiting for a person has not started executing: its bar does not grow meanwhile.
+          end: (tool.endedAt ?? (isWaiting(tool) ? tool.startedAt : now)) - origin,
           status: tool.status,
         });
       }

@@ -6,6 +6,8 @@ export interface Principal {
   userId: string;
   role: Role;
   keyId: string;
+  /** The API key's name, when the caller used one (a run's own principal has none). */
+  keyName?: string;
 }
 
 export const isAdmin = (principal: Principal): boolean => principal.role === 'admin';
