@@ -23,6 +23,7 @@ import {
   type RunExecutor,
   type RunSupervisor,
 } from './run-supervisor';
+import { RunPlaces } from './run-places';
 import { RunsService } from './runs.service';
 
 interface ActiveRun {
@@ -37,8 +38,6 @@ const CANCELLED = 'cancelled by the client';
 const CANCEL_WAIT_MS = 10_000;
 /** After the grace period, how long handed-back runs get to stop. */
 const ABORT_WAIT_MS = 5_000;
-const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
-const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots; RUN_EXECUTOR
@@ -53,7 +52,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   private readonly waiting: ActiveRun[] = [];
   private running = 0;
   /** Places held by requests that are creating their run and have not submitted it yet. */
-  private reserved = 0;
+  private readonly places: RunPlaces;
   /** Slots claimed by places (claimSlot) whose run is being created: its run starts at once when submitted. */
   private claimed = 0;
   private draining = false;
@@ -64,7 +63,12 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     @Inject(RUN_EXECUTOR) private readonly executorPort: Port<RunExecutor>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lock: EmbeddedProcessLock,
-  ) {}
+  ) {
+    this.places = new RunPlaces(
+      config.workflows.maxQueuedRuns,
+      (limit) => `The run queue is full (${limit} runs waiting to start); retry later`,
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     // Alone on its database, or it would run again (and fail as interrupted) what another live process executes.
@@ -95,24 +99,11 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
   }
 
   reserve(): QueuePlace {
-    if (this.draining) {
-      throw DomainError.unavailable(
-        'The service is shutting down and accepts no new runs; retry shortly',
-        SHUTTING_DOWN_RETRY_AFTER_SECONDS,
-      );
-    }
-    const limit = this.config.workflows.maxQueuedRuns;
-    if (this.waiting.length + this.reserved >= limit) {
-      throw DomainError.tooManyRequests(
-        `The run queue is full (${limit} runs waiting to start); retry later`,
-        QUEUE_FULL_RETRY_AFTER_SECONDS,
-      );
-    }
-    this.reserved += 1;
+    const givePlaceBack = this.places.take(this.draining, this.waiting.length);
     let held = true;
     let claimed = false;
     const giveBack = () => {
-      if (held) this.reserved -= 1;
+      givePlaceBack();
       held = false;
     };
     return {

@@ -21,12 +21,11 @@ import {
   type RunStop,
   type RunSupervisor,
 } from './run-supervisor';
+import { RunPlaces } from './run-places';
 import type { RunsService } from './runs.service';
 
 const QUEUE_NAME = 'runs';
 const CANCELLED = 'cancelled by the client';
-const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 5;
-const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 /** How often a ?wait=true request looks at the run's row besides being woken by its events. */
 const WAIT_POLL_MS = 1000;
 /** Jobs that still lead to a run's execution: waiting for a worker, delayed, or taken by one. */
@@ -54,7 +53,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   private queue: Queue<JobData> | null = null;
   private worker: Worker<JobData> | null = null;
   private stopListening: () => void = () => undefined;
-  private reserved = 0;
+  private readonly places: RunPlaces;
   private draining = false;
 
   constructor(
@@ -64,7 +63,12 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     private readonly redis: RunRedis,
     private readonly executorPort: Port<RunExecutor>,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.places = new RunPlaces(
+      config.workflows.maxQueuedRuns,
+      (limit) => `Too many runs are being created (${limit}); retry later`,
+    );
+  }
 
   private get leaseMs(): number {
     return this.config.runLeaseMs;
@@ -128,25 +132,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   reserve(): QueuePlace {
-    if (this.draining) {
-      throw DomainError.unavailable(
-        'The service is shutting down and accepts no new runs; retry shortly',
-        SHUTTING_DOWN_RETRY_AFTER_SECONDS,
-      );
-    }
-    const limit = this.config.workflows.maxQueuedRuns;
-    if (this.reserved >= limit) {
-      throw DomainError.tooManyRequests(
-        `Too many runs are being created (${limit}); retry later`,
-        QUEUE_FULL_RETRY_AFTER_SECONDS,
-      );
-    }
-    this.reserved += 1;
-    let held = true;
-    const release = () => {
-      if (held) this.reserved -= 1;
-      held = false;
-    };
+    const release = this.places.take(this.draining);
     return {
       // The run goes through Redis: any worker may take it up, so it is stored queued.
       claimSlot: () => false,
@@ -210,7 +196,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   load(): { queued: number; running: number } {
-    return { queued: this.reserved, running: this.active.size };
+    return { queued: this.places.count, running: this.active.size };
   }
 
   private async enqueue(runId: string): Promise<void> {
