@@ -1,5 +1,6 @@
 import { countTokens, fitsInTokens, headByTokens, tailByTokens } from '../llm/token-count';
 import { shrinkJson, type ShrinkLimits, type ShrinkReport } from './shrink-json';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export interface CutToolResultOptions {
   maxTokens: number;
@@ -58,7 +59,7 @@ function parseJson(text: string): unknown {
   const start = text.trimStart()[0];
   if (start !== '{' && start !== '[') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonWithin(text) as unknown;
   } catch {
     return undefined;
   }

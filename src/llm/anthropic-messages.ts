@@ -12,6 +12,7 @@ import type { JsonSchema } from '../shared/tool-types';
 import { isRecord } from '../shared/is-record';
 import type { ChatRequest, ReasoningEffort, ToolChoice } from './provider';
 import type { StreamChunk } from './stream-chunk';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export const ANTHROPIC_PROTOCOL = 'anthropic';
 /** The API requires `max_tokens`; this is sent when a node sets none. */
@@ -157,7 +158,7 @@ function toThinkingBlock(part: ReasoningPart): ContentBlockParam[] {
 /** The API wants an object; arguments a model wrote as broken JSON go back as an empty one. */
 function toInput(args: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(args);
+    const value: unknown = parseJsonWithin(args);
     return isRecord(value) ? value : {};
   } catch {
     return {};

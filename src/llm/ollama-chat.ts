@@ -3,6 +3,7 @@ import type { ChatMessage } from '../shared/chat-types';
 import { isRecord } from '../shared/is-record';
 import type { ChatRequest } from './provider';
 import type { StreamChunk } from './stream-chunk';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export type OllamaChatBody = OllamaChatRequest & { stream: true };
 
@@ -68,7 +69,7 @@ export function toOllamaMessages(messages: readonly ChatMessage[]): Message[] {
 
 function toArguments(text: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJsonWithin(text);
     return isRecord(value) ? value : {};
   } catch {
     return {};

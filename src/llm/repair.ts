@@ -1,5 +1,6 @@
 import type { ToolCall } from '../shared/tool-types';
 import { extractTextToolCalls } from './text-tool-calls';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export interface RepairInput {
   content: string;
@@ -69,7 +70,7 @@ function literal(raw: string): unknown {
     return body.replace(/\\(.)/g, '$1');
   }
   try {
-    return JSON.parse(raw) as unknown;
+    return parseJsonWithin(raw) as unknown;
   } catch {
     return raw;
   }
@@ -87,7 +88,7 @@ function mergeArguments(sent: string, fromName: string | Record<string, unknown>
 
 function parseObject(text: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJsonWithin(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : null;

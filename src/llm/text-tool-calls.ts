@@ -1,5 +1,6 @@
 import { parsePythonCalls } from './python-call';
 import { readWholeAnswerCalls, type WholeAnswerSource } from './whole-answer-calls';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export interface TextToolCall {
   name: string;
@@ -56,7 +57,7 @@ export function extractTextToolCalls(content: string, toolNames: ReadonlySet<str
 
 function readToolCallJson(body: string): { name: string; arguments: string } | null {
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = parseJsonWithin(body);
     if (typeof parsed !== 'object' || parsed === null || !('name' in parsed) || typeof parsed.name !== 'string') {
       return null;
     }

@@ -1,5 +1,6 @@
 import { isRecord } from '../shared/is-record';
 import { parsePythonCalls } from './python-call';
+import { parseJsonWithin } from '../shared/json-depth';
 
 export type WholeAnswerSource = 'JSON answer' | 'json code fence' | '[TOOL_CALLS] list' | 'python_tag';
 
@@ -83,7 +84,7 @@ function readPythonTag(body: string): WholeAnswerCall[] | null {
 function readJsonCalls(text: string): WholeAnswerCall[] | null {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text.trim());
+    parsed = parseJsonWithin(text.trim());
   } catch {
     return null;
   }

@@ -81,3 +81,12 @@ describe(parseToolArguments.name, () => {
     expect(!result.ok && result.message).toMatch(/too long/);
   });
 });
+
+describe('parseToolArguments nesting', () => {
+  it('should refuse arguments nested deeper than the JSON limit with a message that says so', () => {
+    const deep = `{"expression":${'['.repeat(5000)}1${']'.repeat(5000)}}`;
+
+    expect(parseToolArguments(deep)).toEqual({ ok: false, message: 'arguments are nested deeper than 128 levels' });
+    expect(parseToolArguments(`{"a":${'['.repeat(100)}${']'.repeat(100)}}`)).toMatchObject({ ok: true });
+  });
+});

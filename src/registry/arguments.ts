@@ -1,6 +1,7 @@
 import { jsonrepair } from 'jsonrepair';
 import { parsePythonCalls } from '../llm/python-call';
 import { isRecord } from '../shared/is-record';
+import { jsonTextDepth, MAX_JSON_DEPTH, parseJsonWithin } from '../shared/json-depth';
 
 export type { ArgumentError } from '../json-schema/argument-error';
 export { ArgumentValidator } from '../json-schema/argument-validator';
@@ -34,6 +35,10 @@ export function parseToolArguments(raw: string | object | null): ParsedArguments
   if (text === '' || text === 'null') return { ok: true, value: {}, repaired: false };
   if (text.length > MAX_ARGUMENTS_LENGTH) {
     return { ok: false, message: `arguments are too long (${text.length} characters, limit ${MAX_ARGUMENTS_LENGTH})` };
+  }
+
+  if (jsonTextDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, message: `arguments are nested deeper than ${MAX_JSON_DEPTH} levels` };
   }
 
   const keywords = pythonKeywordArguments(text);
@@ -76,12 +81,12 @@ function failure(value: unknown): ParsedArguments {
 
 function parseLenient(text: string, notes: string[]): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonWithin(text) as unknown;
   } catch {
     // fall through to repair
   }
   try {
-    const repaired = JSON.parse(jsonrepair(text)) as unknown;
+    const repaired = parseJsonWithin(jsonrepair(text)) as unknown;
     notes.push('repaired malformed JSON');
     return repaired;
   } catch {
@@ -90,7 +95,7 @@ function parseLenient(text: string, notes: string[]): unknown {
   const span = firstObjectSpan(text);
   if (!span || span === text) return undefined;
   try {
-    const repaired = JSON.parse(jsonrepair(span)) as unknown;
+    const repaired = parseJsonWithin(jsonrepair(span)) as unknown;
     notes.push('ignored text around the JSON object');
     return repaired;
   } catch {

@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DomainError } from '../errors/domain-error';
+import { MAX_JSON_DEPTH } from '../../shared/json-depth';
 
-/** Deepest nesting of objects and arrays a request body may have; the body itself is level 1. */
-export const MAX_BODY_DEPTH = 128;
+/** Deepest nesting of objects and arrays a request body may have (the body itself is level 1): the one JSON limit. */
+export const MAX_BODY_DEPTH = MAX_JSON_DEPTH;
 
 /** Whether `value` nests objects/arrays deeper than `max` levels; iterative, so any depth is safe to measure. */
 export function nestedDeeperThan(value: unknown, max: number): boolean {

@@ -2,6 +2,7 @@ import { isJson, decodeText } from '../http/response-text';
 import type { OutboundBody } from '../../outbound/outbound-request';
 import { redactSecretValues, secretValuesIn } from '../../shared/secrets';
 import { defineBuiltin } from './builtin-tool';
+import { parseJsonWithin } from '../../shared/json-depth';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const SHOWN_HEADERS = [
@@ -28,7 +29,7 @@ export interface HttpRequestParams {
 const parseBody = (text: string, contentType: string | undefined): unknown => {
   if (!isJson(contentType)) return text;
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonWithin(text) as unknown;
   } catch {
     return text;
   }

@@ -3,6 +3,7 @@ import { decodeText, excerpt, isHtml, truncatedBody } from '../http/response-tex
 import { ToolExecutionError } from '../../shared/tool-errors';
 import { defineBuiltin } from './builtin-tool';
 import { truncate } from '../../shared/truncate';
+import { parseJsonWithin } from '../../shared/json-depth';
 
 const FORMATS = ['markdown', 'json', 'raw'] as const;
 const TEXTUAL = /^(text\/|application\/([\w.-]+\+)?(json|xml|javascript)|application\/xhtml\+xml)/i;
@@ -79,7 +80,7 @@ export const webFetch = defineBuiltin<WebFetchParams>({
     let json: unknown;
     if (format === 'json') {
       try {
-        json = JSON.parse(text) as unknown;
+        json = parseJsonWithin(text) as unknown;
       } catch {
         throw new ToolExecutionError(`expected JSON but ${response.finalUrl} sent: ${excerpt(text, 200)}`);
       }

@@ -4,6 +4,7 @@ import { FairSlots } from './fair-slots';
 import type { IsolateSandboxOptions } from './isolate-sandbox';
 import { SandboxChild, type SandboxLogger } from './sandbox-child';
 import type { ChildMessage } from './sandbox-protocol';
+import { parseJsonWithin } from '../../shared/json-depth';
 
 export interface CodeSandboxOptions {
   /** Sandbox child processes; a crash takes down one of them. Default 2. */
@@ -199,7 +200,7 @@ export class CodeSandbox {
         const { json, logs, durationMs } = message.output;
         let value: unknown;
         try {
-          value = JSON.parse(json);
+          value = parseJsonWithin(json);
         } catch {
           this.settle(call, () =>
             call.reject(new CodeRunError('unavailable', 'the code sandbox returned malformed JSON')),

@@ -5,6 +5,7 @@ import { htmlToMarkdown } from './html-to-markdown';
 import type { HttpToolConfig } from './http-tool-config';
 import { pickFields } from './response-fields';
 import { decodeText, excerpt, isHtml, isJson } from './response-text';
+import { parseJsonWithin } from '../../shared/json-depth';
 
 const PRETTY_LIMIT = 4_000;
 
@@ -15,7 +16,7 @@ const jsonText = (data: unknown): string => {
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonWithin(text) as unknown };
   } catch {
     return { ok: false };
   }

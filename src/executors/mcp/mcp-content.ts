@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExecuteResult } from '../../shared/tool-definition';
 import { ToolExecutionError } from '../../shared/tool-errors';
+import { parseJsonWithin } from '../../shared/json-depth';
 
 type ContentBlock = CallToolResult['content'][number];
 
@@ -20,7 +21,7 @@ const describe = (block: ContentBlock): string => {
 
 const parseJson = (text: string): unknown => {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonWithin(text) as unknown;
   } catch {
     return undefined;
   }
