@@ -13,6 +13,12 @@ export const router = createRouter({
       props: true,
       meta: { title: 'Workflow' },
     },
+    {
+      path: '/workflows/:id/tests',
+      component: () => import('./views/TestsView.vue'),
+      props: true,
+      meta: { title: 'Tests' },
+    },
     { path: '/runs', component: () => import('./views/RunsView.vue'), meta: { title: 'Runs' } },
     { path: '/runs/:id', component: () => import('./views/RunView.vue'), props: true, meta: { title: 'Run' } },
     { path: '/playground', component: () => import('./views/PlaygroundView.vue'), meta: { title: 'Playground' } },

@@ -19,6 +19,9 @@ import type {
   ToolVersionSummary,
   ToolWriteResponse,
   WorkflowResponse,
+  GetTestSuiteResponse,
+  ListTestRunsResponse,
+  StartTestRunResponse,
 } from './types';
 
 type Query = Parameters<typeof withQuery>[1];
@@ -64,6 +67,14 @@ export const workflowsApi = {
     api<RunResponse>('POST', `/workflows/${encodeURIComponent(id)}/runs`, { inputs }),
   runInline: (definition: unknown, inputs: Record<string, unknown>) =>
     api<RunResponse>('POST', '/workflow-runs', { definition, inputs }),
+};
+
+export const testsApi = {
+  suite: (workflowId: string) => api<GetTestSuiteResponse>('GET', `/workflows/${encodeURIComponent(workflowId)}/tests`),
+  testRuns: (workflowId: string) =>
+    api<ListTestRunsResponse>('GET', `/workflows/${encodeURIComponent(workflowId)}/test-runs`),
+  start: (workflowId: string) =>
+    api<StartTestRunResponse>('POST', `/workflows/${encodeURIComponent(workflowId)}/test-runs`, {}),
 };
 
 export const runsApi = {
