@@ -71,4 +71,20 @@ const onMysql = mysqlUrl !== undefined && /^(mysql|mariadb):\/\//.test(mysqlUrl)
     expect(types.filter((type) => type === 'node.finished')).toHaveLength(3);
     expect(types.at(-1)).toBe('run.finished');
   });
+
+  it('should say the database is down on /health while it accepts connections and never answers', async () => {
+    proxy.hang();
+    try {
+      const health = await request(app.http).get('/health').timeout(10_000);
+
+      expect(health.status).toBe(503);
+      expect(health.body).toEqual({ status: 'degraded', database: 'down' });
+    } finally {
+      proxy.cutOff();
+      proxy.restore();
+    }
+    await waitFor(async () => (await request(app.http).get('/health')).status === 200, {
+      what: 'the database is up again',
+    });
+  });
 });

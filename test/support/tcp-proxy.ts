@@ -9,7 +9,10 @@ export class TcpProxy {
   /** Connections accepted and closed at once while cut: each is a client trying to reach the server. */
   refused = 0;
   private cut = false;
+  private hung = false;
   private readonly sockets = new Set<Socket>();
+  /** Where each open socket forwards to. */
+  private readonly forwards = new Map<Socket, Socket>();
 
   private constructor(
     private readonly server: Server,
@@ -36,10 +39,26 @@ export class TcpProxy {
     this.cut = true;
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
+    this.forwards.clear();
   }
 
   restore(): void {
     this.cut = false;
+    if (!this.hung) return;
+    this.hung = false;
+    for (const [from, to] of this.forwards) from.pipe(to);
+  }
+
+  /**
+   * Stops forwarding in both directions while keeping every connection open, and accepts new ones that then get
+   * nothing: the server behind looks hung (a SIGSTOP'd process) until `restore()`.
+   */
+  hang(): void {
+    this.hung = true;
+    for (const [from, to] of this.forwards) {
+      from.unpipe(to);
+      from.pause();
+    }
   }
 
   async close(): Promise<void> {
@@ -59,10 +78,13 @@ export class TcpProxy {
       [upstream, client],
     ]) {
       this.sockets.add(from);
-      from.pipe(to);
+      this.forwards.set(from, to);
+      if (this.hung) from.pause();
+      else from.pipe(to);
       from.on('error', () => to.destroy());
       from.on('close', () => {
         this.sockets.delete(from);
+        this.forwards.delete(from);
         to.destroy();
       });
     }
