@@ -59,7 +59,7 @@ function parseJson(text: string): unknown {
   const start = text.trimStart()[0];
   if (start !== '{' && start !== '[') return undefined;
   try {
-    return parseJsonWithin(text) as unknown;
+    return parseJsonWithin(text);
   } catch {
     return undefined;
   }

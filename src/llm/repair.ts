@@ -70,7 +70,7 @@ function literal(raw: string): unknown {
     return body.replace(/\\(.)/g, '$1');
   }
   try {
-    return parseJsonWithin(raw) as unknown;
+    return parseJsonWithin(raw);
   } catch {
     return raw;
   }

@@ -81,12 +81,12 @@ function failure(value: unknown): ParsedArguments {
 
 function parseLenient(text: string, notes: string[]): unknown {
   try {
-    return parseJsonWithin(text) as unknown;
+    return parseJsonWithin(text);
   } catch {
     // fall through to repair
   }
   try {
-    const repaired = parseJsonWithin(jsonrepair(text)) as unknown;
+    const repaired = parseJsonWithin(jsonrepair(text));
     notes.push('repaired malformed JSON');
     return repaired;
   } catch {
@@ -95,7 +95,7 @@ function parseLenient(text: string, notes: string[]): unknown {
   const span = firstObjectSpan(text);
   if (!span || span === text) return undefined;
   try {
-    const repaired = parseJsonWithin(jsonrepair(span)) as unknown;
+    const repaired = parseJsonWithin(jsonrepair(span));
     notes.push('ignored text around the JSON object');
     return repaired;
   } catch {

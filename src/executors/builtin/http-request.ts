@@ -29,7 +29,7 @@ export interface HttpRequestParams {
 const parseBody = (text: string, contentType: string | undefined): unknown => {
   if (!isJson(contentType)) return text;
   try {
-    return parseJsonWithin(text) as unknown;
+    return parseJsonWithin(text);
   } catch {
     return text;
   }

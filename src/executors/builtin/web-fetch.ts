@@ -80,7 +80,7 @@ export const webFetch = defineBuiltin<WebFetchParams>({
     let json: unknown;
     if (format === 'json') {
       try {
-        json = parseJsonWithin(text) as unknown;
+        json = parseJsonWithin(text);
       } catch {
         throw new ToolExecutionError(`expected JSON but ${response.finalUrl} sent: ${excerpt(text, 200)}`);
       }

@@ -16,7 +16,7 @@ const jsonText = (data: unknown): string => {
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
-    return { ok: true, value: parseJsonWithin(text) as unknown };
+    return { ok: true, value: parseJsonWithin(text) };
   } catch {
     return { ok: false };
   }

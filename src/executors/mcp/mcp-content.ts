@@ -21,7 +21,7 @@ const describe = (block: ContentBlock): string => {
 
 const parseJson = (text: string): unknown => {
   try {
-    return parseJsonWithin(text) as unknown;
+    return parseJsonWithin(text);
   } catch {
     return undefined;
   }
