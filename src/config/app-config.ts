@@ -201,6 +201,10 @@ const SETTINGS = {
     maxQueuedRuns: int('MAX_QUEUED_RUNS', 1000, 1, 1_000_000),
     /** Nodes of one run that execute at once (independent branches run concurrently). */
     maxParallelNodes: int('RUN_MAX_PARALLEL_NODES', 4, 1, 64),
+    /** Items a map node may run over; past it, the node fails naming the count. */
+    mapMaxItems: int('MAP_MAX_ITEMS', 1000, 1, 1_000_000),
+    /** Items of one map node that run at once, whatever its `concurrency` asks. */
+    mapMaxConcurrency: int('MAP_MAX_CONCURRENCY', 16, 1, 64),
   },
   /** Queue mode (BullMQ on Redis) when set; unset: runs execute embedded, in this process. */
   redisUrl: optionalUrl('REDIS_URL', ['redis', 'rediss'], toRedisUrl),

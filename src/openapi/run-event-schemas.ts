@@ -143,6 +143,17 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       },
     },
   },
+  'node.item': {
+    description: 'An item of a map node, or an iteration of a loop node, ended (one with no event ran before a resume)',
+    properties: {
+      node_id: nodeId,
+      index: { type: 'integer', description: 'The item’s index in the array, or the iteration’s (from 0)' },
+      status: { type: 'string', enum: ['succeeded', 'failed'] },
+      duration_ms: { type: 'integer' },
+      usage,
+      error: { type: 'string', description: 'Present when it failed' },
+    },
+  },
   'approval.requested': {
     description: 'A tool call waits for a person’s decision (POST /runs/{id}/approvals/{approval_id}); the run waits',
     properties: {

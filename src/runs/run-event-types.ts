@@ -13,6 +13,7 @@ export const RUN_EVENT_TYPES = [
   'llm.usage',
   'llm.output_retry',
   'tool.result',
+  'node.item',
   'approval.requested',
   'approval.resolved',
   'node.finished',

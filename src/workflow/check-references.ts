@@ -13,6 +13,10 @@ export interface ReferenceGraph {
   byId: ReadonlyMap<string, WorkflowNode>;
   /** The nodes that run before each node (its ancestors). */
   ancestors: ReadonlyMap<string, ReadonlySet<string>>;
+  /** For a graph nested in a node (map, loop): the nodes around it that run before that node. */
+  outer?: ReadonlyMap<string, WorkflowNode>;
+  /** For a nested graph: what the nodes it is nested in put in scope (`item`, `last` …), with their shapes. */
+  scope?: Readonly<Record<string, OutputShape>>;
 }
 
 export interface ReferenceCheck {
@@ -47,7 +51,13 @@ export function checkReferences(definition: WorkflowDefinition, graph: Reference
   const start = definition.nodes.find((node) => handlerOf(node).entry === true);
   const nodeIds = [...graph.byId.keys()];
 
-  const check = (reference: Reference, pointer: string, field: string, visible: ReadonlySet<string> | null) => {
+  const check = (
+    reference: Reference,
+    pointer: string,
+    field: string,
+    visible: ReadonlySet<string> | null,
+    scope: Readonly<Record<string, OutputShape>> = graph.scope ?? {},
+  ) => {
     const report = (into: FieldProblem[], message: string, suggestion?: string) =>
       into.push({
         field,
@@ -57,14 +67,21 @@ export function checkReferences(definition: WorkflowDefinition, graph: Reference
       });
     const { root, path } = reference;
 
-    const target = root === 'inputs' ? start : graph.byId.get(root);
+    if (Object.hasOwn(scope, root)) {
+      const resolved = resolveOutputPath(scope[root], path, root, `"${root}"`);
+      if (!resolved.ok)
+        report(problems, resolved.message, resolved.suggestion && rewrite(reference, root, resolved.suggestion));
+      return;
+    }
+    const outer = graph.byId.has(root) ? undefined : graph.outer?.get(root);
+    const target = root === 'inputs' ? start : (graph.byId.get(root) ?? outer);
     if (!target) {
-      const closest = closestMatch(root, ['inputs', ...nodeIds]);
+      const closest = closestMatch(root, ['inputs', ...nodeIds, ...(graph.outer?.keys() ?? []), ...Object.keys(scope)]);
       const suggestion = closest && rewrite(reference, closest, joined(reference));
       report(problems, `there is no node "${root}"`, suggestion);
       return;
     }
-    if (root !== 'inputs' && visible && !visible.has(root)) {
+    if (root !== 'inputs' && !outer && visible && !visible.has(root)) {
       report(problems, `node "${root}" does not run before this node`);
       return;
     }
@@ -86,10 +103,17 @@ export function checkReferences(definition: WorkflowDefinition, graph: Reference
 
   definition.nodes.forEach((node, index) => {
     const base = `/nodes/${index}/data`;
-    for (const reference of findReferences(node.data ?? {})) {
+    const handler = handlerOf(node);
+    const data = node.data ?? {};
+    // A nested graph's references are checked with its own graph (see analyzeDefinition); the node's own data
+    // also sees what the node puts in scope (a map node's arguments read {{item}}).
+    const nested = handler.nested?.(data);
+    const own = nested ? withoutNested(data, nested.field) : data;
+    const scope = { ...graph.scope, ...handler.scope?.(data) };
+    for (const reference of findReferences(own)) {
       const pointer = `${base}${reference.pointer}`;
       const field = pointerToField(`nodes[${index}](${node.id})`, pointer.replace(`/nodes/${index}`, ''));
-      check(reference, pointer, field, graph.ancestors.get(node.id) ?? new Set());
+      check(reference, pointer, field, graph.ancestors.get(node.id) ?? new Set(), scope);
     }
   });
   // The definition's outputs are read by whichever end node is reached: any node may have run by then.
@@ -99,6 +123,10 @@ export function checkReferences(definition: WorkflowDefinition, graph: Reference
   }
   return { problems, warnings };
 }
+
+/** The node's data without its nested graph (`nodes` and the `edges` beside them). */
+const withoutNested = (data: Record<string, unknown>, field: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(data).filter(([key]) => key !== field && key !== 'edges'));
 
 const joined = (reference: Reference): string =>
   reference.path

@@ -28,7 +28,7 @@ describe(analyzeDefinition.name, () => {
 
   it('should name the node whose type is unknown', () => {
     const input = definition();
-    input.nodes[1].type = 'loop';
+    input.nodes[1].type = 'repeat';
     expect(messages(input)).toEqual([expect.stringMatching(/^definition\.nodes\[1\]\(llm-1\)\.type: .*"llm"/)]);
   });
 

@@ -6,6 +6,7 @@ import { graphOrder } from './graph-order';
 import type { NodeCheckContext, NodeHandler, ToolUse } from './nodes/node-handler';
 import { NODE_HANDLERS, NODE_TYPES } from './nodes/node-handlers';
 import { checkReferences } from './check-references';
+import type { OutputShape } from './nodes/output-shape';
 
 const handlerOf = (node: WorkflowNode): NodeHandler => (NODE_HANDLERS as Record<string, NodeHandler>)[node.type];
 const typesWhere = (has: (handler: NodeHandler) => boolean): string =>
@@ -27,8 +28,24 @@ export interface DefinitionAnalysis {
 const nodeField = (index: number, node: WorkflowNode | undefined, rest = '') =>
   `nodes[${index}]${node?.id ? `(${node.id})` : ''}${rest}`;
 
+/** What a graph nested in a node (map, loop) sees of the graph around it. */
+interface OuterGraph {
+  /** The nodes that run before the node the graph is nested in, by id. */
+  visible: ReadonlyMap<string, WorkflowNode>;
+  /** Every node id around it: nested ids must differ from them, or their references would be ambiguous. */
+  ids: ReadonlySet<string>;
+  /** What the nodes it is nested in put in scope (`item`, `item_index`, `iteration`, `last`), with their shapes. */
+  scope: Readonly<Record<string, OutputShape>>;
+}
+
+const NO_OUTER: OuterGraph = { visible: new Map(), ids: new Set(), scope: {} };
+
 /** Checks that need no database: shape, ids, edges, cycles, reachability, references, each node type's own checks. */
-export function analyzeDefinition(input: unknown, context: NodeCheckContext): DefinitionAnalysis {
+export function analyzeDefinition(
+  input: unknown,
+  context: NodeCheckContext,
+  outer: OuterGraph = NO_OUTER,
+): DefinitionAnalysis {
   const empty: DefinitionAnalysis = { problems: [], warnings: [], order: [], toolsByNode: new Map() };
   const shapeProblems = checkShape(input);
   if (shapeProblems.length > 0) return { ...empty, problems: shapeProblems };
@@ -38,6 +55,12 @@ export function analyzeDefinition(input: unknown, context: NodeCheckContext): De
   definition.nodes.forEach((node, index) => {
     if (byId.has(node.id))
       problems.push({ field: nodeField(index, node, '.id'), message: `duplicate node id "${node.id}"` });
+    if (outer.ids.has(node.id) || node.id in outer.scope || node.id === 'inputs') {
+      problems.push({
+        field: nodeField(index, node, '.id'),
+        message: `node id "${node.id}" is taken around this nested graph: give the nested node another id`,
+      });
+    }
     byId.set(node.id, node);
   });
   const starts = definition.nodes.filter((node) => handlerOf(node).entry === true);
@@ -45,7 +68,7 @@ export function analyzeDefinition(input: unknown, context: NodeCheckContext): De
   if (starts.length !== 1)
     problems.push({ field: 'nodes', message: `needs exactly one ${ENTRY} node, found ${starts.length}` });
   if (ends.length === 0) problems.push({ field: 'nodes', message: `needs at least one ${EXIT} node` });
-  if (definition.inputs) {
+  if (definition.inputs && outer === NO_OUTER) {
     for (const problem of checkParametersSchema(definition.inputs).problems) {
       problems.push({ field: `inputs${problem.path.replace(/\//g, '.')}`, message: problem.message });
     }
@@ -131,17 +154,58 @@ export function analyzeDefinition(input: unknown, context: NodeCheckContext): De
     }
     ancestors.set(id, set);
   }
-  const references = checkReferences(definition, { byId, ancestors });
+  const references = checkReferences(definition, { byId, ancestors, outer: outer.visible, scope: outer.scope });
   problems.push(...references.problems);
+  const warnings = [...references.warnings];
   const toolsByNode = new Map<string, ToolUse>();
+  const allIds = new Set([...outer.ids, ...byId.keys()]);
   definition.nodes.forEach((node, index) => {
     const handler = handlerOf(node);
     const data = node.data ?? {};
-    const tools = handler.toolsUsed?.(data);
-    if (tools) toolsByNode.set(node.id, tools);
+    const nested = handler.nested?.(data) ?? null;
+    const tools = handler.toolsUsed?.(data) ?? null;
+    if (nested) {
+      const visible = new Map(outer.visible);
+      for (const id of ancestors.get(node.id) ?? []) visible.set(id, byId.get(id) as WorkflowNode);
+      // The nested start node outputs the run inputs too.
+      const inner = {
+        name: node.id,
+        nodes: nested.nodes,
+        edges: nested.edges,
+        ...(definition.inputs && { inputs: definition.inputs }),
+      };
+      const analysis = analyzeDefinition(inner, context, {
+        visible,
+        ids: allIds,
+        scope: { ...outer.scope, ...handler.scope?.(data) },
+      });
+      const inside = (problem: FieldProblem): FieldProblem => {
+        const inner = problem.field.replace(/^definition\.?/, '');
+        return {
+          ...problem,
+          field: nodeField(index, node, `.data.${inner || nested.field}`),
+          ...(problem.pointer ? { pointer: `/nodes/${index}/data${problem.pointer}` } : {}),
+        };
+      };
+      problems.push(...analysis.problems.map(inside));
+      warnings.push(...analysis.warnings.map(inside));
+      const use = mergeToolUses(tools, [...analysis.toolsByNode.values()].reduce(mergeToolUses, null));
+      if (use) toolsByNode.set(node.id, { ...use, field: tools?.field ?? nested.field });
+    } else if (tools) toolsByNode.set(node.id, tools);
     for (const problem of handler.check?.(data, context) ?? []) {
       problems.push({ field: nodeField(index, node, `.data.${problem.field}`), message: problem.message });
     }
   });
-  return { problems, warnings: references.warnings, order, toolsByNode };
+  return { problems, warnings, order, toolsByNode };
+}
+
+/** Two tool uses as one: the names and selectors of both, each once. */
+function mergeToolUses(first: ToolUse | null, second: ToolUse | null): ToolUse | null {
+  if (!first || !second) return first ?? second;
+  const selectors = [...new Set([...(first.selectors ?? []), ...(second.selectors ?? [])])];
+  return {
+    field: first.field,
+    names: [...new Set([...first.names, ...second.names])],
+    ...(selectors.length > 0 ? { selectors } : {}),
+  };
 }

@@ -75,6 +75,10 @@ import { WorkflowsService } from './workflows.service';
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
             approvals,
             toolEmbeddings,
+            nested: {
+              maxItems: config.workflows.mapMaxItems,
+              maxConcurrency: config.workflows.mapMaxConcurrency,
+            },
           },
           runs,
           config.workflows.maxParallelNodes,

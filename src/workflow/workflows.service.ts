@@ -35,7 +35,7 @@ import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
-import type { NodeHandler, ToolUse } from './nodes/node-handler';
+import type { HandlerNode, NodeHandler, ToolUse } from './nodes/node-handler';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
 import type { WorkflowDefinition } from './definition.schema';
 import { WorkflowRunError } from './execution/run-context';
@@ -464,11 +464,12 @@ const ownedFields = (workflow: WorkflowEntity) => ({
   isPublic: workflow.isPublic,
 });
 
-/** Every tool name a definition's nodes use. */
-const toolNamesIn = (definition: WorkflowDefinition): string[] =>
+/** Every tool name a definition's nodes use, those nested in map and loop nodes too. */
+const toolNamesIn = (definition: { nodes?: readonly HandlerNode[] }): string[] =>
   (definition.nodes ?? []).flatMap((node) => {
     const handler = (NODE_HANDLERS as Record<string, NodeHandler | undefined>)[node.type];
-    return handler?.toolsUsed?.(node.data ?? {})?.names ?? [];
+    const nested = handler?.nested?.(node.data ?? {});
+    return [...(handler?.toolsUsed?.(node.data ?? {})?.names ?? []), ...(nested ? toolNamesIn(nested) : [])];
   });
 
 const workflowNameTaken = (name: string, isPublic: boolean): DomainError =>

@@ -1194,7 +1194,7 @@ export type WorkflowDefinition = {
     };
     nodes: Array<unknown & {
         id: string;
-        type: 'start' | 'llm' | 'template' | 'condition' | 'tool' | 'end';
+        type: 'start' | 'llm' | 'template' | 'condition' | 'tool' | 'map' | 'loop' | 'end';
         data?: {
             [key: string]: unknown;
         };
@@ -1468,6 +1468,33 @@ export type ToolResultEvent = {
 };
 
 /**
+ * `event: node.item` — An item of a map node, or an iteration of a loop node, ended (one with no event ran before a resume)
+ */
+export type NodeItemEvent = {
+    /**
+     * The node this event is about
+     */
+    node_id?: string;
+    /**
+     * The item’s index in the array, or the iteration’s (from 0)
+     */
+    index?: number;
+    status?: 'succeeded' | 'failed';
+    duration_ms?: number;
+    usage?: {
+        prompt_tokens?: number;
+        completion_tokens?: number;
+        total_tokens?: number;
+        model_calls?: number;
+    } | null;
+    /**
+     * Present when it failed
+     */
+    error?: string;
+    at: string;
+};
+
+/**
  * `event: approval.requested` — A tool call waits for a person’s decision (POST /runs/{id}/approvals/{approval_id}); the run waits
  */
 export type ApprovalRequestedEvent = {
@@ -1557,7 +1584,7 @@ export type RunFinishedEvent = {
 /**
  * The `data:` JSON of one event; the SSE `event:` field names it, `id:` is its sequence number
  */
-export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmEmbeddingsFailedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | LlmOutputRetryEvent | ToolResultEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
+export type RunEventData = RunStartedEvent | NodeStartedEvent | LlmDeltaEvent | LlmReasoningEvent | LlmRetryEvent | LlmContextTrimmedEvent | LlmEmbeddingsFailedEvent | LlmCallEvent | ToolCallEvent | ToolArgsDeltaEvent | LlmUsageEvent | LlmOutputRetryEvent | ToolResultEvent | NodeItemEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | NodeFinishedEvent | RunFinishedEvent;
 
 export type ListApiKeysData = {
     body?: never;
@@ -2035,7 +2062,7 @@ export type StreamRunEventsError = StreamRunEventsErrors[keyof StreamRunEventsEr
 
 export type StreamRunEventsResponses = {
     /**
-     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.embeddings_failed, llm.call, tool.call, tool.args.delta, llm.usage, llm.output_retry, tool.result, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
+     * An SSE stream (`text/event-stream`): past events, then live ones, ending after `run.finished`. Event names: run.started, node.started, llm.delta, llm.reasoning, llm.retry, llm.context_trimmed, llm.embeddings_failed, llm.call, tool.call, tool.args.delta, llm.usage, llm.output_retry, tool.result, node.item, approval.requested, approval.resolved, node.finished, run.finished. Each message has `id:` (send it back as Last-Event-ID to resume), `event:` and `data:` (JSON, see RunEventData). Comments (`: keep-alive`) keep the connection open.
      */
     200: RunEventData;
 };

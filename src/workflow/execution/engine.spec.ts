@@ -141,7 +141,7 @@ describe(WorkflowEngine.name, () => {
 
     const result = await sut.run(graph, ['start', 'a', 'b', 'end'], { question: 'Hi?' }, context());
 
-    expect(result).toEqual({ outputs: { start: { question: 'Hi?' }, a: 1, b: 2 } });
+    expect(result.outputs).toEqual({ start: { question: 'Hi?' }, a: 1, b: 2 });
   });
 
   it('should fail the run naming the node that failed, record it failed and run nothing after it', async () => {

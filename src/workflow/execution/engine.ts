@@ -2,7 +2,8 @@ import { Deadline } from '../../common/deadline';
 import { inSpan } from '../../common/tracing';
 import { RunHandedBackError } from '../../runs/run-supervisor';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../definition.schema';
-import type { NodeHandler, NodeServices } from '../nodes/node-handler';
+import { graphOrder } from '../graph-order';
+import type { NestedGraphRunner, NodeHandler, NodeServices } from '../nodes/node-handler';
 import type { NodeHandlers } from '../nodes/node-handlers';
 import type { Scope } from '../references';
 import { NodeFailure, type RunContext, WorkflowRunError } from './run-context';
@@ -38,7 +39,21 @@ export interface EndedNodeRun {
 
 export interface EngineResult {
   outputs: Record<string, unknown>;
+  /** The output of every node that finished in this walk, by node id. */
+  nodes: Record<string, Record<string, unknown>>;
 }
+
+/** The nodes of a nested graph have no node runs: the node that runs the graph records its results. */
+const NESTED_RECORDER: NodeRecorder = {
+  nodeStarted: () => Promise.resolve(''),
+  runningNodeRun: () => Promise.resolve(null),
+  nodeFinished: () => Promise.resolve(),
+  nodeEnded: () => Promise.resolve(),
+  hasNodeRun: () => Promise.resolve(false),
+};
+
+/** Events of a nested graph's nodes that stay inside it: they have no node runs, their node is the one shown. */
+const NESTED_NODE_EVENTS = new Set(['node.started', 'node.finished']);
 
 const branchOf = (edge: WorkflowEdge): boolean | undefined =>
   edge.condition === undefined ? undefined : edge.condition === true || edge.condition === 'true';
@@ -70,12 +85,12 @@ export class WorkflowEngine {
   readonly handlers: Readonly<Record<string, NodeHandler>>;
 
   constructor(
-    handlers: NodeHandlers,
+    private readonly nodeHandlers: NodeHandlers,
     private readonly services: NodeServices,
     private readonly recorder: NodeRecorder,
     private readonly maxParallelNodes = DEFAULT_MAX_PARALLEL_NODES,
   ) {
-    this.handlers = handlers;
+    this.handlers = nodeHandlers;
   }
 
   async run(
@@ -83,11 +98,14 @@ export class WorkflowEngine {
     order: string[],
     inputs: Record<string, unknown>,
     run: RunContext,
+    /** What references see besides `inputs` and the nodes of this walk (a nested graph's outer scope and names). */
+    outerScope: Scope = {},
   ): Promise<EngineResult> {
     const nodes = new Map(definition.nodes.map((node) => [node.id, node]));
     const incoming = new Map<string, WorkflowEdge[]>(order.map((id) => [id, []]));
     for (const edge of definition.edges) incoming.get(edge.target)?.push(edge);
-    const scope: Scope = { inputs };
+    const scope: Scope = { ...outerScope, inputs };
+    const finished: Record<string, Record<string, unknown>> = {};
     const activeEdges = new Set<WorkflowEdge>();
     const states = new Map<string, NodeState>(order.map((id) => [id, 'pending']));
     const settled = (id: string) => states.get(id) === 'done' || states.get(id) === 'skipped';
@@ -107,8 +125,10 @@ export class WorkflowEngine {
 
     const finish = (id: string, handler: NodeHandler, output: Record<string, unknown>): void => {
       scope[id] = output;
+      finished[id] = output;
       states.set(id, 'done');
-      if (handler.exit === true) walk.result ??= { outputs: output.outputs as Record<string, unknown> };
+      if (handler.exit === true)
+        walk.result ??= { outputs: output.outputs as Record<string, unknown>, nodes: finished };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
         if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
@@ -194,6 +214,21 @@ export class WorkflowEngine {
     throw new WorkflowRunError('the run ended without reaching an end node (every branch to an end was skipped)');
   }
 
+  /** Runs a nested graph as a walk of its own: same handlers, services and bound on parallel nodes, no node runs. */
+  private readonly runGraph: NestedGraphRunner = async (graph, scope, run) => {
+    const definition = { name: 'nested', nodes: graph.nodes, edges: graph.edges } as WorkflowDefinition;
+    const { order } = graphOrder(
+      graph.nodes.map((node) => node.id),
+      graph.edges,
+    );
+    const nested = new WorkflowEngine(this.nodeHandlers, this.services, NESTED_RECORDER, this.maxParallelNodes);
+    const emit: RunContext['emit'] = (type, data) => {
+      if (!NESTED_NODE_EVENTS.has(type)) run.emit(type, data);
+    };
+    const inputs = (scope.inputs ?? {}) as Record<string, unknown>;
+    return nested.run(definition, order, inputs, { ...run, emit, checkpoint: undefined }, scope);
+  };
+
   private async runNode(
     handler: NodeHandler,
     node: WorkflowNode,
@@ -212,6 +247,7 @@ export class WorkflowEngine {
       services: this.services,
       handlers: this.handlers,
       step: checkpoint?.stepOf(node.id),
+      runGraph: this.runGraph,
     };
     // A pure node is computed again when the run resumes; the node run an earlier execution stored stands.
     const pure = handler.pure === true;

@@ -25,6 +25,8 @@ export interface NodeServices {
   toolEmbeddings?: ToolVectorStore;
   /** Where tool calls that need a person's approval wait for the decision; absent: such calls are not run. */
   approvals?: Pick<ApprovalsService, 'request'>;
+  /** Bounds of map nodes (MAP_MAX_ITEMS, MAP_MAX_CONCURRENCY); absent: the defaults. */
+  nested?: { maxItems: number; maxConcurrency: number };
 }
 
 /** Full tool results of a run, stored once and read back by ref (the runs module provides it). */
@@ -80,6 +82,33 @@ export interface HandlerDefinition {
   outputs?: Record<string, unknown>;
 }
 
+/** A graph nested in a node (map, loop), run as a small workflow of its own: one start node, at least one end node. */
+export interface NestedGraph {
+  /** The data field that holds its nodes; `edges` sits beside it. */
+  field: string;
+  nodes: HandlerNode[];
+  edges: HandlerEdge[];
+}
+
+/** An edge as handlers see it (see HandlerNode). */
+export interface HandlerEdge {
+  source: string;
+  target: string;
+  condition?: 'true' | 'false' | boolean;
+}
+
+/** How one run of a nested graph ended: its end node's `outputs`, and the output of each of its nodes that ran. */
+export interface NestedGraphResult {
+  outputs: Record<string, unknown>;
+  nodes: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Runs a nested graph once, with `scope` (the node's scope plus its own names) visible to its references. Its nodes
+ * have no node runs and no checkpoints of their own: the node that runs it checkpoints each run's result.
+ */
+export type NestedGraphRunner = (graph: NestedGraph, scope: Scope, run: RunContext) => Promise<NestedGraphResult>;
+
 export interface NodeRunInput<D> {
   node: HandlerNode;
   data: D;
@@ -91,6 +120,8 @@ export interface NodeRunInput<D> {
   handlers: Readonly<Record<string, NodeHandler>>;
   /** The node's step checkpoint (absent when the run keeps none): handlers with long steps resume from it. */
   step?: NodeStep;
+  /** Runs a graph nested in the node (see NodeHandler.nested). */
+  runGraph: NestedGraphRunner;
 }
 
 /**
@@ -119,6 +150,16 @@ export interface NodeHandler<S extends TSchema = TSchema> {
    */
   readonly pure?: boolean;
   toolsUsed?(data: Static<S>): ToolUse | null;
+  /**
+   * The graph nested in its data (map, loop): checked like a workflow at save, its tools resolved and renamed
+   * with the node's; null when the data holds none.
+   */
+  nested?(data: Static<S>): NestedGraph | null;
+  /**
+   * Names the node puts in scope for the references of its own data and of its nested graph (`item`,
+   * `iteration`), with the shape of each.
+   */
+  scope?(data: Static<S>): Record<string, OutputShape>;
   /** The data with every tool name it holds passed through `rename` (an import that renamed tools rewires them). */
   renameTools?(data: Static<S>, rename: (name: string) => string): Static<S>;
   check?(data: Static<S>, context: NodeCheckContext): DataProblem[];

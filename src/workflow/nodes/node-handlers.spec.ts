@@ -70,7 +70,29 @@ const SAMPLES: { [K in NodeType]: Extract<WorkflowNode, { type: K }> } = {
   condition: { id: 'condition-1', type: 'condition', data: { conditions: [{ left: 'a', op: 'equals', right: 'a' }] } },
   tool: { id: 'tool-1', type: 'tool', data: { tool: 'weather', arguments: { city: '{{inputs.city}}' } } },
   end: { id: 'end', type: 'end', data: {} },
+  map: {
+    id: 'map-1',
+    type: 'map',
+    data: { items: ['Berlin', 'Paris'], tool: 'weather', arguments: { city: '{{item}}' } },
+  },
+  loop: {
+    id: 'loop-1',
+    type: 'loop',
+    data: {
+      nodes: [
+        { id: 'inner-start', type: 'start' },
+        { id: 'inner-end', type: 'end' },
+      ],
+      edges: [{ source: 'inner-start', target: 'inner-end' }],
+      max_iterations: 3,
+      conditions: [{ left: '{{iteration}}', op: 'less_than', right: 1 }],
+    },
+  },
 };
+
+/** Stands in for the engine's nested runs: every run of a nested graph outputs what a successful tool node does. */
+const runGraph = () =>
+  Promise.resolve({ outputs: { output: 'sunny', data: null, status: 'success', error: null }, nodes: {} });
 
 describe('NODE_HANDLERS', () => {
   const definition: WorkflowDefinition = { name: 'sample', nodes: Object.values(SAMPLES), edges: [] };
@@ -87,6 +109,7 @@ describe('NODE_HANDLERS', () => {
       definition,
       services: services(),
       handlers: NODE_HANDLERS,
+      runGraph,
     });
     const shape = handler.output(node.data ?? {}, { inputs: INPUTS });
     const validate = createAjv('draft-07').compile(shape);
@@ -166,6 +189,7 @@ describe('NODE_HANDLERS', () => {
       definition,
       services: deps,
       handlers: NODE_HANDLERS,
+      runGraph,
       step: { state: undefined, save: () => Promise.resolve() },
     });
 

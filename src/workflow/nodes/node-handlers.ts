@@ -1,6 +1,8 @@
 import { conditionNode } from './condition-node';
 import { endNode } from './end-node';
 import { llmNode } from './llm-node';
+import { loopNode } from './loop-node';
+import { mapNode } from './map-node';
 import { startNode } from './start-node';
 import { templateNode } from './template-node';
 import { toolNode } from './tool-node';
@@ -12,6 +14,8 @@ export const NODE_HANDLERS = {
   template: templateNode,
   condition: conditionNode,
   tool: toolNode,
+  map: mapNode,
+  loop: loopNode,
   end: endNode,
 };
 
