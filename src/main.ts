@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config/app-config';
 import { loadDotEnv } from './config/dot-env';
 import { startTracing } from './telemetry/tracing-sdk';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listenMessage } from './listen-message';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -30,8 +33,8 @@ async function main(): Promise<void> {
   // Nest passes arguments after the host on to http.Server#listen(port, host, backlog).
   const listen = app.listen.bind(app) as unknown as (port: number, host: string, backlog: number) => Promise<unknown>;
   await listen(config.port, config.host, LISTEN_BACKLOG);
-  const address = await app.getUrl();
-  app.get(Logger).log(`ToolFlow listening on ${address} (docs: ${address}/api/docs)`, 'Bootstrap');
+  const bound = (app.getHttpServer() as Server).address() as AddressInfo;
+  app.get(Logger).log(listenMessage(bound), 'Bootstrap');
 }
 
 process.on('unhandledRejection', (reason) => {
