@@ -22,6 +22,8 @@ import type {
   GetTestSuiteResponse,
   ListTestRunsResponse,
   StartTestRunResponse,
+  WorkflowVersionResponse,
+  WorkflowVersionSummary,
 } from './types';
 
 type Query = Parameters<typeof withQuery>[1];
@@ -54,6 +56,9 @@ export const workflowsApi = {
   schema: () => api<Record<string, unknown>>('GET', '/workflows/schema'),
   create: (definition: unknown) => api<WorkflowResponse>('POST', '/workflows', definition),
   replace: (id: string, definition: unknown) => api<WorkflowResponse>('PUT', `/workflows/${id}`, definition),
+  versions: (id: string) => api<WorkflowVersionSummary[]>('GET', `/workflows/${id}/versions`),
+  version: (id: string, version: number) => api<WorkflowVersionResponse>('GET', `/workflows/${id}/versions/${version}`),
+  rollback: (id: string, version: number) => api<WorkflowResponse>('POST', `/workflows/${id}/rollback`, { version }),
   /** Turns the workflow on or off as it is stored; 412 when it changed since `workflow` was read. */
   setEnabled: (workflow: WorkflowResponse, enabled: boolean) =>
     api<WorkflowResponse>(
