@@ -3,6 +3,8 @@
  * The full shape belongs to workflow/, which is above runs/.
  */
 export interface RunDefinition {
+  /** The workflow's name as the run executes it (an inline run's too). */
+  name?: string;
   nodes: readonly RunNodeRef[];
 }
 

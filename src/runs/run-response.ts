@@ -56,6 +56,7 @@ export function toRunResponse(run: RunRecord): RunResponse {
     id: run.id,
     workflow_id: run.workflowId,
     workflow_version: run.workflowVersion,
+    workflow_name: typeof run.definition.name === 'string' ? run.definition.name : null,
     parent_run_id: run.parentRunId,
     status: run.status,
     inputs: run.inputs,

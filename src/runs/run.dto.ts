@@ -156,6 +156,13 @@ export class RunResponse {
   @ApiProperty() id!: string;
   @ApiProperty({ nullable: true, type: String }) workflow_id!: string | null;
   @ApiProperty({ nullable: true, type: Number }) workflow_version!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The name of the workflow as the run executes it (an inline run has one too)',
+    example: 'weather-agent',
+  })
+  workflow_name!: string | null;
   @ApiProperty({ nullable: true, type: String }) parent_run_id!: string | null;
   @ApiProperty({ enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'waiting'] }) status!: string;
   @ApiProperty({ example: { city: 'Berlin' } }) inputs!: Record<string, unknown>;

@@ -213,6 +213,7 @@ describe('Human approval of tool calls (e2e)', () => {
     expect(JSON.parse(toolAnswers(llm, requestsBefore).call_0)).toEqual({ received: { target: 'tmp' } });
     // The run record shows what ran, and the model's arguments with who replaced them and when.
     const detail = await alice.getRun(run.id);
+    expect(detail).toMatchObject({ workflow_name: expect.stringMatching(/^agent-/) });
     const [call] = (detail.nodes ?? []).flatMap((node) => node.tool_calls);
     expect(call).toMatchObject({
       arguments: { target: 'tmp' },

@@ -449,6 +449,10 @@ export type RunResponse = {
     id: string;
     workflow_id: string | null;
     workflow_version: number | null;
+    /**
+     * The name of the workflow as the run executes it (an inline run has one too)
+     */
+    workflow_name: string | null;
     parent_run_id: string | null;
     status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
     inputs: {
