@@ -1,4 +1,10 @@
-import { applyEvent, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/composables/run-trace';
+import {
+  applyEvent,
+  costText,
+  emptyTrace,
+  timelineRows,
+  type TraceEvent,
+} from '../../console/src/composables/run-trace';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());
@@ -180,5 +186,30 @@ describe('applyEvent (structured output)', () => {
     const [first, second] = state.nodes[0].modelCalls;
     expect(first.notes).toEqual(['answer sent back (retry 1): /city: is required but missing']);
     expect(second.text).toBe('{"city":"Paris"}');
+  });
+});
+
+describe('applyEvent (cost)', () => {
+  it("should keep each model call's cost as llm.usage says it, unknown included", () => {
+    const state = fold([
+      { type: 'run.started', data: { at: at(0) } },
+      { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+      {
+        type: 'llm.usage',
+        data: { node_id: 'llm-1', usage: { total_tokens: 9 }, cost: { amount: 0.0022, currency: 'USD' }, at: at(1) },
+      },
+      { type: 'llm.delta', data: { node_id: 'llm-1', delta: 'Done.', at: at(2) } },
+      { type: 'llm.usage', data: { node_id: 'llm-1', usage: { total_tokens: 9 }, cost: null, at: at(3) } },
+    ]);
+
+    const [first, second] = state.nodes[0].modelCalls;
+    expect(costText(first.cost)).toBe('0.0022 USD');
+    expect(costText(second.cost)).toBe('cost unknown');
+  });
+
+  it('should show nothing for a call whose event says no cost, and never 0 for an unknown one', () => {
+    expect(costText(undefined)).toBe('');
+    expect(costText(null)).toBe('cost unknown');
+    expect(costText({ amount: 0.1 + 0.2, currency: 'EUR' })).toBe('0.3 EUR');
   });
 });

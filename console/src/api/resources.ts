@@ -10,6 +10,7 @@ import type {
   McpServerSyncResponse,
   McpServerWriteResponse,
   Page,
+  ProviderListResponse,
   ApprovalPageResponse,
   DecideApprovalDto,
   RunResponse,
@@ -29,6 +30,10 @@ import type {
 type Query = Parameters<typeof withQuery>[1];
 
 /** One module per REST resource, each a thin map onto the public endpoints. */
+export const providersApi = {
+  list: () => api<ProviderListResponse>('GET', '/providers'),
+};
+
 export const toolsApi = {
   list: (query: Query) => api<Page<ToolResponse>>('GET', withQuery('/tools', query)),
   get: (id: string) => api<ToolResponse>('GET', `/tools/${encodeURIComponent(id)}`),

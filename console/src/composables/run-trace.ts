@@ -56,6 +56,20 @@ export interface ModelCallView {
   /** What the node did to the request before this call: context trimmed, embeddings given up. */
   notes: string[];
   usage: Usage | null;
+  /** From its llm.usage: what the call cost; null when its model has no known price; undefined: not said. */
+  cost?: Cost | null;
+}
+
+export interface Cost {
+  amount: number;
+  currency: string;
+}
+
+/** `0.0022 USD`; an unknown cost says so rather than showing 0. */
+export function costText(cost: Cost | null | undefined): string {
+  if (cost === undefined) return '';
+  if (cost === null) return 'cost unknown';
+  return `${Number(cost.amount.toPrecision(6))} ${cost.currency}`;
 }
 
 export interface Usage {
@@ -246,6 +260,7 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       const node = nodeFor(state, data, at);
       const call = node.modelCalls.at(-1) ?? modelCallFor(node, at, false);
       if (data.usage && typeof data.usage === 'object') call.usage = data.usage as Usage;
+      if ('cost' in data) call.cost = (data.cost as Cost | null) ?? null;
       call.endedAt = at;
       call.lastAt = at;
       break;
