@@ -86,6 +86,11 @@ describe('LLM node tool picker past 200 matches (browser)', () => {
     await panel.locator('.tool', { hasText: 'picker_229' }).locator('.n-checkbox').click();
     await panel.getByLabel('Filter tools').fill('');
     await visible(count.getByText('2 selected by name'));
+    // Unfiltered again: the selected tools come first, so the one past the first 200 stays in sight.
+    await visible(panel.locator('.tool', { hasText: 'picker_229' }));
+    expect(await rows.count()).toBe(SHOWN);
+    const firstTwo = (await rows.allTextContents()).slice(0, 2).join(' ');
+    expect(firstTwo).toContain('picker_229');
     await page.waitForFunction("document.querySelector('#workflow-json').value.includes('\"picker_229\"')");
     expect(errors).toEqual([]);
   });
