@@ -60,13 +60,14 @@ const MODULE_ARROWS = {
   ],
 };
 const MODULES = Object.keys(MODULE_ARROWS).filter((type) => type !== 'root');
-/** What a module's specs may import besides its arrows: code-executor.spec runs its tools through runTool, as the registry does. */
-const SPEC_ARROWS = { executors: ['registry'] };
+/** What a module's specs may import besides its arrows: code-executor.spec runs its tools through runTool, as the registry does; run-tool.spec throws the outbound guard's error to see how a blocked request is reported. */
+const SPEC_ARROWS = { executors: ['registry'], registry: ['outbound'] };
 
 export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'bin/**',
       'node_modules/**',
       'coverage/**',
       'data/**',

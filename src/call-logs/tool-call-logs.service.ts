@@ -9,7 +9,6 @@ import { isDuplicateKey } from '../common/owned-queries';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { redactJsonText } from '../shared/json-text-redactor';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
-import type { ToolCallStatus } from '../shared/tool-call-status';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
