@@ -170,6 +170,8 @@ describe('console approval form (browser)', () => {
     await options.filter({ hasText: '4' }).click();
     await approveButton(card).click();
     await card.waitFor({ state: 'detached' });
+    // The run ends before the next test resets the model's script: its last call must not take the next test's turn.
+    await visible(page.getByTestId('run-status').getByText('succeeded'));
     expect(decisions).toEqual([{ decision: 'approve', arguments: { nights: 3, guest: 'Ann', room: 'R101', beds: 4 } }]);
   });
 
