@@ -114,14 +114,14 @@ describe('Workflows API (e2e)', () => {
 
     it('should name the wrapped definition field for a problem inside {definition}', async () => {
       await expectInvalid(
-        { definition: withNodes((definition) => (definition.nodes[1].type = 'loop')) },
+        { definition: withNodes((definition) => (definition.nodes[1].type = 'repeat')) },
         /^definition\.nodes\[1\]\(llm-1\)\.type.*allowed values/,
       );
     });
 
     it('should name the node of an unknown node type', async () => {
       await expectInvalid(
-        withNodes((definition) => (definition.nodes[1].type = 'loop')),
+        withNodes((definition) => (definition.nodes[1].type = 'repeat')),
         /nodes\[1\]\(llm-1\)\.type.*allowed values/,
       );
     });
