@@ -24,8 +24,11 @@ describe(resolveReferences.name, () => {
   });
 
   it('should fail a reference to a missing value with the reference and what was there, never empty text', () => {
-    expect(() => resolveReferences('{{inputs.country}}', scope)).toThrow(
-      new MissingReferenceError('{{inputs.country}}', 'inputs is {"city":"Berlin","days":3}, which has no "country"'),
+    expect(() => resolveReferences('in {{inputs.country}}', scope)).toThrow(
+      new MissingReferenceError('{{inputs.country}}', 'the run was given no input "country"'),
+    );
+    expect(() => resolveReferences('{{inputs.city.name}}', scope)).toThrow(
+      /inputs\.city is "Berlin", which has no "name"/,
     );
     expect(() => resolveReferences('in {{tool-1.data.missing.deeper}}!', scope)).toThrow(
       /^\{\{tool-1\.data\.missing\.deeper\}\} has no value: tool-1\.data is \{"items":.*\}, which has no "missing"; give a default/,
@@ -40,6 +43,11 @@ describe(resolveReferences.name, () => {
   it('should leave out a whole value of a node whose branch was not taken, unless it gives a default', () => {
     expect(resolveReferences({ hot: '{{other.output}}' }, scope)).toEqual({ hot: undefined });
     expect(resolveReferences('{{other.output ?? "none"}}', scope)).toBe('none');
+  });
+
+  it('should leave out a whole value of an optional run input that was not given, unless it gives a default', () => {
+    expect(resolveReferences({ messages: '{{inputs.messages}}' }, scope)).toEqual({ messages: undefined });
+    expect(resolveReferences('{{inputs.messages ?? "none"}}', scope)).toBe('none');
   });
 
   it('should read null as a value and the length of text and lists', () => {

@@ -74,7 +74,8 @@ export class MissingReferenceError extends Error {
 const preview = (value: unknown): string =>
   value === undefined ? 'missing' : truncate(JSON.stringify(value), PREVIEW_CHARS, ELLIPSIS);
 
-type Lookup = { found: true; value: unknown } | { found: false; reason: string; skipped?: boolean };
+/** `absent`: a node whose branch was not taken, or a run input that was not given (the inputs schema let it out). */
+type Lookup = { found: true; value: unknown } | { found: false; reason: string; absent?: boolean };
 
 /** One step into a value: own fields of objects, items of arrays, `length` of arrays and strings. */
 function child(value: unknown, key: string): { found: boolean; value?: unknown } {
@@ -92,11 +93,14 @@ function child(value: unknown, key: string): { found: boolean; value?: unknown }
 
 function lookup(scope: Scope, root: string, path: string[]): Lookup {
   if (!Object.hasOwn(scope, root)) {
-    return { found: false, reason: `node "${root}" did not run (its branch was not taken)`, skipped: true };
+    return { found: false, reason: `node "${root}" did not run (its branch was not taken)`, absent: true };
   }
   let value: unknown = scope[root];
   for (const [index, key] of path.entries()) {
     const next = child(value, key);
+    if (!next.found && root === 'inputs' && index === 0 && isRecord(value)) {
+      return { found: false, reason: `the run was given no input "${key}"`, absent: true };
+    }
     if (!next.found) {
       const at = [root, ...path.slice(0, index)].join('.');
       return { found: false, reason: `${at} is ${preview(value)}, which has no "${key}"` };
@@ -116,8 +120,9 @@ function valueOf(
   if (result.found) return result.value;
   const fallback = fallbackOf(match.literal);
   if (fallback) return fallback.value;
-  // A whole value from a branch that was not taken is left out (an output, an argument): a join names both.
-  if (whole && result.skipped) return undefined;
+  // A whole value from a branch that was not taken, or an optional input not given, is left out (an output, an
+  // argument, a field such as `messages`): a join names both branches; the field then takes its default.
+  if (whole && result.absent) return undefined;
   throw new MissingReferenceError(text, result.reason);
 }
 
@@ -128,7 +133,8 @@ const asText = (value: unknown): string =>
  * Replaces references with values from the scope. A string that is one whole reference keeps the
  * value's type (number, object …); references inside text are rendered as text (objects as JSON, null as
  * nothing). A reference to a value that is missing takes its `?? default`, else throws MissingReferenceError;
- * only a whole reference to a node whose branch was not taken is undefined (the value is left out).
+ * only a whole reference to a node whose branch was not taken, or to a run input that was not given, is undefined
+ * (the value is left out).
  */
 export function resolveReferences(value: unknown, scope: Scope): unknown {
   if (typeof value === 'string') {
