@@ -74,7 +74,7 @@ export default tseslint.config(
       '*.js',
       '*.mjs',
       'test/*.js',
-      'test/generated-client/**',
+      'console/src/api/generated/**',
       'console/*.mts',
     ],
   },

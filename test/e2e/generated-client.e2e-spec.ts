@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { type Client, createClient } from '../generated-client/client';
+import { type Client, createClient } from '../../console/src/api/generated/client';
 import {
   createApiKey,
   createTool,
@@ -14,8 +14,8 @@ import {
   listTools,
   runWorkflow,
   updateTool,
-} from '../generated-client/sdk.gen';
-import type { WorkflowDefinition } from '../generated-client/types.gen';
+} from '../../console/src/api/generated/sdk.gen';
+import type { WorkflowDefinition } from '../../console/src/api/generated/types.gen';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY } from '../support/test-app';
 import { startWorkflowStack, type WorkflowStack } from '../support/workflow-stack';
@@ -39,7 +39,7 @@ interface OperationObject {
   requestBody?: { content: Record<string, MediaObject> };
   responses: Record<string, { content?: Record<string, MediaObject> }>;
 }
-const COMMITTED_CLIENT = join(ROOT, 'test', 'generated-client');
+const COMMITTED_CLIENT = join(ROOT, 'console', 'src', 'api', 'generated');
 
 /** examples/weather.json, typed by the generated client (compared with the file below). */
 const weather: WorkflowDefinition = {

@@ -1,4 +1,4 @@
-// The generated client (test/generated-client) names fetch's BodyInit, a DOM type; Node's fetch is undici's.
+// The generated client (console/src/api/generated) names fetch's BodyInit, a DOM type; Node's fetch is undici's.
 declare global {
   type BodyInit = import('undici-types').BodyInit;
 }

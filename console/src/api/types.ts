@@ -1,5 +1,5 @@
 /** API shapes, from the client generated off the service's own OpenAPI document (npm run client:generate). */
-export type * from '../../../test/generated-client/types.gen';
+export type * from './generated/types.gen';
 
 export interface FieldProblem {
   field: string;
