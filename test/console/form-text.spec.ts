@@ -1,4 +1,4 @@
-import { readJsonText, readNumberText } from '../../console/src/composables/form-text';
+import { readJsonText, readNumberText } from '../../console/src/lib/form-text';
 
 describe(readNumberText.name, () => {
   it('should read a typed number exactly, whatever the schema allows', () => {

@@ -1,4 +1,4 @@
-import { diffLines } from '../../console/src/composables/line-diff';
+import { diffLines } from '../../console/src/lib/line-diff';
 
 const render = (before: string, after: string) =>
   diffLines(before, after).map(({ kind, text }) => `${{ same: ' ', added: '+', removed: '-' }[kind]}${text}`);

@@ -1,10 +1,4 @@
-import {
-  applyEvent,
-  costText,
-  emptyTrace,
-  timelineRows,
-  type TraceEvent,
-} from '../../console/src/composables/run-trace';
+import { applyEvent, costText, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/lib/run-trace';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());

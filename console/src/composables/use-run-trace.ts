@@ -3,7 +3,7 @@ import { onBeforeUnmount, reactive, ref, watch, type Ref } from 'vue';
 import { API_BASE, authHeaders, errorText } from '../api/http';
 import { runsApi } from '../api/resources';
 import type { RunResponse } from '../api/types';
-import { applyEvent, emptyTrace, type TraceState } from './run-trace';
+import { applyEvent, emptyTrace, type TraceState } from '../lib/run-trace';
 
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 
