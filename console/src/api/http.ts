@@ -1,19 +1,11 @@
-import { reactive } from 'vue';
 import type { FieldProblem } from './types';
 
-const KEY_STORAGE = 'toolflow.apiKey';
 export const API_BASE = '/api/v1';
 
-export const session = reactive({ key: sessionStorage.getItem(KEY_STORAGE) ?? '' });
-
-export function signIn(key: string): void {
-  session.key = key;
-  sessionStorage.setItem(KEY_STORAGE, key);
-}
-
-export function signOut(): void {
-  session.key = '';
-  sessionStorage.removeItem(KEY_STORAGE);
+let signedInKey: () => string = () => '';
+/** Where calls read the signed-in key from (the session store, wired in main.ts): this module imports no store. */
+export function readKeyFrom(source: () => string): void {
+  signedInKey = source;
 }
 
 /** A problem+json answer of the API: `detail` for people, `errors` naming each field. */
@@ -39,14 +31,14 @@ export function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-export const authHeaders = (key = session.key): Record<string, string> => ({ Authorization: `Bearer ${key}` });
+export const authHeaders = (key = signedInKey()): Record<string, string> => ({ Authorization: `Bearer ${key}` });
 
 /** One call to the public REST API with the signed-in key; non-2xx answers become an ApiError. */
 export async function api<T>(
   method: string,
   path: string,
   body?: unknown,
-  key = session.key,
+  key = signedInKey(),
   extraHeaders: Record<string, string> = {},
 ): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders(key), Accept: 'application/json', ...extraHeaders };
