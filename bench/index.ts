@@ -1,6 +1,7 @@
 import { benchArgumentValidation } from './argument-validation.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
+import { benchOutboundClient } from './outbound-client.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
 import { benchQueueLoad } from './queue-load.bench';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     ['code tool', benchCodeTool],
     ['engine overhead', benchEngineOverhead],
     ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
+    ['outbound HTTP client per call (axios + SSRF guard vs bare node:http)', benchOutboundClient],
     ['cost per run', benchRunCost],
   ];
   for (const [name, run] of suites) {

@@ -1,7 +1,6 @@
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { pipeline, type Readable, Transform } from 'node:stream';
-import zlib from 'node:zlib';
+import type { ClientRequest } from 'node:http';
+import type { Readable } from 'node:stream';
+import axios, { type AxiosResponse } from 'axios';
 import type { GuardedAgents } from './guarded-agents';
 
 /** One request as it goes on the wire: framing headers are set here, never by the caller. */
@@ -22,6 +21,16 @@ export interface ExchangeResponse {
   body: Readable;
 }
 
+/**
+ * Decides one redirect hop before it is sent: returns the URL it goes to (after every check passed) and which
+ * headers to drop; throws to refuse it. `status` is the redirect's, `location` its raw Location header.
+ */
+export interface RedirectPolicy {
+  /** Hops followed at most; one more redirect reaches `next`, which refuses it with a readable error. */
+  max: number;
+  next(status: number, location: string, method: string): { url: URL; drop: (header: string) => boolean };
+}
+
 /** A kept-alive connection the server closed just as it was reused: the request never reached a live server. */
 export class StaleConnectionError extends Error {
   constructor(cause: unknown) {
@@ -31,106 +40,92 @@ export class StaleConnectionError extends Error {
 }
 
 const DEFAULT_HEADERS = { accept: 'application/json, text/plain, */*', 'accept-encoding': 'gzip, deflate, br' };
-// Flushing on a truncated stream hands over what arrived instead of failing on the missing trailer.
-const LENIENT = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-const ZLIB_HEADER = Buffer.from([0x78, 0x9c]);
 
-/** Servers send "deflate" both zlib-wrapped (as the RFC says) and raw; a raw one gets the zlib header it lacks. */
-const zlibWrapped = (): Transform => {
-  let first = true;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      if (first && chunk.length > 0) {
-        first = false;
-        if (chunk[0] !== ZLIB_HEADER[0]) this.push(ZLIB_HEADER);
-      }
-      done(null, chunk);
-    },
-  });
-};
+/**
+ * axios as the service's one HTTP client. `proxy: false`: the guarded agents connect themselves, so an
+ * HTTP(S)_PROXY in the environment can never route a request around their connect-time address check.
+ * Bodies go and come as they are (no transforms); the caller reads the decoded stream with its own cap,
+ * which reports the bytes read and costs less per chunk than axios's stream cap (an async iterator).
+ */
+const transport = axios.create({
+  proxy: false,
+  decompress: true,
+  responseType: 'stream',
+  validateStatus: null,
+  transformRequest: [],
+  transformResponse: [],
+  maxBodyLength: Infinity,
+  maxContentLength: -1,
+});
 
-const decoders = (encoding: string): Transform[] | null => {
-  switch (encoding) {
-    case 'gzip':
-    case 'x-gzip':
-      return [zlib.createUnzip(LENIENT)];
-    case 'deflate':
-      return [zlibWrapped(), zlib.createUnzip(LENIENT)];
-    case 'br':
-      return [zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH })];
-    default:
-      return null;
-  }
-};
-
-const flatten = (raw: IncomingMessage['headers']): Record<string, string> => {
+const flatten = (raw: AxiosResponse['headers']): Record<string, string> => {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (typeof value === 'string') flat[name] = value;
-    else if (Array.isArray(value)) flat[name] = value.join(', ');
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof value === 'string') flat[name.toLowerCase()] = value;
+    else if (Array.isArray(value)) flat[name.toLowerCase()] = value.join(', ');
+    else if (typeof value === 'number') flat[name.toLowerCase()] = String(value);
   }
   return flat;
 };
 
-const decoded = (request: ExchangeRequest, response: IncomingMessage, headers: Record<string, string>): Readable => {
-  const bodiless = request.method === 'HEAD' || response.statusCode === 204 || response.statusCode === 304;
-  const chain = bodiless ? null : decoders((headers['content-encoding'] ?? '').trim().toLowerCase());
-  if (!chain) return response;
-  delete headers['content-encoding'];
-  pipeline([response, ...chain], () => undefined);
-  return chain[chain.length - 1];
+/** axios's follow-redirects hook, running the caller's policy: it sees every hop before the hop is sent. */
+const beforeRedirect =
+  (policy: RedirectPolicy) =>
+  (options: Record<string, unknown>, response: { statusCode: number; headers: Record<string, string> }): void => {
+    const { url, drop } = policy.next(response.statusCode, response.headers.location, String(options.method));
+    // follow-redirects resolved the Location itself; what it sends must be exactly what the policy checked.
+    if (new URL(String(options.href)).href !== url.href) {
+      throw new Error(`redirect target ${url.href} changed on the way`);
+    }
+    const headers = options.headers as Record<string, unknown>;
+    for (const name of Object.keys(headers)) {
+      if (drop(name.toLowerCase())) delete headers[name];
+    }
+  };
+
+const reusedSocket = (error: unknown): boolean => {
+  const request = (error as { request?: ClientRequest & { _currentRequest?: ClientRequest } }).request;
+  return Boolean(request?.reusedSocket ?? request?._currentRequest?.reusedSocket);
+};
+
+const isReset = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 };
 
 /**
- * Sends one request through the guarded agents (their connect-time address check is the SSRF guard; a pooled
- * socket is one whose address passed) and resolves with the response head. `signal` aborts the request and,
- * until the body ends, the body too. Follows no redirects.
+ * Sends one request through axios with the guarded agents (their connect-time address check is the SSRF
+ * guard; a pooled socket is one whose address passed) and resolves with the response head and its decoded
+ * body. `signal` aborts the request and, until the body ends, the body too. Without a redirect policy, a
+ * redirect is handed back as it is.
  */
 export const exchange = async (
   request: ExchangeRequest,
   agents: GuardedAgents,
   signal: AbortSignal,
+  redirects?: RedirectPolicy,
 ): Promise<ExchangeResponse> => {
   signal.throwIfAborted();
-  const { url, body } = request;
-  const headers: Record<string, string> = { ...DEFAULT_HEADERS, ...request.headers };
-  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-  const secure = url.protocol === 'https:';
-  const outgoing = (secure ? https : http).request({
-    protocol: url.protocol,
-    hostname: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port || (secure ? 443 : 80),
-    path: `${url.pathname}${url.search}`,
-    method: request.method,
-    headers,
-    agent: secure ? agents.https : agents.http,
-  });
-  return new Promise<ExchangeResponse>((resolve, reject) => {
-    const onAbort = (): void => {
-      outgoing.destroy(signal.reason as Error);
+  try {
+    const response = await transport.request<Readable>({
+      url: request.url.href,
+      method: request.method,
+      headers: { ...DEFAULT_HEADERS, ...request.headers },
+      data: request.body,
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
+      signal,
+      // follow-redirects counts the refused hop too: `next` refuses hop max + 1 with the policy's own message.
+      maxRedirects: redirects ? redirects.max + 1 : 0,
+      ...(redirects ? { beforeRedirect: beforeRedirect(redirects) } : {}),
+    });
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      headers: flatten(response.headers),
+      body: response.data,
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-    const release = (): void => signal.removeEventListener('abort', onAbort);
-    // Stays on for the request's life: a socket error after the response must not go unhandled.
-    outgoing.on('error', (error) => {
-      release();
-      reject(outgoing.reusedSocket && isReset(error) ? new StaleConnectionError(error) : error);
-    });
-    outgoing.once('response', (response) => {
-      response.once('close', release);
-      const flat = flatten(response.headers);
-      resolve({
-        status: response.statusCode ?? 0,
-        statusText: response.statusMessage ?? '',
-        headers: flat,
-        body: decoded(request, response, flat),
-      });
-    });
-    outgoing.end(body);
-  });
-};
-
-const isReset = (error: unknown): boolean => {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
+  } catch (error) {
+    throw reusedSocket(error) && isReset(error) ? new StaleConnectionError(error) : error;
+  }
 };

@@ -184,6 +184,25 @@ describe(OutboundClient.name, () => {
       });
     });
 
+    it('should connect to the host itself, never through a proxy the environment names', async () => {
+      const proxy = await startHttpTestServer((_request, response) => void response.end('from the proxy'));
+      const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
+      process.env.HTTP_PROXY = proxy.origin;
+      process.env.http_proxy = proxy.origin;
+      try {
+        const result = await createClient({ allowPrivate: ['127.0.0.1/32'] }).request({ url: `${server.origin}/` });
+
+        expect(result.body.toString()).toBe('ok');
+        expect(proxy.requests).toHaveLength(0);
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+        await proxy.close();
+      }
+    });
+
     it('should ignore a caller-supplied Host header', async () => {
       const sut = createClient({ allowPrivate: ['127.0.0.1/32'] });
 

@@ -5,7 +5,13 @@ import { isSecretName, redactUrl } from '../shared/secrets';
 import { AddressPolicy } from './address-policy';
 import { createGuardedAgents, type GuardedAgents } from './guarded-agents';
 import { createGuardedLookup } from './guarded-lookup';
-import { exchange, type ExchangeResponse, StaleConnectionError } from './http-exchange';
+import {
+  exchange,
+  type ExchangeRequest,
+  type ExchangeResponse,
+  type RedirectPolicy,
+  StaleConnectionError,
+} from './http-exchange';
 import { toOutboundError } from './outbound-error';
 import type { OutboundBody, OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 import { systemResolver, type OutboundResolver } from './outbound-resolver';
@@ -15,7 +21,6 @@ import { checkOutboundUrl, parseOutboundUrl } from './url-policy';
 
 export type { OutboundClientOptions, OutboundRequest, OutboundResponse } from './outbound-request';
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 // Framing and routing headers are the transport's business; a caller (or a model) may not set them.
@@ -33,11 +38,10 @@ const RESERVED_HEADERS = new Set([
   'proxy-authorization',
 ]);
 
-interface Hop {
+/** Where a request has got to: the URL of the hop being sent and the redirects followed so far. */
+interface Trail {
   url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
+  redirects: string[];
 }
 
 const encodeBody = (body: OutboundBody | undefined, headers: Record<string, string>): Buffer | undefined => {
@@ -82,53 +86,43 @@ export class OutboundClient {
     const maxBytes = Math.min(request.maxResponseBytes ?? this.options.maxResponseBytes, this.options.maxResponseBytes);
     const maxRedirects = request.maxRedirects ?? this.options.maxRedirects;
     const headers = { 'user-agent': this.options.userAgent, ...lowerCaseHeaders(request.headers) };
-    let hop: Hop = {
+    const first: ExchangeRequest = {
       url: parseOutboundUrl(request.url),
       method: (request.method ?? 'GET').toUpperCase(),
       headers,
-      body: undefined,
+      body: encodeBody(request.body, headers),
     };
-    hop.body = encodeBody(request.body, hop.headers);
     for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) hop.url.searchParams.append(name, String(value));
+      if (value !== undefined) first.url.searchParams.append(name, String(value));
     }
-    const redirects: string[] = [];
+    const trail: Trail = { url: first.url, redirects: [] };
     try {
-      for (;;) {
-        checkOutboundUrl(hop.url, this.policy);
-        request.checkUrl?.(hop.url);
-        const response = await this.send(hop, deadline);
-        const location = response.headers.location;
-        if (maxRedirects > 0 && REDIRECT_STATUSES.has(response.status) && location !== undefined) {
-          response.body.destroy();
-          if (redirects.length >= maxRedirects) {
-            throw new ToolExecutionError(
-              `too many redirects (more than ${maxRedirects}), last to ${redactUrl(location, request.sensitiveQuery)}`,
-            );
-          }
-          hop = this.redirect(hop, response.status, parseOutboundUrl(location, hop.url.href), request.sensitiveHeaders);
-          redirects.push(redactUrl(hop.url.href, request.sensitiveQuery));
-          continue;
-        }
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          response.body.destroy();
-          throw new ResponseTooLargeError(maxBytes, 0);
-        }
-        const body = await readCapped(response.body, maxBytes, deadline.signal);
-        return {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers,
-          body,
-          bytes: body.length,
-          finalUrl: redactUrl(hop.url.href, request.sensitiveQuery),
-          redirects,
-          truncated: false,
-        };
+      checkOutboundUrl(first.url, this.policy);
+      request.checkUrl?.(first.url);
+      const follow = maxRedirects > 0 ? this.redirectPolicy(request, maxRedirects, trail) : undefined;
+      const response = await this.send(first, deadline, () => {
+        trail.url = first.url;
+        trail.redirects = [];
+        return exchange(first, this.agents, deadline.signal, follow);
+      });
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        response.body.destroy();
+        throw new ResponseTooLargeError(maxBytes, 0);
       }
+      const body = await readCapped(response.body, maxBytes, deadline.signal);
+      return {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+        body,
+        bytes: body.length,
+        finalUrl: redactUrl(trail.url.href, request.sensitiveQuery),
+        redirects: trail.redirects,
+        truncated: false,
+      };
     } catch (error) {
-      const failure = toOutboundError(error, hop.url, deadline);
+      const failure = toOutboundError(error, trail.url, deadline);
       // Whatever is still open for this request (a connection, a body) closes with it.
       deadline.cancel();
       throw failure;
@@ -189,31 +183,49 @@ export class OutboundClient {
     return cap;
   }
 
-  private async send(hop: Hop, deadline: RequestDeadline): Promise<ExchangeResponse> {
-    const send = () => exchange(hop, this.agents, deadline.signal);
+  /** A kept-alive connection the server closed just as it was reused: an idempotent request goes out once more, on a new one. */
+  private async send(
+    first: ExchangeRequest,
+    deadline: RequestDeadline,
+    attempt: () => Promise<ExchangeResponse>,
+  ): Promise<ExchangeResponse> {
     try {
-      return await send();
+      return await attempt();
     } catch (error) {
-      // A kept-alive connection the server closed just as it was reused: an idempotent request goes out once more, on a new one.
-      if (!IDEMPOTENT_METHODS.has(hop.method) || !(error instanceof StaleConnectionError) || deadline.signal.aborted) {
+      if (
+        !IDEMPOTENT_METHODS.has(first.method) ||
+        !(error instanceof StaleConnectionError) ||
+        deadline.signal.aborted
+      ) {
         throw error;
       }
-      return send();
+      return attempt();
     }
   }
 
-  private redirect(previous: Hop, status: number, next: URL, sensitive: readonly string[] = []): Hop {
-    const headers = { ...previous.headers };
-    if (next.origin !== previous.url.origin) {
-      const extra = new Set(sensitive.map((name) => name.toLowerCase()));
-      for (const name of Object.keys(headers)) {
-        if (isSecretName(name) || extra.has(name)) delete headers[name];
-      }
-    }
-    const keepsMethod = status === 307 || status === 308 || (status !== 303 && previous.method !== 'POST');
-    if (keepsMethod || previous.method === 'HEAD')
-      return { url: next, method: previous.method, headers, body: previous.body };
-    delete headers['content-type'];
-    return { url: next, method: 'GET', headers, body: undefined };
+  /**
+   * Every hop is checked like the first URL (the SSRF policy, then the caller's own) before it is sent, and
+   * leaves every credential-named header behind when it changes origin. axios (follow-redirects) changes the
+   * method as browsers do: 303 (and 301/302 after a POST) become a body-less GET, 307/308 resend as they were.
+   */
+  private redirectPolicy(request: OutboundRequest, max: number, trail: Trail): RedirectPolicy {
+    const sensitive = new Set((request.sensitiveHeaders ?? []).map((name) => name.toLowerCase()));
+    return {
+      max,
+      next: (_status, location) => {
+        if (trail.redirects.length >= max) {
+          throw new ToolExecutionError(
+            `too many redirects (more than ${max}), last to ${redactUrl(location, request.sensitiveQuery)}`,
+          );
+        }
+        const url = parseOutboundUrl(location, trail.url.href);
+        checkOutboundUrl(url, this.policy);
+        request.checkUrl?.(url);
+        const crossOrigin = url.origin !== trail.url.origin;
+        trail.url = url;
+        trail.redirects.push(redactUrl(url.href, request.sensitiveQuery));
+        return { url, drop: (name) => crossOrigin && (isSecretName(name) || sensitive.has(name)) };
+      },
+    };
   }
 }
