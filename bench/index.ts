@@ -1,4 +1,5 @@
 import { benchArgumentValidation } from './argument-validation.bench';
+import { benchClientCost } from './client-cost.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchOutboundClient } from './outbound-client.bench';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
     ['outbound HTTP client per call (axios + SSRF guard vs bare node:http)', benchOutboundClient],
     ['cost per run', benchRunCost],
+    ['cost per run, client clock (ToolFlow in its own process; bare loop with an in-process tool)', benchClientCost],
   ];
   for (const [name, run] of suites) {
     const results = await run();

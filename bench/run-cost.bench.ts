@@ -16,13 +16,13 @@ import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
 import { bareOpenAILoop } from './bare-openai-loop';
 import { median } from './median';
 
-const ROUNDS = 3;
-const CALLS_PER_ROUND = 3;
-const MODEL_CALLS = ROUNDS + 1;
-const REPETITIONS = 30;
-const ANSWER = 'All three rounds done.';
+export const ROUNDS = 3;
+export const CALLS_PER_ROUND = 3;
+export const MODEL_CALLS = ROUNDS + 1;
+export const REPETITIONS = 30;
+export const ANSWER = 'All three rounds done.';
 
-const pingParameters = {
+export const pingParameters = {
   type: 'object',
   properties: { id: { type: 'string' } },
   required: ['id'],
@@ -30,7 +30,7 @@ const pingParameters = {
 };
 
 /** 3 model turns of 3 parallel calls of `ping` (distinct ids), then the answer. */
-const conversation = (): Turn[] => [
+export const conversation = (): Turn[] => [
   ...Array.from({ length: ROUNDS }, (_, round) =>
     reply.toolCalls(
       Array.from({ length: CALLS_PER_ROUND }, (__, call) => ({
@@ -43,7 +43,7 @@ const conversation = (): Turn[] => [
   reply.text(ANSWER),
 ];
 
-const definition = {
+export const definition = {
   name: 'run-cost',
   inputs: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
   nodes: [
@@ -69,13 +69,13 @@ const ping = (backend: ToolBackend) => async (args: Record<string, unknown>) => 
   return response.text();
 };
 
-interface Database {
+export interface Database {
   label: string;
   /** A database URL for startTestApp, and how to remove it afterwards. */
   create(): Promise<{ url: string; drop: () => Promise<void> }>;
 }
 
-const sqlite: Database = {
+export const sqlite: Database = {
   label: 'sqlite',
   create: () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolflow-bench-'));
@@ -86,7 +86,10 @@ const sqlite: Database = {
   },
 };
 
-const mysql = (url: string): Database => ({ label: 'mariadb', create: () => throwawayMysqlDatabase(url, 'tf_bench') });
+export const mysql = (url: string): Database => ({
+  label: 'mariadb',
+  create: () => throwawayMysqlDatabase(url, 'tf_bench'),
+});
 
 async function restRun(baseUrl: string, workflowId: string): Promise<string> {
   const response = await fetch(`${baseUrl}/api/v1/workflows/${workflowId}/runs?wait=true`, {
@@ -178,6 +181,14 @@ async function benchOn(database: Database): Promise<Record<string, number>> {
   }
 }
 
+/** SQLite, and MariaDB when DATABASE_URL or TEST_MYSQL_URL names a MySQL/MariaDB server. */
+export function benchDatabases(): Database[] {
+  const mysqlUrl = [process.env.DATABASE_URL, process.env.TEST_MYSQL_URL].find(
+    (url) => url !== undefined && /^(mysql|mariadb):\/\//.test(url),
+  );
+  return mysqlUrl ? [sqlite, mysql(mysqlUrl)] : [sqlite];
+}
+
 /**
  * Cost per run: the same task (3 rounds × 3 parallel calls of an http tool, then the answer, against the
  * scripted local model) as a REST run through the real app (`?wait=true`) and as a bare `openai` SDK
@@ -186,10 +197,7 @@ async function benchOn(database: Database): Promise<Record<string, number>> {
  */
 export async function benchRunCost(): Promise<Record<string, number>> {
   const results: Record<string, number> = {};
-  const mysqlUrl = [process.env.DATABASE_URL, process.env.TEST_MYSQL_URL].find(
-    (url) => url !== undefined && /^(mysql|mariadb):\/\//.test(url),
-  );
-  for (const database of mysqlUrl ? [sqlite, mysql(mysqlUrl)] : [sqlite]) {
+  for (const database of benchDatabases()) {
     for (const [name, value] of Object.entries(await benchOn(database))) results[`${database.label}_${name}`] = value;
   }
   return results;
