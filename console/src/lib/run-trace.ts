@@ -1,5 +1,7 @@
 /** Folds the run's event stream (GET /runs/:id/events) into nodes → model calls → tool calls, for the run page. */
 
+import { putNestedRun, toNestedRun, type NestedRunView } from './nested-runs';
+
 export interface TraceEvent {
   type: string;
   data: Record<string, unknown>;
@@ -90,6 +92,8 @@ export interface NodeView {
   output: unknown;
   error: string | null;
   modelCalls: ModelCallView[];
+  /** A map node's items or a loop node's iterations that ended (node.item events), in index order. */
+  items: NestedRunView[];
 }
 
 export interface ApprovalView {
@@ -146,6 +150,7 @@ function nodeFor(state: TraceState, data: Record<string, unknown>, at: number): 
       output: null,
       error: null,
       modelCalls: [],
+      items: [],
     };
     state.nodes.push(node);
   }
@@ -213,6 +218,7 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
         output: null,
         error: null,
         modelCalls: [],
+        items: [],
       });
       break;
     case 'llm.delta':
@@ -301,6 +307,11 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       node.endedAt = at;
       node.output = data.output ?? null;
       node.error = typeof data.error === 'string' ? data.error : null;
+      break;
+    }
+    case 'node.item': {
+      const item = toNestedRun(data);
+      if (item) putNestedRun(nodeFor(state, data, at).items, item);
       break;
     }
     case 'run.finished':
