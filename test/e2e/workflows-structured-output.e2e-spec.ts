@@ -181,6 +181,23 @@ describe('Structured output of the LLM node (e2e)', () => {
     expect(JSON.stringify(response.body)).toContain('{{llm-1.data.town}}');
   });
 
+  it('should take a ```json fenced answer that parses and matches with no retry, and mark it repaired', async () => {
+    const kit = PROTOCOL_KITS[0];
+    const fenced = '```json\n{"city":"Paris","celsius":21}\n```';
+    servers.get(kit.protocol)?.script([kit.text(fenced)]);
+
+    const run = await api.run(workflow(kit.protocol, weather), { question: 'JSON?' });
+
+    expect(run).toMatchObject({ status: 'succeeded', outputs: { city: 'Paris', raw: fenced } });
+    expect(servers.get(kit.protocol)?.requests).toHaveLength(1);
+    expect((await llmNodeOf(run.id))?.output).toMatchObject({
+      data: { city: 'Paris', celsius: 21 },
+      text: fenced,
+      output_retries: 0,
+      output_repaired: 'fenced',
+    });
+  });
+
   it('should take output_retries 0: the first invalid answer fails the node', async () => {
     const kit = PROTOCOL_KITS[0];
     servers.get(kit.protocol)?.script([kit.text('{"city":"Paris"}')]);

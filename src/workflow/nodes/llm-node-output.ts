@@ -47,6 +47,9 @@ export function llmNodeOutputShape(data: object): OutputShape {
     ...FIELDS,
     data: Type.Unsafe({ ...schema, description: 'The answer parsed' }),
     output_retries: Type.Integer({ description: 'Answers sent back because they did not match output_schema' }),
+    output_repaired: Type.Union([Type.Literal('fenced'), Type.Null()], {
+      description: '`fenced` when the answer was one ```json fenced block, read without its fence; else null',
+    }),
   });
 }
 

@@ -41,6 +41,41 @@ describe(readStructuredAnswer.name, () => {
   });
 });
 
+describe(`${readStructuredAnswer.name} (a fenced answer)`, () => {
+  it('should read a ```json fenced answer that parses and matches, and mark it repaired', () => {
+    const answer = readStructuredAnswer('```json\n{"city":"Paris","celsius":21}\n```', weather);
+
+    expect(answer).toEqual({ ok: true, data: { city: 'Paris', celsius: 21 }, repaired: 'fenced' });
+  });
+
+  it('should read a bare ``` fence with blank space around it the same way', () => {
+    const answer = readStructuredAnswer('\n```\n{"city":"Oslo","celsius":4}\n```\n', weather);
+
+    expect(answer).toEqual({ ok: true, data: { city: 'Oslo', celsius: 4 }, repaired: 'fenced' });
+  });
+
+  it('should hold a fenced answer to the schema like any other', () => {
+    const answer = readStructuredAnswer('```json\n{"city":"Paris"}\n```', weather);
+
+    expect(answer).toEqual({
+      ok: false,
+      errors: ['/celsius: is required but missing (rule: required); received nothing; expected number, >= -90'],
+    });
+  });
+
+  it('should refuse text around the fence or a fence with no JSON inside as not JSON', () => {
+    for (const text of ['Here it is:\n```json\n{"city":"Paris","celsius":21}\n```', '```json\nParis, 21\n```']) {
+      const answer = readStructuredAnswer(text, weather);
+
+      expect(!answer.ok && answer.errors[0]).toMatch(/^the answer is not JSON: /);
+    }
+  });
+
+  it('should let a fenced answer that matches stand, with no retry', () => {
+    expect(outputSchemaCheck(weather, 1).check('```json\n{"city":"Paris","celsius":3}\n```')).toEqual({ ok: true });
+  });
+});
+
 describe(outputSchemaCheck.name, () => {
   it('should give the model the errors and ask for the corrected JSON', () => {
     const verdict = outputSchemaCheck(weather, 2).check('{"city":"Paris"}');

@@ -51,16 +51,41 @@ export const responseFormatFor = (nodeId: string, schema: JsonSchema): ResponseF
 // One validator (the service's ajv, see createAjv) for every node's schema, keyed by the schema's text.
 const validator = new ArgumentValidator({ cacheSize: 200 });
 
-export type StructuredAnswer = { ok: true; data: unknown } | { ok: false; errors: string[] };
+/** `fenced`: the answer was one ```json (or ```) fenced block, read without its fence. */
+export type OutputRepair = 'fenced';
 
-/** The answer parsed as JSON and validated against `schema`; the errors name each field that fails. */
-export function readStructuredAnswer(answer: string, schema: JsonSchema): StructuredAnswer {
-  let data: unknown;
+export type StructuredAnswer = { ok: true; data: unknown; repaired?: OutputRepair } | { ok: false; errors: string[] };
+
+// The whole answer one fenced block: models often fence JSON though asked for the value alone.
+const FENCED = /^\s*```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```\s*$/i;
+
+/** The answer as JSON: as written, else (the whole answer one fenced block) without its fence. */
+function parseAnswer(
+  answer: string,
+): { ok: true; data: unknown; repaired?: OutputRepair } | { ok: false; error: string } {
   try {
-    data = JSON.parse(answer);
+    return { ok: true, data: JSON.parse(answer) };
   } catch (error) {
-    return { ok: false, errors: [`the answer is not JSON: ${errorMessage(error)}`] };
+    const fenced = FENCED.exec(answer);
+    if (fenced) {
+      try {
+        return { ok: true, data: JSON.parse(fenced[1]), repaired: 'fenced' };
+      } catch {
+        // Fenced, but not JSON inside either: the error of the answer as written.
+      }
+    }
+    return { ok: false, error: errorMessage(error) };
   }
+}
+
+/**
+ * The answer parsed as JSON and validated against `schema`; the errors name each field that fails. An answer
+ * that is one ```json fenced block whose content parses and matches is accepted, marked `repaired: 'fenced'`.
+ */
+export function readStructuredAnswer(answer: string, schema: JsonSchema): StructuredAnswer {
+  const parsed = parseAnswer(answer);
+  if (!parsed.ok) return { ok: false, errors: [`the answer is not JSON: ${parsed.error}`] };
+  const { data, repaired } = parsed;
   let result;
   try {
     result = validator.validate(`output_schema:${JSON.stringify(schema)}`, schema, data);
@@ -68,7 +93,8 @@ export function readStructuredAnswer(answer: string, schema: JsonSchema): Struct
     // Checked when the workflow was saved; a schema that still does not compile fails the answer, not the run.
     return { ok: false, errors: [`output_schema cannot be used: ${errorMessage(error)}`] };
   }
-  return result.ok ? { ok: true, data } : { ok: false, errors: result.errors.map(formatArgumentError) };
+  if (!result.ok) return { ok: false, errors: result.errors.map(formatArgumentError) };
+  return repaired === undefined ? { ok: true, data } : { ok: true, data, repaired };
 }
 
 const feedback = (errors: readonly string[]): string =>

@@ -56,7 +56,14 @@ const LlmNodeData = Type.Object(
           'Earlier turns, e.g. {{inputs.messages}}: an array of {role: user|assistant, content}, sent between system and prompt',
       }),
     ),
-    enable_tools: Type.Optional(Type.Boolean({ default: false })),
+    // No schema default: `false` there said tools were off unless enabled, while a node that lists tools has
+    // always used them (saved workflows rely on it); the absence of the field means "on when tools lists some".
+    enable_tools: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whether the listed tools are offered: on when tools lists some and this is not false; false turns them off',
+      }),
+    ),
     tools: Type.Optional(
       Type.Array(ToolEntry, {
         uniqueItems: true,
@@ -432,7 +439,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         const message = `the answer does not match output_schema after ${retries}: ${answer.errors.join('; ')}`;
         throw new NodeFailure(message, { ...output, output_errors: answer.errors });
       }
-      return { ...output, data: answer.data };
+      // A repaired answer says so in the output: `text` keeps what the model wrote, `data` what was read from it.
+      return { ...output, data: answer.data, output_repaired: answer.repaired ?? null };
     } catch (error) {
       if (error instanceof AgentLoopError) {
         throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });

@@ -141,6 +141,14 @@ describe('NODE_HANDLERS', () => {
     expect(toolsUsed?.({ prompt: 'x', tools: [], enable_tools: true })).toBeNull();
   });
 
+  it('should publish enable_tools with no default, as the tools a node lists are on unless it says false', () => {
+    const field = (NODE_HANDLERS.llm.data as { properties: Record<string, Record<string, unknown>> }).properties
+      .enable_tools;
+
+    expect(field.default).toBeUndefined();
+    expect(field.description).toMatch(/on when tools lists some/);
+  });
+
   it("should start a round's calls only once the call logs of the rounds before are stored", async () => {
     const events: string[] = [];
     const answers = [
