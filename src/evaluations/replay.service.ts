@@ -8,7 +8,7 @@ import { RunsService } from '../runs/runs.service';
 import { isSubset } from './assertions';
 import { type Divergence } from '../workflow/recording/divergence';
 import { ReplayModelCalls, type ReplayToolMode } from '../workflow/recording/replay-model-calls';
-import { type ReplaySource, WorkflowRunner } from '../workflow/workflow-runner.service';
+import { type ReplaySource, RunStarter } from '../workflow/execution/run-starter.service';
 import { WorkflowsService } from '../workflow/workflows.service';
 import { type Cassette, toCassette } from './cassette';
 
@@ -42,7 +42,7 @@ export class ReplayService {
     private readonly runs: RunsService,
     private readonly exchanges: ModelExchangesService,
     private readonly workflows: WorkflowsService,
-    private readonly runner: WorkflowRunner,
+    private readonly runner: RunStarter,
   ) {}
 
   /** The run's recorded model calls as a cassette. */

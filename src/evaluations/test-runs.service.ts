@@ -12,7 +12,7 @@ import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { errorMessage } from '../shared/error-text';
 import type { WorkflowEntity } from '../workflow/workflow.entity';
-import { WorkflowRunner } from '../workflow/workflow-runner.service';
+import { RunStarter } from '../workflow/execution/run-starter.service';
 import { WorkflowVersionsService } from '../workflow/workflow-versions.service';
 import type { WorkflowDefinition } from '../workflow/definition.schema';
 import { evaluateAssertion, type Judge } from './assertions';
@@ -85,7 +85,7 @@ export class TestRunsService {
   constructor(
     @InjectRepository(TestRunEntity) private readonly testRuns: Repository<TestRunEntity>,
     private readonly suites: TestSuitesService,
-    private readonly runner: WorkflowRunner,
+    private readonly runner: RunStarter,
     private readonly runs: RunsService,
     private readonly replays: ReplayService,
     private readonly versions: WorkflowVersionsService,

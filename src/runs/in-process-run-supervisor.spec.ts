@@ -70,7 +70,7 @@ describe(InProcessRunSupervisor.name, () => {
   const submitted = async () => {
     const run = await runs.create(newRun());
     const execution = executor.of(run.id);
-    sut.reserve().submit(run.id);
+    sut.reserve().submit({ run, awaited: false });
     return { id: run.id, execution };
   };
 
@@ -135,11 +135,11 @@ describe(InProcessRunSupervisor.name, () => {
     const blocked = sut.reserve();
     expect(blocked.claimSlot()).toBe(false);
     const queued = await runs.create(newRun());
-    blocked.submit(queued.id);
+    blocked.submit({ run: queued, awaited: false });
     expect(executor.of(queued.id).started).toBe(false);
 
     const run = await runs.create(newRun({ startsNow: true }));
-    claiming.submit(run.id);
+    claiming.submit({ run, awaited: false });
     expect(executor.of(run.id).started).toBe(true);
     expect(executor.of(queued.id).started).toBe(false);
 

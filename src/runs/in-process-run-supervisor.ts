@@ -16,7 +16,9 @@ import { FINISHED_STATUSES } from './run.entity';
 import { EmbeddedProcessLock } from './embedded-process-lock';
 import { RunEventsService } from './run-events.service';
 import {
+  type CreatedHere,
   INTERRUPTED,
+  type NewRunSubmission,
   type QueuePlace,
   RUN_EXECUTOR,
   RunHandedBackError,
@@ -32,6 +34,8 @@ interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
   end: () => void;
+  /** Resolves once its execution stored how it ended (see CreatedHere.endStored). */
+  endStored: Promise<void>;
 }
 
 const CANCELLED = 'cancelled by the client';
@@ -113,12 +117,12 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
         this.claimed += 1;
         return true;
       },
-      submit: (runId) => {
+      submit: (submission) => {
         giveBack();
         const slot = claimed;
         if (claimed) this.claimed -= 1;
         claimed = false;
-        this.enqueue(runId, slot);
+        this.submitCreated(submission, slot);
       },
       release: () => {
         giveBack();
@@ -135,17 +139,35 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     this.enqueue(runId);
   }
 
+  /**
+   * A run created here executes here, from the copy its starter made: its event log opens empty now, and the answer
+   * to a `?wait=true` comes from what it writes (RunsService.keepCopy), not read back.
+   */
+  private submitCreated({ run, tools, awaited }: NewRunSubmission, claimed: boolean): void {
+    this.events.open(run.id);
+    if (awaited) this.runs.keepCopy(run);
+    try {
+      this.enqueue(run.id, claimed, { run, tools });
+    } catch (error) {
+      this.runs.forgetCopy(run.id);
+      throw error;
+    }
+  }
+
   /** `claimed`: the run holds the slot its place claimed and starts now (unless the service drains). */
-  private enqueue(runId: string, claimed = false): void {
+  private enqueue(runId: string, claimed = false, created?: Omit<CreatedHere, 'endStored'>): void {
     if (this.active.has(runId)) {
       if (claimed) this.pump();
       return;
     }
     let end: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (end = resolve));
+    let endStored: () => void = () => undefined;
+    const stored = new Promise<void>((resolve) => (endStored = resolve));
+    const here = created && { ...created, endStored: () => endStored() };
     // The run's spans join the trace of the request that submitted it, not that of the run before it in the queue.
-    const execute = bindToActiveTrace((signal: AbortSignal) => this.executor().execute(runId, signal));
-    const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end };
+    const execute = bindToActiveTrace((signal: AbortSignal) => this.executor().execute(runId, signal, here));
+    const entry: ActiveRun = { runId, execute, controller: new AbortController(), done, end, endStored: stored };
     this.active.set(runId, entry);
     if (claimed && !this.draining) {
       this.start(entry, true);
@@ -171,6 +193,14 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse> {
+    const endStored = this.active.get(runId)?.endStored;
+    // A run executing here answers once its end is stored, while its last events are still being written.
+    const ended = this.waitForEnd(runId, timeoutMs);
+    await (endStored ? Promise.race([ended, endStored]) : ended);
+    return this.runs.endedHere(runId) ?? (await this.runs.get(runId, principal));
   }
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {

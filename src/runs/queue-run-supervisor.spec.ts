@@ -27,10 +27,14 @@ class ScriptedExecutor implements RunExecutor {
   constructor(private readonly runs: RunsService) {}
 
   forWorker(worker: string): RunExecutor {
-    return { execute: (runId, signal) => this.execute(runId, signal, worker) };
+    return { execute: (runId, signal) => this.executeOn(worker, runId, signal) };
   }
 
-  async execute(runId: string, signal: AbortSignal, worker = 'unknown'): Promise<RunStop> {
+  execute(runId: string, signal: AbortSignal): Promise<RunStop> {
+    return this.executeOn('unknown', runId, signal);
+  }
+
+  private async executeOn(worker: string, runId: string, signal: AbortSignal): Promise<RunStop> {
     this.started.push({ runId, worker });
     this.executing += 1;
     this.maxExecutingOneRun = Math.max(this.maxExecutingOneRun, this.executing);
@@ -81,7 +85,7 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
 
   const submitted = async (api: QueueRunSupervisor): Promise<string> => {
     const run = await runs.create(newRun());
-    api.reserve().submit(run.id);
+    api.reserve().submit({ run, awaited: false });
     return run.id;
   };
 
@@ -206,8 +210,8 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     await supervisor('worker', 'first');
     await supervisor('worker', 'second');
     const run = await runs.create(newRun());
-    api.reserve().submit(run.id);
-    api.reserve().submit(run.id);
+    api.reserve().submit({ run, awaited: false });
+    api.reserve().submit({ run, awaited: false });
     const marker = await submitted(api);
 
     await waitFor(() => executor.started.some((start) => start.runId === marker), { what: 'a later run started' });

@@ -136,12 +136,17 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     return {
       // The run goes through Redis: any worker may take it up, so it is stored queued.
       claimSlot: () => false,
-      submit: (runId) => {
+      submit: ({ run }) => {
         release();
-        this.enqueue(runId).catch((error: unknown) => this.failUnqueued(runId, error));
+        this.enqueue(run.id).catch((error: unknown) => this.failUnqueued(run.id, error));
       },
       release,
     };
+  }
+
+  async waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse> {
+    await this.waitForEnd(runId, timeoutMs);
+    return this.runs.get(runId, principal);
   }
 
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {

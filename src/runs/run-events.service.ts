@@ -164,6 +164,16 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     return event;
   }
 
+  /**
+   * A run stops to wait for a person: every event is stored, before its row says waiting, so that a decision's
+   * event is numbered after them. Embedded, the log stays open here: live streams go on with the run once it
+   * resumes in this process; in queue mode it may resume anywhere, and the log is closed.
+   */
+  async pause(runId: string): Promise<void> {
+    if (this.fansOut) await this.close(runId);
+    else await this.flush(runId);
+  }
+
   /** Stores the rest and keeps the log in memory a little longer for clients that join late. */
   async close(runId: string): Promise<void> {
     await this.flush(runId);

@@ -1,5 +1,7 @@
 import type { Principal } from '../common/auth/principal';
+import type { ToolDefinition } from '../shared/tool-definition';
 import type { RunResponse } from './run.dto';
+import type { RunRecord } from './run-record';
 
 export const RUN_SUPERVISOR = Symbol('RUN_SUPERVISOR');
 export const RUN_EXECUTOR = Symbol('RUN_EXECUTOR');
@@ -9,8 +11,29 @@ export const RUN_EXECUTOR = Symbol('RUN_EXECUTOR');
  * execution needs is read from the database, so any process can execute any run.
  */
 export interface RunExecutor {
-  /** Executes stored run `runId` from its last checkpoint (from the start when it has none) until it ends, waits for a person, or `signal` aborts. */
-  execute(runId: string, signal: AbortSignal): Promise<RunStop>;
+  /**
+   * Executes stored run `runId` from its last checkpoint (from the start when it has none) until it ends, waits for
+   * a person, or `signal` aborts. `created`: the run was created by this process and executes here for the first
+   * time, from that copy (its row and its event log are not read back).
+   */
+  execute(runId: string, signal: AbortSignal, created?: CreatedHere): Promise<RunStop>;
+}
+
+/** A run a starter just stored, as it submits it: what its execution can use when it takes place in this process. */
+export interface NewRunSubmission {
+  run: RunRecord;
+  /** The tools resolved for it at its start, by node id. */
+  tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
+  /** The caller waits for its end (`waitForRun`). */
+  awaited: boolean;
+}
+
+/** What an execution of a run created in this process gets from the supervisor. */
+export interface CreatedHere {
+  run: RunRecord;
+  tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
+  /** Told once the run's end is stored and `run.finished` is in its log: a waiting `waitForRun` may answer. */
+  endStored: () => void;
 }
 
 /** ended: finished/failed/cancelled and recorded; waiting: paused for approval (holds no slot); handed_back: stopped unfinished by a RunHandedBackError abort, resumable from its checkpoint. */
@@ -41,6 +64,11 @@ export interface RunSupervisor {
   /** Resolves when the run's execution stops (ends, waits, is handed back) or after `timeoutMs`, whichever is first; true if it stopped. */
   waitForEnd(runId: string, timeoutMs: number): Promise<boolean>;
   /**
+   * The run as the API shows it once its execution stopped (or after `timeoutMs`): the answer to `?wait=true` for
+   * a run submitted with `awaited`. Where the run executed in this process, it comes from what the run wrote.
+   */
+  waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse>;
+  /**
    * Executes a stored run again that went back to `running` after waiting for approval (every decision is made).
    * Durable without it: a restart (embedded) or the lease sweep (queue mode) also resumes such a run.
    */
@@ -59,7 +87,7 @@ export interface QueuePlace {
    * always where a run may execute in another process).
    */
   claimSlot(): boolean;
-  /** Queues a run already stored (queued, or resumable); RUN_EXECUTOR executes it when a slot is free. */
-  submit(runId: string): void;
+  /** Queues a run just stored; RUN_EXECUTOR executes it when a slot is free. */
+  submit(run: NewRunSubmission): void;
   release(): void;
 }

@@ -24,7 +24,9 @@ import { WorkflowVersionEntity } from './workflow-version.entity';
 import { WorkflowVersionsService } from './workflow-versions.service';
 import { ToolEmbeddingEntity } from './tool-selection/tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-selection/tool-embeddings.service';
-import { WORKFLOW_ENGINE, WorkflowRunner } from './workflow-runner.service';
+import { WORKFLOW_ENGINE, WorkflowRunExecutor } from './execution/run-executor.service';
+import { RunStarter } from './execution/run-starter.service';
+import { WorkflowToolRuns } from './execution/workflow-tool-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 
@@ -36,12 +38,14 @@ import { WorkflowsService } from './workflows.service';
     RunsModule,
   ],
   controllers: [WorkflowsController],
-  exports: [WorkflowsService, WorkflowVersionsService, WorkflowRunner],
+  exports: [WorkflowsService, WorkflowVersionsService, RunStarter],
   providers: [
     WorkflowsService,
     WorkflowVersionsService,
     ToolEmbeddingsService,
-    WorkflowRunner,
+    WorkflowRunExecutor,
+    RunStarter,
+    WorkflowToolRuns,
     {
       provide: WORKFLOW_ENGINE,
       inject: [
@@ -94,16 +98,17 @@ export class WorkflowModule implements OnModuleInit {
     @Inject(TOOL_VERSION_LISTENER) private readonly toolVersionListener: Port<ToolVersionListener>,
     @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowToolRunner: Port<WorkflowToolRunner>,
     private readonly workflows: WorkflowsService,
-    private readonly runner: WorkflowRunner,
+    private readonly executor: WorkflowRunExecutor,
+    private readonly toolRuns: WorkflowToolRuns,
     private readonly toolEmbeddings: ToolEmbeddingsService,
   ) {}
 
   /** The ports the modules below declare and this one implements: runs/, tools/ and executors/ call up through them. */
   onModuleInit(): void {
     this.workflowLookup.provide(this.workflows);
-    this.runExecutor.provide(this.runner);
+    this.runExecutor.provide(this.executor);
     this.toolDependants.provide(this.workflows);
     this.toolVersionListener.provide(this.toolEmbeddings);
-    this.workflowToolRunner.provide(this.runner);
+    this.workflowToolRunner.provide(this.toolRuns);
   }
 }

@@ -41,7 +41,7 @@ import {
 } from './workflow.dto';
 import { type WorkflowBody, WorkflowBodyPipe } from './workflow-body';
 import { runRequestOf } from './execution/run-request';
-import { type StartResult, WorkflowRunner } from './workflow-runner.service';
+import { type StartResult, RunStarter } from './execution/run-starter.service';
 import { WorkflowsService } from './workflows.service';
 import { WorkflowVersionsService } from './workflow-versions.service';
 import { RollbackWorkflowDto, WorkflowVersionResponse, WorkflowVersionSummary } from './workflow-version.dto';
@@ -59,7 +59,7 @@ export class WorkflowsController {
   constructor(
     private readonly workflows: WorkflowsService,
     private readonly versions: WorkflowVersionsService,
-    private readonly runner: WorkflowRunner,
+    private readonly runner: RunStarter,
   ) {}
 
   @Get('workflows/schema')
