@@ -4,7 +4,7 @@ import { DomainError } from '../common/errors/domain-error';
 import type { ModelExchange } from '../llm/model-exchange';
 import { ModelExchangesService } from '../runs/model-exchanges.service';
 import type { RunResponse } from '../runs/run.dto';
-import { RunsService } from '../runs/runs.service';
+import { RunQueriesService } from '../runs/run-queries.service';
 import { isSubset } from './assertions';
 import { type Divergence } from '../workflow/recording/divergence';
 import { ReplayModelCalls, type ReplayToolMode } from '../workflow/recording/replay-model-calls';
@@ -39,7 +39,7 @@ export interface ReplayReport {
 @Injectable()
 export class ReplayService {
   constructor(
-    private readonly runs: RunsService,
+    private readonly runs: RunQueriesService,
     private readonly exchanges: ModelExchangesService,
     private readonly workflows: WorkflowsService,
     private readonly runner: RunStarter,

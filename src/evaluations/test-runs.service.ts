@@ -10,6 +10,7 @@ import type { RunResponse } from '../runs/run.dto';
 import { isFinished } from '../runs/run.entity';
 import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
+import { RunQueriesService } from '../runs/run-queries.service';
 import { errorMessage } from '../shared/error-text';
 import type { WorkflowEntity } from '../workflow/workflow.entity';
 import { RunStarter } from '../workflow/execution/run-starter.service';
@@ -87,6 +88,7 @@ export class TestRunsService {
     private readonly suites: TestSuitesService,
     private readonly runner: RunStarter,
     private readonly runs: RunsService,
+    private readonly queries: RunQueriesService,
     private readonly replays: ReplayService,
     private readonly versions: WorkflowVersionsService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
@@ -204,7 +206,7 @@ export class TestRunsService {
         duration_ms: null,
       };
     }
-    const run = await this.runs.get(runId, principal);
+    const run = await this.queries.get(runId, principal);
     return this.judgeCase(testCase, run, divergence);
   }
 

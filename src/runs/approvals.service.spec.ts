@@ -5,6 +5,7 @@ import { type ApprovalRequest, ApprovalsService } from './approvals.service';
 import { RunEventsService } from './run-events.service';
 import { RUN_SUPERVISOR } from './run-supervisor';
 import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 const owner = userPrincipal('owner');
 
@@ -42,6 +43,7 @@ describe(ApprovalsService.name, () => {
     resume.mockReset();
     moduleRef = await runsTestingModule([
       RunsService,
+      RunQueriesService,
       RunEventsService,
       ApprovalsService,
       { provide: RUN_SUPERVISOR, useValue: { resume } },

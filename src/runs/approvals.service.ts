@@ -21,6 +21,7 @@ import { RunEventsService } from './run-events.service';
 import type { RunEventType } from './run-event-types';
 import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
 import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 /** A call an LLM node asks a person about. */
 export interface ApprovalRequest {
@@ -70,6 +71,7 @@ export class ApprovalsService {
   constructor(
     @InjectRepository(RunApprovalEntity) private readonly approvals: Repository<RunApprovalEntity>,
     private readonly runs: RunsService,
+    private readonly queries: RunQueriesService,
     private readonly events: RunEventsService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
   ) {}
@@ -114,7 +116,7 @@ export class ApprovalsService {
   }
 
   async decide(runId: string, approvalId: string, body: DecideApprovalDto, principal: Principal): Promise<RunResponse> {
-    const run = await this.runs.findVisible(runId, principal);
+    const run = await this.queries.findVisible(runId, principal);
     const approval = await this.approvals.findOneBy({ id: approvalId, runId });
     if (!approval) throw DomainError.notFound('Approval', approvalId);
     if (approval.status !== 'pending') {
@@ -155,7 +157,7 @@ export class ApprovalsService {
     if ((await this.pendingCount(runId)) === 0 && (await this.runs.resumeWaiting(runId))) {
       this.supervisor.resume(runId);
     }
-    return this.runs.get(runId, principal);
+    return this.queries.get(runId, principal);
   }
 
   /**

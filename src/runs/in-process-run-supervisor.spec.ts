@@ -10,6 +10,7 @@ import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
 import { RUN_EXECUTOR, RunHandedBackError, type RunExecutor, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 /** A run execution the test ends by hand; it records how it ended like the workflow runner does. */
 class ControlledExecution {
@@ -79,6 +80,7 @@ describe(InProcessRunSupervisor.name, () => {
     moduleRef = await runsTestingModule(
       [
         RunsService,
+        RunQueriesService,
         RunEventsService,
         EmbeddedProcessLock,
         InProcessRunSupervisor,
@@ -202,7 +204,7 @@ describe(InProcessRunSupervisor.name, () => {
 
     expect([running, queued].map((run) => executor.of(run.id).started)).toEqual([true, true]);
     expect(executor.executions.has(child.id)).toBe(false);
-    await expect(runs.get(child.id, adminPrincipal())).resolves.toMatchObject({
+    await expect(moduleRef.get(RunQueriesService).get(child.id, adminPrincipal())).resolves.toMatchObject({
       status: 'failed',
       error: 'interrupted',
     });
@@ -217,7 +219,9 @@ describe(InProcessRunSupervisor.name, () => {
     expect(events[1].data).toMatchObject({ status: 'failed', error: 'interrupted' });
     for (const run of [running, queued]) executor.of(run.id).finish();
     await Promise.all([running, queued].map((run) => sut.waitForEnd(run.id, 5_000)));
-    await expect(runs.get(running.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(moduleRef.get(RunQueriesService).get(running.id, adminPrincipal())).resolves.toMatchObject({
+      status: 'succeeded',
+    });
   });
 
   describe('on shutdown', () => {
@@ -237,7 +241,9 @@ describe(InProcessRunSupervisor.name, () => {
       execution.finish();
       await draining;
 
-      await expect(runs.get(id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
+      await expect(moduleRef.get(RunQueriesService).get(id, adminPrincipal())).resolves.toMatchObject({
+        status: 'succeeded',
+      });
       expect(execution.abortReason).toBeNull();
     });
 
@@ -249,10 +255,15 @@ describe(InProcessRunSupervisor.name, () => {
 
       for (const run of running) {
         expect(run.execution.abortReason).toBeInstanceOf(RunHandedBackError);
-        await expect(runs.get(run.id, adminPrincipal())).resolves.toMatchObject({ status: 'running', error: null });
+        await expect(moduleRef.get(RunQueriesService).get(run.id, adminPrincipal())).resolves.toMatchObject({
+          status: 'running',
+          error: null,
+        });
       }
       expect(queued.execution.started).toBe(false);
-      await expect(runs.get(queued.id, adminPrincipal())).resolves.toMatchObject({ status: 'queued' });
+      await expect(moduleRef.get(RunQueriesService).get(queued.id, adminPrincipal())).resolves.toMatchObject({
+        status: 'queued',
+      });
       await expect(sut.waitForEnd(queued.id, 5_000)).resolves.toBe(true);
     });
   });

@@ -27,6 +27,7 @@ import {
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
 import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 interface ActiveRun {
   runId: string;
@@ -63,6 +64,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
 
   constructor(
     private readonly runs: RunsService,
+    private readonly queries: RunQueriesService,
     private readonly events: RunEventsService,
     @Inject(RUN_EXECUTOR) private readonly executorPort: Port<RunExecutor>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -141,15 +143,15 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
 
   /**
    * A run created here executes here, from the copy its starter made: its event log opens empty now, and the answer
-   * to a `?wait=true` comes from what it writes (RunsService.keepCopy), not read back.
+   * to a `?wait=true` comes from what it writes (RunQueriesService.keepCopy), not read back.
    */
   private submitCreated({ run, tools, awaited }: NewRunSubmission, claimed: boolean): void {
     this.events.open(run.id);
-    if (awaited) this.runs.keepCopy(run);
+    if (awaited) this.queries.keepCopy(run);
     try {
       this.enqueue(run.id, claimed, { run, tools });
     } catch (error) {
-      this.runs.forgetCopy(run.id);
+      this.queries.forgetCopy(run.id);
       throw error;
     }
   }
@@ -200,11 +202,11 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     // A run executing here answers once its end is stored, while its last events are still being written.
     const ended = this.waitForEnd(runId, timeoutMs);
     await (endStored ? Promise.race([ended, endStored]) : ended);
-    return this.runs.endedHere(runId) ?? (await this.runs.get(runId, principal));
+    return this.queries.endedHere(runId) ?? (await this.queries.get(runId, principal));
   }
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {
-    const run = await this.runs.findVisible(runId, principal);
+    const run = await this.queries.findVisible(runId, principal);
     // A run executing here is stopped even when its row already says otherwise (another process recorded its end).
     const active = this.active.get(runId);
     if (active) {
@@ -216,7 +218,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
       // No execution records how a run that was not executing (waiting for approval) ended: its log ends here.
       await this.endLog(runId);
     }
-    return this.runs.get(runId, principal);
+    return this.queries.get(runId, principal);
   }
 
   private async endLog(runId: string): Promise<void> {

@@ -15,6 +15,7 @@ import { RunLeasesService } from './run-leases.service';
 import { RUN_REDIS, RunRedis } from './run-redis';
 import { RUN_EXECUTOR, type RunExecutor, RunHandedBackError, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 /** Executions the test ends by hand; each records how it ended like the real executor does. */
 class ScriptedExecutor implements RunExecutor {
@@ -72,6 +73,7 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     connections.push(redis);
     const sut = new QueueRunSupervisor(
       runs,
+      moduleRef.get(RunQueriesService),
       moduleRef.get(RunEventsService),
       moduleRef.get(RunLeasesService),
       redis,
@@ -96,6 +98,7 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     moduleRef = await runsTestingModule(
       [
         RunsService,
+        RunQueriesService,
         RunEventsService,
         RunLeasesService,
         { provide: RUN_REDIS, useFactory: () => new RunRedis(url, prefix) },

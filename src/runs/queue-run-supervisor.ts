@@ -23,6 +23,7 @@ import {
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
 import type { RunsService } from './runs.service';
+import type { RunQueriesService } from './run-queries.service';
 
 const QUEUE_NAME = 'runs';
 const CANCELLED = 'cancelled by the client';
@@ -58,6 +59,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
 
   constructor(
     private readonly runs: RunsService,
+    private readonly queries: RunQueriesService,
     private readonly events: RunEventsService,
     private readonly leases: RunLeasesService,
     private readonly redis: RunRedis,
@@ -146,7 +148,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
 
   async waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse> {
     await this.waitForEnd(runId, timeoutMs);
-    return this.runs.get(runId, principal);
+    return this.queries.get(runId, principal);
   }
 
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
@@ -173,7 +175,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {
-    const run = await this.runs.findVisible(runId, principal);
+    const run = await this.queries.findVisible(runId, principal);
     if (FINISHED_STATUSES.includes(run.status) || !(await this.runs.cancelUnfinished(runId, CANCELLED))) {
       throw DomainError.conflict(`Run ${runId} has already ended (${(await this.runs.statusOf(runId)) ?? run.status})`);
     }
@@ -190,7 +192,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
         usage: null,
       });
     }
-    return this.runs.get(runId, principal);
+    return this.queries.get(runId, principal);
   }
 
   resume(runId: string): void {

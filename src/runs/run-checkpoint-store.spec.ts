@@ -8,6 +8,7 @@ import { NodeRunEntity } from './node-run.entity';
 import { RunCheckpointStore } from './run-checkpoint-store';
 import { RunEventEntity } from './run-event.entity';
 import { RunsService } from './runs.service';
+import { NodeRunsService } from './node-runs.service';
 
 describe(RunCheckpointStore.name, () => {
   let moduleRef: TestingModule;
@@ -15,7 +16,7 @@ describe(RunCheckpointStore.name, () => {
   let sut: RunCheckpointStore;
 
   beforeEach(async () => {
-    moduleRef = await runsTestingModule([RunsService, RunCheckpointStore]);
+    moduleRef = await runsTestingModule([RunsService, NodeRunsService, RunCheckpointStore]);
     runs = moduleRef.get(RunsService);
     sut = moduleRef.get(RunCheckpointStore);
   });
@@ -46,7 +47,7 @@ describe(RunCheckpointStore.name, () => {
 
   it('should store the node run end and the events of the step with the state', async () => {
     const run = await runs.create(newRun());
-    const nodeRunId = await runs.nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
+    const nodeRunId = await moduleRef.get(NodeRunsService).nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
     const at = new Date().toISOString();
 
     await sut.save(
@@ -70,7 +71,7 @@ describe(RunCheckpointStore.name, () => {
 
   it("should store a node's end and its node run's end side by side, without a transaction", async () => {
     const run = await runs.create(newRun());
-    const nodeRunId = await runs.nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
+    const nodeRunId = await moduleRef.get(NodeRunsService).nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
     const counter = countStatements(moduleRef.get(DataSource));
 
     await sut.save(

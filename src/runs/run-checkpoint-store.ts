@@ -80,8 +80,8 @@ export class RunCheckpointStore {
       // A node's end: its state and its node run's end go out at once, on two connections where there are several,
       // not in a transaction (one round trip where BEGIN, both and COMMIT were four). A crash between them leaves
       // one without the other, and the resume mends either: a stored output whose node run is still running closes
-      // that node run with it (RunsService.closeFinishedNodes); a node run that ended with no output stored is
-      // taken up again by the node's next execution (RunsService.runningNodeRun). Both statements repeat safely.
+      // that node run with it (NodeRunsService.closeFinishedNodes); a node run that ended with no output stored is
+      // taken up again by the node's next execution (NodeRunsService.runningNodeRun). Both statements repeat safely.
       const written = await Promise.allSettled([
         upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId'),
         updateRows(this.checkpoints.manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt)),

@@ -4,13 +4,13 @@ import type { Principal } from '../common/auth/principal';
 import { FINISHED_STATUSES } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import { RunLeasesService } from './run-leases.service';
-import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 /** The event stream of a run its caller may see. */
 @Injectable()
 export class RunEventStreamService {
   constructor(
-    private readonly runs: RunsService,
+    private readonly runs: RunQueriesService,
     private readonly events: RunEventsService,
     private readonly leases: RunLeasesService,
   ) {}

@@ -19,7 +19,7 @@ import type { Page } from '../common/http/pagination';
 import { ListRunsQuery, RunPageResponse, RunResponse } from './run.dto';
 import { RunEventStreamService } from './run-event-stream.service';
 import { RUN_SUPERVISOR, type RunSupervisor } from './run-supervisor';
-import { RunsService } from './runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 @ApiTags('runs')
 @ApiBearerAuth()
@@ -27,7 +27,7 @@ import { RunsService } from './runs.service';
 @Controller('runs')
 export class RunsController {
   constructor(
-    private readonly runs: RunsService,
+    private readonly runs: RunQueriesService,
     private readonly eventStream: RunEventStreamService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
   ) {}

@@ -13,6 +13,8 @@ import { RunEventsService } from './run-events.service';
 import { RunEventStreamService } from './run-event-stream.service';
 import { RunsController } from './runs.controller';
 import { RunsService } from './runs.service';
+import { NodeRunsService } from './node-runs.service';
+import { RunQueriesService } from './run-queries.service';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { QueueRunSupervisor } from './queue-run-supervisor';
 import { RunLeasesService } from './run-leases.service';
@@ -47,6 +49,8 @@ import { ModelExchangesService } from './model-exchanges.service';
     portProvider(WORKFLOW_LOOKUP),
     portProvider(RUN_EXECUTOR),
     RunsService,
+    NodeRunsService,
+    RunQueriesService,
     RunEventsService,
     RunEventStreamService,
     ToolResultsService,
@@ -68,6 +72,7 @@ import { ModelExchangesService } from './model-exchanges.service';
       inject: [
         APP_CONFIG,
         RunsService,
+        RunQueriesService,
         RunEventsService,
         RunLeasesService,
         RUN_REDIS,
@@ -77,6 +82,7 @@ import { ModelExchangesService } from './model-exchanges.service';
       useFactory: (
         config: AppConfig,
         runs: RunsService,
+        queries: RunQueriesService,
         events: RunEventsService,
         leases: RunLeasesService,
         redis: RunRedis | null,
@@ -84,12 +90,14 @@ import { ModelExchangesService } from './model-exchanges.service';
         lock: EmbeddedProcessLock,
       ): RunSupervisor =>
         redis
-          ? new QueueRunSupervisor(runs, events, leases, redis, executor, config)
-          : new InProcessRunSupervisor(runs, events, executor, config, lock),
+          ? new QueueRunSupervisor(runs, queries, events, leases, redis, executor, config)
+          : new InProcessRunSupervisor(runs, queries, events, executor, config, lock),
     },
   ],
   exports: [
     RunsService,
+    NodeRunsService,
+    RunQueriesService,
     RunEventsService,
     ToolResultsService,
     RunCheckpointStore,

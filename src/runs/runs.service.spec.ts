@@ -10,6 +10,8 @@ import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { RunNodeRef } from './run-definition';
 import { RunEntity } from './run.entity';
 import { RunsService } from './runs.service';
+import { NodeRunsService } from './node-runs.service';
+import { RunQueriesService } from './run-queries.service';
 
 const node = (id: string, type = 'template'): RunNodeRef => ({ id, type });
 
@@ -33,11 +35,15 @@ const call = (runId: string, callId: string, overrides: Partial<ToolCallRecord> 
 describe(RunsService.name, () => {
   let moduleRef: TestingModule;
   let sut: RunsService;
+  let nodeRuns: NodeRunsService;
+  let queries: RunQueriesService;
   let runs: Repository<RunEntity>;
 
   beforeEach(async () => {
-    moduleRef = await runsTestingModule([RunsService]);
+    moduleRef = await runsTestingModule([RunsService, NodeRunsService, RunQueriesService]);
     sut = moduleRef.get(RunsService);
+    nodeRuns = moduleRef.get(NodeRunsService);
+    queries = moduleRef.get(RunQueriesService);
     runs = moduleRef.get(getRepositoryToken(RunEntity));
   });
 
@@ -46,7 +52,7 @@ describe(RunsService.name, () => {
   it('should store a new run as queued with empty usage', async () => {
     const created = await sut.create(newRun({ inputs: { question: 'Hi?' } }));
 
-    const run = await sut.get(created.id, userPrincipal());
+    const run = await queries.get(created.id, userPrincipal());
     expect(run).toMatchObject({
       id: created.id,
       status: 'queued',
@@ -62,19 +68,19 @@ describe(RunsService.name, () => {
   it('should store a run that starts now as running, started when it was created', async () => {
     const created = await sut.create(newRun({ startsNow: true }));
 
-    const run = await sut.get(created.id, userPrincipal());
+    const run = await queries.get(created.id, userPrincipal());
     expect(run).toMatchObject({ status: 'running', started_at: run.created_at, finished_at: null });
     expect(created).toMatchObject({ status: 'running', startedAt: created.createdAt });
   });
 
   it('should close a node run left running whose node the checkpoint holds as finished, with its output', async () => {
     const created = await sut.create(newRun({ startsNow: true }));
-    await sut.nodeStarted(created.id, node('llm-1', 'llm'));
-    await sut.nodeStarted(created.id, node('llm-2', 'llm'));
+    await nodeRuns.nodeStarted(created.id, node('llm-1', 'llm'));
+    await nodeRuns.nodeStarted(created.id, node('llm-2', 'llm'));
 
-    await sut.closeFinishedNodes(created.id, new Map([['llm-1', { output: 'hi' }]]));
+    await nodeRuns.closeFinishedNodes(created.id, new Map([['llm-1', { output: 'hi' }]]));
 
-    const run = await sut.get(created.id, adminPrincipal());
+    const run = await queries.get(created.id, adminPrincipal());
     expect((run.nodes ?? []).map((nodeRun) => [nodeRun.node_id, nodeRun.status, nodeRun.output])).toEqual([
       ['llm-1', 'succeeded', { output: 'hi' }],
       ['llm-2', 'running', null],
@@ -83,23 +89,23 @@ describe(RunsService.name, () => {
 
   it('should go on with a node run that ended while its output was not checkpointed, not with a failed one', async () => {
     const created = await sut.create(newRun({ startsNow: true }));
-    const succeeded = await sut.nodeStarted(created.id, node('llm-1', 'llm'));
-    await sut.nodeFinished(succeeded, { status: 'succeeded', output: { output: 'hi' } });
-    const failed = await sut.nodeStarted(created.id, node('llm-2', 'llm'));
-    await sut.nodeFinished(failed, { status: 'failed', error: 'boom' });
+    const succeeded = await nodeRuns.nodeStarted(created.id, node('llm-1', 'llm'));
+    await nodeRuns.nodeFinished(succeeded, { status: 'succeeded', output: { output: 'hi' } });
+    const failed = await nodeRuns.nodeStarted(created.id, node('llm-2', 'llm'));
+    await nodeRuns.nodeFinished(failed, { status: 'failed', error: 'boom' });
 
-    await expect(sut.runningNodeRun(created.id, 'llm-1')).resolves.toBe(succeeded);
-    await expect(sut.runningNodeRun(created.id, 'llm-2')).resolves.toBeNull();
+    await expect(nodeRuns.runningNodeRun(created.id, 'llm-1')).resolves.toBe(succeeded);
+    await expect(nodeRuns.runningNodeRun(created.id, 'llm-2')).resolves.toBeNull();
   });
 
   it('should record the status transitions and node runs of a run', async () => {
     const created = await sut.create(newRun());
     await sut.markRunning(created.id);
-    const nodeRunId = await sut.nodeStarted(created.id, node('start', 'start'));
-    await sut.nodeFinished(nodeRunId, { status: 'succeeded', output: { inputs: {} } });
+    const nodeRunId = await nodeRuns.nodeStarted(created.id, node('start', 'start'));
+    await nodeRuns.nodeFinished(nodeRunId, { status: 'succeeded', output: { inputs: {} } });
     await sut.finish(created.id, { status: 'succeeded', outputs: { answer: 42 } });
 
-    const run = await sut.get(created.id, adminPrincipal());
+    const run = await queries.get(created.id, adminPrincipal());
     expect(run).toMatchObject({ status: 'succeeded', outputs: { answer: 42 }, error: null });
     expect(run.started_at).not.toBeNull();
     expect(run.nodes).toEqual([
@@ -110,10 +116,10 @@ describe(RunsService.name, () => {
   it('should answer a run that ended in this process from its copy, as get reads it back, with no statement', async () => {
     const logs = moduleRef.get(ToolCallLogsService);
     const created = await sut.create(newRun({ inputs: { question: 'Hi?' } }));
-    sut.keepCopy(created);
+    queries.keepCopy(created);
     await sut.markRunning(created.id);
     const ended = { node: node('start', 'start'), startedAt: new Date(), finishedAt: new Date() };
-    const nodeRunId = await sut.nodeStarted(created.id, node('llm-1', 'llm'), [
+    const nodeRunId = await nodeRuns.nodeStarted(created.id, node('llm-1', 'llm'), [
       { ...ended, result: { status: 'succeeded', output: { inputs: {} } } },
     ]);
     const startedAt = new Date();
@@ -125,7 +131,7 @@ describe(RunsService.name, () => {
     for (const record of calls) logs.announce(record);
     await logs.insert(calls);
     const output = { output: 'done', tool_calls: [{ id: 'first' }, { id: 'second' }], offered_tools: [['ping']] };
-    await sut.nodeFinished(nodeRunId, { status: 'succeeded', output });
+    await nodeRuns.nodeFinished(nodeRunId, { status: 'succeeded', output });
     await sut.finish(created.id, {
       status: 'succeeded',
       outputs: { answer: 'done' },
@@ -133,43 +139,43 @@ describe(RunsService.name, () => {
     });
     const counter = countStatements(moduleRef.get(DataSource));
 
-    const answer = sut.endedHere(created.id);
+    const answer = queries.endedHere(created.id);
 
     counter.stop();
     expect(counter.statements).toEqual([]);
-    const readBack = await sut.get(created.id, userPrincipal());
+    const readBack = await queries.get(created.id, userPrincipal());
     expect(JSON.parse(JSON.stringify(answer))).toEqual(JSON.parse(JSON.stringify(readBack)));
     expect(readBack.nodes?.[1].tool_calls.map((logged) => logged.call_id)).toEqual(['first', 'second']);
-    expect(sut.endedHere(created.id)).toBeNull();
+    expect(queries.endedHere(created.id)).toBeNull();
   });
 
   it('should keep no answer for a run that has not ended, whose row changed in a way its copy does not follow, or whose copy was dropped', async () => {
     const running = await sut.create(newRun());
-    sut.keepCopy(running);
+    queries.keepCopy(running);
     await sut.markRunning(running.id);
     const cancelled = await sut.create(newRun());
-    sut.keepCopy(cancelled);
+    queries.keepCopy(cancelled);
     await sut.markRunning(cancelled.id);
 
     const notExecuted = await sut.create(newRun());
-    sut.keepCopy(notExecuted);
+    queries.keepCopy(notExecuted);
 
     await sut.cancelUnfinished(cancelled.id, 'cancelled by a person');
     await sut.finish(cancelled.id, { status: 'cancelled', error: 'cancelled by a person' });
-    sut.forgetCopy(notExecuted.id);
+    queries.forgetCopy(notExecuted.id);
     await sut.finish(notExecuted.id, { status: 'failed', error: 'x' });
 
-    expect(sut.endedHere(running.id)).toBeNull();
-    expect(sut.endedHere(cancelled.id)).toBeNull();
-    expect(sut.endedHere(notExecuted.id)).toBeNull();
+    expect(queries.endedHere(running.id)).toBeNull();
+    expect(queries.endedHere(cancelled.id)).toBeNull();
+    expect(queries.endedHere(notExecuted.id)).toBeNull();
   });
 
   it('should hide a run from other users but not from admins', async () => {
     const created = await sut.create(newRun({ userId: 'owner' }));
 
-    await expect(sut.get(created.id, userPrincipal('someone-else'))).rejects.toThrow(DomainError);
-    await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ id: created.id });
-    const page = await sut.list({ page: 1, page_size: 10 }, userPrincipal('someone-else'));
+    await expect(queries.get(created.id, userPrincipal('someone-else'))).rejects.toThrow(DomainError);
+    await expect(queries.get(created.id, adminPrincipal())).resolves.toMatchObject({ id: created.id });
+    const page = await queries.list({ page: 1, page_size: 10 }, userPrincipal('someone-else'));
     expect(page.total).toBe(0);
   });
 
@@ -181,7 +187,7 @@ describe(RunsService.name, () => {
     await sut.finish(created.id, { status: 'succeeded', outputs: { answer: 42 } });
 
     expect(update).toHaveBeenCalledTimes(3);
-    await expect(sut.get(created.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(queries.get(created.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
   });
 
   it('should fail unfinished child runs with the reason and leave top-level and finished ones alone', async () => {
@@ -190,7 +196,7 @@ describe(RunsService.name, () => {
     const queuedChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
     const runningChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
     await sut.markRunning(runningChild.id);
-    await sut.nodeStarted(runningChild.id, node('llm-1', 'llm'));
+    await nodeRuns.nodeStarted(runningChild.id, node('llm-1', 'llm'));
     const doneChild = await sut.create(newRun({ parentRunId: parent.id, depth: 1 }));
     await sut.finish(doneChild.id, { status: 'succeeded', outputs: {} });
 
@@ -198,9 +204,12 @@ describe(RunsService.name, () => {
 
     expect(ids.sort()).toEqual([queuedChild.id, runningChild.id].sort());
     for (const id of ids) {
-      await expect(sut.get(id, adminPrincipal())).resolves.toMatchObject({ status: 'failed', error: 'interrupted' });
+      await expect(queries.get(id, adminPrincipal())).resolves.toMatchObject({
+        status: 'failed',
+        error: 'interrupted',
+      });
     }
-    const interrupted = await sut.get(runningChild.id, adminPrincipal());
+    const interrupted = await queries.get(runningChild.id, adminPrincipal());
     expect(interrupted.nodes?.[0]).toMatchObject({ status: 'failed', error: 'interrupted' });
     await expect(runs.findOneByOrFail({ id: parent.id })).resolves.toMatchObject({ status: 'running' });
     await expect(runs.findOneByOrFail({ id: doneChild.id })).resolves.toMatchObject({ status: 'succeeded' });

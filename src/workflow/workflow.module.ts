@@ -10,7 +10,7 @@ import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
 import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from '../executors/workflow/workflow-tool-runner';
 import { RunsModule } from '../runs/runs.module';
-import { RunsService } from '../runs/runs.service';
+import { NodeRunsService } from '../runs/node-runs.service';
 import { RUN_EXECUTOR, type RunExecutor } from '../runs/run-supervisor';
 import { ToolResultsService } from '../runs/tool-results.service';
 import { ApprovalsService } from '../runs/approvals.service';
@@ -51,7 +51,7 @@ import { WorkflowsService } from './workflows.service';
       inject: [
         RegistryService,
         ProviderRegistry,
-        RunsService,
+        NodeRunsService,
         ToolResultsService,
         ApprovalsService,
         ToolEmbeddingsService,
@@ -61,7 +61,7 @@ import { WorkflowsService } from './workflows.service';
       useFactory: (
         registry: RegistryService,
         providers: ProviderRegistry,
-        runs: RunsService,
+        nodeRuns: NodeRunsService,
         toolResults: ToolResultsService,
         approvals: ApprovalsService,
         toolEmbeddings: ToolEmbeddingsService,
@@ -84,7 +84,7 @@ import { WorkflowsService } from './workflows.service';
               maxConcurrency: config.workflows.mapMaxConcurrency,
             },
           },
-          runs,
+          nodeRuns,
           config.workflows.maxParallelNodes,
         ),
     },

@@ -15,6 +15,7 @@ import {
   type RunStop,
 } from '../../runs/run-supervisor';
 import { RunsService } from '../../runs/runs.service';
+import { NodeRunsService } from '../../runs/node-runs.service';
 import { RunCheckpointStore } from '../../runs/run-checkpoint-store';
 import { ApprovalsService } from '../../runs/approvals.service';
 import { ModelExchangesService } from '../../runs/model-exchanges.service';
@@ -80,6 +81,7 @@ export class WorkflowRunExecutor implements RunExecutor {
 
   constructor(
     private readonly runs: RunsService,
+    private readonly nodeRuns: NodeRunsService,
     private readonly events: RunEventsService,
     private readonly workflows: WorkflowsService,
     private readonly registry: RegistryService,
@@ -112,7 +114,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     const startsNow = created !== undefined && run.status === 'running';
     const resumed = run.startedAt !== null && !startsNow;
     const state = toRunState(resumed ? await this.checkpoints.load(run.id) : null);
-    if (resumed) await this.runs.closeFinishedNodes(run.id, finishedOutputs(state));
+    if (resumed) await this.nodeRuns.closeFinishedNodes(run.id, finishedOutputs(state));
     const checkpoint = new RunCheckpointer(run.id, this.checkpoints, state, resumed);
     if (resumed) await this.logCheckpointedCalls(run, checked, checkpoint);
     const result = await this.executeHere(run, checked, ownerOf(run), signal, run.depth, {
@@ -211,7 +213,7 @@ export class WorkflowRunExecutor implements RunExecutor {
       result.status !== 'waiting' &&
       checkpoint?.resumed
     ) {
-      await this.runs.closeRunningNodes(run.id, { status: result.status, error: result.error ?? result.status });
+      await this.nodeRuns.closeRunningNodes(run.id, { status: result.status, error: result.error ?? result.status });
     }
     if (result.status === 'handed_back' || result.status === 'waiting') {
       await this.storeCallLogs(run.id);

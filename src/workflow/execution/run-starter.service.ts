@@ -9,6 +9,7 @@ import type { RunRecord } from '../../runs/run-record';
 import { isFinished } from '../../runs/run.entity';
 import { RUN_SUPERVISOR, type RunSupervisor } from '../../runs/run-supervisor';
 import { RunsService } from '../../runs/runs.service';
+import { RunQueriesService } from '../../runs/run-queries.service';
 import type { ModelCalls } from '../recording/model-calls';
 import { type CheckedDefinition, WorkflowsService } from '../workflows.service';
 import { WorkflowVersionsService } from '../workflow-versions.service';
@@ -65,6 +66,7 @@ export interface RunSource {
 export class RunStarter {
   constructor(
     private readonly runs: RunsService,
+    private readonly queries: RunQueriesService,
     private readonly workflows: WorkflowsService,
     private readonly versions: WorkflowVersionsService,
     private readonly registry: RegistryService,
@@ -155,7 +157,7 @@ export class RunStarter {
         startsNow: () => options.wait && place.claimSlot(),
       });
       place.submit({ run, tools: checked.tools, awaited: options.wait });
-      if (!options.wait) return { finished: false, run: this.runs.toAccepted(run) };
+      if (!options.wait) return { finished: false, run: this.queries.toAccepted(run) };
       const current = await this.supervisor.waitForRun(run.id, options.principal, this.config.workflows.waitTimeoutMs);
       return { finished: isFinished(current.status), run: current };
     } finally {
