@@ -3,10 +3,10 @@ import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse } from '../llm/provider';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
-import { AbortScope, LoopAbortedError } from './abort-scope';
+import { AbortScope } from './abort-scope';
 import { AwaitingApprovalError } from './approval-gate';
 import { AgentLoopError } from './agent-loop-error';
-import type { AgentLoopOptions, ToolCallOutcomeLike, ToolResultLimit } from './agent-loop-options';
+import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
 import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
 import { AnswerRetries } from './answer-check';
 import { toAssistantMessage } from './assistant-message';
@@ -19,11 +19,9 @@ import { firstStop, type StopCondition, stepCountIs, toolCallCountIs, totalToken
 import { forwardStreamEvents } from './stream-event-forwarder';
 import { runToolBatches } from './tool-batches';
 import { satisfiesToolChoice, selectToolOffer } from './tool-offer';
-import { CUT_NOTE_START, cutToolResult } from './cut-tool-result';
-import { summarizeToolResult } from './summarize-tool-result';
+import { CUT_NOTE_START } from './cut-tool-result';
 import { READ_TOOL_RESULT, readToolResultSchema } from './read-tool-result';
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './selection/tool-selection';
-import { fitsInTokens } from '../llm/token-count';
 import { ContextFitter, DEFAULT_RESERVED_OUTPUT_TOKENS } from './fit-context';
 import { RequestTokenCounter } from './request-tokens';
 import { NodeTokenBudgetRefusal } from './token-budget';
@@ -33,7 +31,6 @@ import {
   type LoopRound,
   type ResumeAction,
   resumeActions,
-  type RoundAnswer,
   type RoundCall,
   UNKNOWN_OUTCOME_RESPONSE,
 } from './loop-checkpoint';
@@ -41,6 +38,7 @@ import { toStoredCheckpoint } from './stored-checkpoint';
 import { secretArgumentNames } from '../shared/argument-secrets';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
+import { type CallAnswer, ToolCallExecutor } from './execute-tool-call';
 
 export { AgentLoopError } from './agent-loop-error';
 export type * from './agent-loop-options';
@@ -58,12 +56,6 @@ export const RECORDED_RESPONSE_MAX_CHARS = 2000;
 
 const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeated too many times in a row.';
 const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
-const INTERRUPTED_RESPONSE = 'Not executed: the step was stopped before this call could finish.';
-
-/** A call of the round with its answer. */
-interface CallAnswer extends RoundAnswer {
-  call: ToolCall;
-}
 
 const clampIterations = (value: number | undefined): number =>
   value === undefined || !Number.isFinite(value)
@@ -140,6 +132,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   private readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
   private readonly reasoning: string[] = [];
   private readonly answerRetries: AnswerRetries;
+  private readonly callExecutor: ToolCallExecutor<O>;
   private iterationsUsed = 0;
   private startedToolCalls = 0;
   private forcing = true;
@@ -189,6 +182,21 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid, resume?.invalidCalls);
     this.repetition = new RepetitionBreaker(this.repetitionLimit, resume?.repetition);
     this.answerRetries = new AnswerRetries(options.answerCheck, resume?.answerRetries);
+    this.callExecutor = new ToolCallExecutor({
+      options,
+      scope: this.scope,
+      selection: this.selection,
+      offeredNames: () => new Set(this.offeredSchemas().map((schema) => schema.function.name)),
+      prepareSelection: (query) => this.prepareSelection(query),
+      task: () => this.options.messages[this.taskIndex]?.content ?? '',
+      fitSummary: (request) => this.budget.forSummary(request),
+      countSummary: (usage, model) => {
+        this.usage.promptTokens += usage.promptTokens;
+        this.usage.completionTokens += usage.completionTokens;
+        this.usage.totalTokens += usage.totalTokens;
+        this.options.hooks?.onSummaryUsage?.(usage, this.addCost(usage, model));
+      },
+    });
     if (resume) {
       this.toolCalls.push(...resume.toolCalls);
       Object.assign(this.usage, resume.usage);
@@ -469,13 +477,13 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
   ): Promise<CallAnswer> {
     if (item.answer) return { call: item.call, ...item.answer };
     // A call the loop answers itself gets the same answer again after a resume: nothing to store.
-    if (item.skipResponse !== undefined) return this.runCall(item, snapshot);
+    if (item.skipResponse !== undefined) return this.callExecutor.execute(item, snapshot);
     let answered: CallAnswer;
     if (action === 'unknown_outcome') {
       await this.options.onUnrunCall?.(item.call, 'unknown_outcome', UNKNOWN_OUTCOME_RESPONSE);
       answered = { call: item.call, status: 'unknown_outcome', response: UNKNOWN_OUTCOME_RESPONSE, durationMs: 0 };
     } else {
-      answered = await this.runCall(item, snapshot);
+      answered = await this.callExecutor.execute(item, snapshot);
     }
     // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
     if (this.scope.signal.aborted) return answered;
@@ -503,108 +511,6 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     this.startedToolCalls += 1;
     return { call, verdict };
-  }
-
-  private async runCall(item: RoundCall, snapshot: readonly ChatMessage[]): Promise<CallAnswer> {
-    const { skipResponse, approvedArguments } = item;
-    // Arguments a person edited replace the model's.
-    const call = approvedArguments === undefined ? item.call : { ...item.call, arguments: approvedArguments };
-    if (skipResponse !== undefined) return { call, status: 'skipped', response: skipResponse, durationMs: 0 };
-    if (this.scope.signal.aborted) return { call, status: 'skipped', response: INTERRUPTED_RESPONSE, durationMs: 0 };
-    if (this.options.startToolCall?.() === false) {
-      return { call, status: 'cancelled', response: INTERRUPTED_RESPONSE, durationMs: 0 };
-    }
-    if (this.selection && call.name === SEARCH_TOOLS) return await this.searchTools(call);
-    const started = performance.now();
-    const elapsed = (): number => Math.round(performance.now() - started);
-    let outcome: O;
-    try {
-      outcome = await this.scope.race(this.options.executeTool(call, snapshot, this.scope.signal));
-    } catch (error) {
-      if (error instanceof LoopAbortedError) {
-        this.options.hooks?.onToolCallStopped?.({ call, reason: this.scope.signal.reason, durationMs: elapsed() });
-        return { call, status: 'cancelled', response: INTERRUPTED_RESPONSE, durationMs: elapsed() };
-      }
-      // executeTool must not throw; if it does anyway, the model hears about it like any tool error.
-      return {
-        call,
-        status: 'error',
-        response: `Tool ${call.name} failed: ${errorMessage(error)}`,
-        durationMs: elapsed(),
-      };
-    }
-    this.options.hooks?.onAfterToolCall?.(outcome);
-    const durationMs = outcome.metadata?.duration_ms ?? elapsed();
-    return { call, status: outcome.status, response: await this.fitResult(call, outcome.response), durationMs };
-  }
-
-  /** search_tools runs in the loop: it only reads the node's own index. */
-  private async searchTools(call: ToolCall): Promise<CallAnswer> {
-    const selection = this.selection as ToolSelection;
-    let query: unknown;
-    try {
-      query = (JSON.parse(call.arguments) as { query?: unknown }).query;
-    } catch {
-      query = undefined;
-    }
-    if (typeof query !== 'string' || query.trim() === '') {
-      const response = 'Invalid arguments for tool "search_tools": query must be a non-empty string.';
-      return { call, status: 'invalid_arguments', response, durationMs: 0 };
-    }
-    const offered = new Set(this.offeredSchemas().map((schema) => schema.function.name));
-    await this.prepareSelection(query);
-    return { call, status: 'success', response: selection.search(query, offered), durationMs: 0 };
-  }
-
-  /** The result as the model gets it: cut when over the limit, the full text stored once. */
-  private async fitResult(call: ToolCall, response: string): Promise<string> {
-    const limit = this.options.toolResults;
-    if (limit === undefined || call.name === READ_TOOL_RESULT) return response;
-    if (fitsInTokens(response, limit.maxTokens)) return response;
-    let ref: string | null = null;
-    try {
-      ref = await limit.store(call, response);
-    } catch {
-      // Not stored: the model still gets the cut result, and the note says the rest cannot be read.
-    }
-    if (limit.summarize !== undefined) {
-      const summary = await this.summarize(call, response, limit.maxTokens, limit.summarize, ref);
-      if (summary !== null) return summary;
-    }
-    return cutToolResult(response, { maxTokens: limit.maxTokens, ref }) ?? response;
-  }
-
-  /** The summary of a long result, its tokens counted in the loop's usage; null: cut it instead. */
-  private async summarize(
-    call: ToolCall,
-    response: string,
-    maxTokens: number,
-    { model, inputTokens }: NonNullable<ToolResultLimit['summarize']>,
-    ref: string | null,
-  ): Promise<string | null> {
-    const task = this.options.messages[this.taskIndex]?.content;
-    try {
-      const summary = await summarizeToolResult({
-        provider: this.options.provider,
-        model,
-        call,
-        text: response,
-        maxTokens,
-        inputTokens,
-        task: task ?? '',
-        ref,
-        signal: this.scope.signal,
-        fit: (request) => this.budget.forSummary(request),
-      });
-      if (summary === null) return null;
-      this.usage.promptTokens += summary.usage.promptTokens;
-      this.usage.completionTokens += summary.usage.completionTokens;
-      this.usage.totalTokens += summary.usage.totalTokens;
-      this.options.hooks?.onSummaryUsage?.(summary.usage, this.addCost(summary.usage, model));
-      return summary.content;
-    } catch {
-      return null;
-    }
   }
 
   private settle({ call, status, response, durationMs }: CallAnswer, verdict: RepetitionVerdict): void {
