@@ -59,3 +59,11 @@ export class ApiKeyPageResponse {
   @ApiProperty({ example: 20 }) page_size!: number;
   @ApiProperty({ example: 3 }) total!: number;
 }
+
+/** The caller, as the API key it sent identifies it. */
+export class MeResponse {
+  @ApiProperty({ example: 'team-billing', description: 'The owner identity the key acts as' }) user_id!: string;
+  @ApiProperty({ enum: ['admin', 'user'] }) role!: Role;
+  @ApiProperty({ nullable: true, type: String, example: 'billing-service', description: 'The API key’s name' })
+  key_name!: string | null;
+}

@@ -9,6 +9,7 @@ import { ApiKeyThrottlerGuard } from './api-key-throttler.guard';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 import { AuthGuard } from './auth.guard';
+import { MeController } from './me.controller';
 
 @Module({
   imports: [
@@ -18,7 +19,7 @@ import { AuthGuard } from './auth.guard';
       useFactory: (config: AppConfig) => ({ throttlers: [{ ttl: 60_000, limit: config.rateLimitPerMinute }] }),
     }),
   ],
-  controllers: [ApiKeysController],
+  controllers: [ApiKeysController, MeController],
   // Guards run in this order: the rate limit needs the principal AuthGuard resolves.
   providers: [
     ApiKeysService,

@@ -12,11 +12,22 @@ export const toPendingApproval = (row: RunApprovalEntity): PendingApprovalDto =>
   requested_at: row.requestedAt.toISOString(),
 });
 
-/** `runEnded`: the approval's run has ended, so a call nobody decided is listed `cancelled`, not `pending`. */
-export const toApprovalResponse = (row: RunApprovalEntity, runEnded: boolean): ApprovalResponse => ({
+/** What an approval shows of its run: whether it has ended, and its workflow by name and version. */
+export interface ApprovalRun {
+  ended: boolean;
+  workflowId: string | null;
+  workflowName: string | null;
+  workflowVersion: number | null;
+}
+
+/** `run.ended`: the approval's run has ended, so a call nobody decided is listed `cancelled`, not `pending`. */
+export const toApprovalResponse = (row: RunApprovalEntity, run: ApprovalRun): ApprovalResponse => ({
   ...toPendingApproval(row),
   run_id: row.runId,
-  status: row.status === 'pending' && runEnded ? 'cancelled' : row.status,
+  workflow_id: run.workflowId,
+  workflow_name: run.workflowName,
+  workflow_version: run.workflowVersion,
+  status: row.status === 'pending' && run.ended ? 'cancelled' : row.status,
   decided_arguments:
     row.decidedArguments === null ? null : maskArguments(row.decidedArguments, secretArgumentNames(row.parameters)),
   comment: row.comment,

@@ -31,6 +31,22 @@ export class PendingApprovalDto {
 export class ApprovalResponse extends PendingApprovalDto {
   @ApiProperty({ format: 'uuid' }) run_id!: string;
   @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'uuid',
+    description: 'The run’s stored workflow (null: inline)',
+  })
+  workflow_id!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'refunds',
+    description: 'The workflow’s name when the run began',
+  })
+  workflow_name!: string | null;
+  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'The workflow version the run pinned' })
+  workflow_version!: number | null;
+  @ApiProperty({
     enum: LISTED_APPROVAL_STATUSES,
     description: 'cancelled: nobody decided before the run ended (it was cancelled); it can no longer be decided',
   })

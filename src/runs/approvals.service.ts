@@ -13,7 +13,7 @@ import { ParametersSchemaError } from '../json-schema/parameters-schema-error';
 import { maskArguments, restoreMaskedArguments, secretArgumentNames } from '../shared/argument-secrets';
 import type { JsonSchema } from '../shared/tool-types';
 import type { ApprovalResponse, DecideApprovalDto, ListApprovalsQuery } from './approval.dto';
-import { toApprovalResponse } from './approval-response';
+import { type ApprovalRun, toApprovalResponse } from './approval-response';
 import { type ApprovalStatus, RunApprovalEntity } from './run-approval.entity';
 import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES, isFinished, RunEntity, type UsageTotals } from './run.entity';
@@ -46,6 +46,9 @@ export interface ApprovalState {
   comment: string | null;
   requestedAt: Date;
 }
+
+/** An approval whose run row is gone: listed as it is stored, with no workflow. */
+const GONE_RUN: ApprovalRun = { ended: false, workflowId: null, workflowName: null, workflowVersion: null };
 
 const asRow = (row: Partial<RunApprovalEntity>) => row as QueryDeepPartialEntity<RunApprovalEntity>;
 
@@ -182,23 +185,33 @@ export class ApprovalsService {
       .skip((query.page - 1) * query.page_size)
       .take(query.page_size)
       .getManyAndCount();
-    const ended = await this.endedRuns(rows.filter((row) => row.status === 'pending').map((row) => row.runId));
+    const runs = await this.runsOf(rows.map((row) => row.runId));
     return {
-      items: rows.map((row) => toApprovalResponse(row, ended.has(row.runId))),
+      items: rows.map((row) => toApprovalResponse(row, runs.get(row.runId) ?? GONE_RUN)),
       page: query.page,
       page_size: query.page_size,
       total,
     };
   }
 
-  /** Of these runs, those that have ended. */
-  private async endedRuns(runIds: string[]): Promise<Set<string>> {
-    if (runIds.length === 0) return new Set();
+  /** These runs by id: whether each has ended, and its workflow (the name from the definition it began with). */
+  private async runsOf(runIds: string[]): Promise<Map<string, ApprovalRun>> {
+    if (runIds.length === 0) return new Map();
     const runs = await this.approvals.manager.find(RunEntity, {
-      select: { id: true, status: true },
+      select: { id: true, status: true, workflowId: true, workflowVersion: true, definition: true },
       where: { id: In([...new Set(runIds)]) },
     });
-    return new Set(runs.filter((run) => isFinished(run.status)).map((run) => run.id));
+    return new Map(
+      runs.map((run) => [
+        run.id,
+        {
+          ended: isFinished(run.status),
+          workflowId: run.workflowId,
+          workflowName: typeof run.definition.name === 'string' ? run.definition.name : null,
+          workflowVersion: run.workflowVersion,
+        },
+      ]),
+    );
   }
 
   private pendingCount(runId: string): Promise<number> {

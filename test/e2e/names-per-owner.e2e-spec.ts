@@ -46,6 +46,14 @@ describe('Names per owner (e2e)', () => {
       }
     ).data.owner;
 
+  it('should tell each key who it is (GET /me), so the console can show owners to admins', async () => {
+    const me = (key: string) => request(sut.http).get('/api/v1/me').set(bearer(key)).expect(200);
+
+    expect((await me(alice)).body).toEqual({ user_id: 'alice', role: 'user', key_name: expect.any(String) as string });
+    expect((await me(ADMIN_KEY)).body).toMatchObject({ role: 'admin' });
+    await request(sut.http).get('/api/v1/me').expect(401);
+  });
+
   it("should let two users create a tool of the same name, without telling either about the other's", async () => {
     await post(alice, '/tools', codeTool('lookup', 'alice')).expect(201);
     const second = await post(bob, '/tools', codeTool('lookup', 'bob')).expect(201);

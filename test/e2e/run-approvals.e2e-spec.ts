@@ -155,6 +155,32 @@ describe('Human approval of tool calls (e2e)', () => {
     await alice.post(`/runs/${run.id}/approvals/${approvalId}`, { decision: 'approve' }).expect(409);
   });
 
+  it('should name the workflow and version of each listed approval (null for an inline run)', async () => {
+    const definition = workflow();
+    const saved = await alice.post('/workflows', definition).expect(201);
+    const { id: workflowId, version } = saved.body as { id: string; version: number };
+    llm.script([reply.toolCalls([{ name: tool, id: 'call_0', arguments: { target: 'logs' } }])]);
+    const stored = await alice.post(`/workflows/${workflowId}/runs?wait=true`, { inputs: { question: 'Wipe.' } });
+    llm.script([reply.toolCalls([{ name: tool, id: 'call_0', arguments: { target: 'tmp' } }])]);
+    const inline = (await alice.runInline(definition, { question: 'Wipe.' }, true).expect(202)).body as WaitingRun;
+    const storedRun = stored.body as WaitingRun;
+
+    const listed = await alice.get('/approvals?status=pending&page_size=100').expect(200);
+    const items = (listed.body as { items: Array<{ run_id: string }> }).items;
+    expect(items.find((item) => item.run_id === storedRun.id)).toMatchObject({
+      workflow_id: workflowId,
+      workflow_name: definition.name,
+      workflow_version: version,
+    });
+    expect(items.find((item) => item.run_id === inline.id)).toMatchObject({
+      workflow_id: null,
+      workflow_name: definition.name,
+      workflow_version: null,
+    });
+    await alice.post(`/runs/${storedRun.id}/cancel`).expect(200);
+    await alice.post(`/runs/${inline.id}/cancel`).expect(200);
+  });
+
   it('should run an approved call with the model’s arguments and finish the run', async () => {
     const run = await startWaiting([{ target: 'logs', count: 2 }], 'Wiped the logs.');
     const requestsBefore = llm.requests.length;

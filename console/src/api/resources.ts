@@ -12,6 +12,8 @@ import type {
   Page,
   ProviderListResponse,
   ApprovalPageResponse,
+  ApiKeyPageResponse,
+  MeResponse,
   DecideApprovalDto,
   RunResponse,
   ToolCallLogResponse,
@@ -30,6 +32,13 @@ import type {
 type Query = Parameters<typeof withQuery>[1];
 
 /** One module per REST resource, each a thin map onto the public endpoints. */
+export const sessionApi = {
+  /** Who a key is (any key); `key` checks one that is not signed in yet. */
+  me: (key?: string) => api<MeResponse>('GET', '/me', undefined, key),
+  /** API keys, without the keys themselves (admins only). */
+  apiKeys: (query: Query) => api<ApiKeyPageResponse>('GET', withQuery('/api-keys', query)),
+};
+
 export const providersApi = {
   list: () => api<ProviderListResponse>('GET', '/providers'),
 };

@@ -82,6 +82,18 @@ export type ApiKeyPageResponse = {
     total: number;
 };
 
+export type MeResponse = {
+    /**
+     * The owner identity the key acts as
+     */
+    user_id: string;
+    role: 'admin' | 'user';
+    /**
+     * The API key’s name
+     */
+    key_name: string | null;
+};
+
 export type ExecuteToolDto = {
     /**
      * The arguments, as an object or as the JSON string a model would send
@@ -513,6 +525,18 @@ export type ApprovalResponse = {
     };
     requested_at: string;
     run_id: string;
+    /**
+     * The run’s stored workflow (null: inline)
+     */
+    workflow_id: string | null;
+    /**
+     * The workflow’s name when the run began
+     */
+    workflow_name: string | null;
+    /**
+     * The workflow version the run pinned
+     */
+    workflow_version: number | null;
     /**
      * cancelled: nobody decided before the run ended (it was cancelled); it can no longer be decided
      */
@@ -1726,6 +1750,36 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type GetMeData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/me';
+};
+
+export type GetMeErrors = {
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetMeError = GetMeErrors[keyof GetMeErrors];
+
+export type GetMeResponses = {
+    200: MeResponse;
+};
+
+export type GetMeResponse = GetMeResponses[keyof GetMeResponses];
 
 export type ExecuteToolData = {
     body: ExecuteToolDto;
