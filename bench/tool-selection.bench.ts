@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { FunctionTool } from '../src/shared/tool-types';
 import type { ChatMessage } from '../src/shared/chat-types';
 import { ToolIndex, toolDocument, type ToolIndexOptions } from '../src/agent/selection/tool-index';
-import { ToolSelection } from '../src/agent/selection/tool-selection';
+import { LEARNED_WEIGHT, ToolSelection } from '../src/agent/selection/tool-selection';
+import { UsageEvidence } from '../src/agent/selection/usage-evidence';
+import { lexicon, lexiconLoad } from '../src/agent/selection/lexicon';
 import { median } from './median';
 
 export interface Question {
@@ -23,6 +25,7 @@ const BASELINE: ToolIndexOptions = {
   weights: { name: 1, description: 1, params: 0, paramDescriptions: 0 },
   tokenize: { splitIdentifiers: false, stem: false },
   synonymWeight: 0,
+  expand: false,
 };
 
 const read = <T>(file: string) => JSON.parse(readFileSync(join(DATA, file), 'utf8')) as T;
@@ -39,18 +42,25 @@ export function chineseQuestions(): { chinese: Question[]; mixed: Question[] } {
   };
 }
 
-function evaluate(tools: readonly FunctionTool[], questions: readonly Question[], options: ToolIndexOptions) {
+function evaluate(
+  tools: readonly FunctionTool[],
+  questions: readonly Question[],
+  options: ToolIndexOptions,
+  learned?: UsageEvidence,
+) {
   const builtAt = performance.now();
   const index = new ToolIndex(
     tools.map((tool) => toolDocument(tool, options.tokenize)),
     options,
   );
   const buildMs = performance.now() - builtAt;
-  for (const { question } of questions) index.rank(question, Math.max(...KS));
+  const rank = (question: string) =>
+    index.rank(question, Math.max(...KS), learned && scaled(learned.scores(question), LEARNED_WEIGHT));
+  for (const { question } of questions) rank(question);
   const times: number[] = [];
   const rankings = questions.map(({ question, tool }) => {
     const started = performance.now();
-    const ranked = index.rank(question, Math.max(...KS)).map((entry) => entry.name);
+    const ranked = rank(question).map((entry) => entry.name);
     times.push(performance.now() - started);
     return { tool, ranked };
   });
@@ -60,6 +70,9 @@ function evaluate(tools: readonly FunctionTool[], questions: readonly Question[]
   result['index build ms'] = Number(buildMs.toFixed(1));
   return result;
 }
+
+const scaled = (scores: Map<string, number>, weight: number) =>
+  new Map([...scores].map(([name, score]) => [name, score * weight]));
 
 /** What the node does before each model call: build the query from the conversation, rank, pick k = 10. */
 function timePick(tools: readonly FunctionTool[], questions: readonly Question[]): number {
@@ -115,50 +128,89 @@ export function recall(rankings: ReadonlyArray<{ tool: string; ranked: readonly 
   return result;
 }
 
-function chineseRows(
+/** The three parts of issue 27, each off (WordNet and CC-CEDICT; sibling families) and on. */
+const PARTS: Record<string, ToolIndexOptions> = {
+  'BM25F (no lexicon)': { expand: false },
+  'BM25F + lexicon': {},
+  'BM25F + siblings': { expand: false, siblings: true },
+  'BM25F + lexicon + siblings': { siblings: true },
+};
+
+/**
+ * Learning from use as a split: per tool, its questions alternate between a half the evidence learns from (as if
+ * the model had called the tool for them) and a half it is tested on.
+ */
+function learningSplit(questions: readonly Question[]): { learn: Question[]; test: Question[] } {
+  const seen = new Map<string, number>();
+  const learn: Question[] = [];
+  const test: Question[] = [];
+  for (const question of questions) {
+    const count = seen.get(question.tool) ?? 0;
+    seen.set(question.tool, count + 1);
+    (count % 2 === 0 ? learn : test).push(question);
+  }
+  return { learn, test };
+}
+
+function halfRows(
   small: readonly FunctionTool[],
-  half: (name: 'A' | 'B', of: readonly Question[]) => Question[],
+  half: (name: 'A' | 'B', of?: readonly Question[]) => Question[],
 ): Record<string, Record<string, number>> {
   const { chinese, mixed } = chineseQuestions();
   const english = read<Question[]>('apizoo-questions.json');
-  const originals = chinese.map((question) => english[question.source_index ?? -1]);
-  const pool = `${small.length} tools`;
+  const rows: Record<string, Record<string, number>> = {};
+  for (const name of ['A', 'B'] as const) {
+    const originals = half(name, chinese).map((question) => english[question.source_index ?? -1]);
+    const sets: Array<[string, Question[]]> = [
+      ['English', half(name)],
+      ['Chinese', half(name, chinese)],
+      ['their English originals', originals],
+      ['Chinese with an English term', half(name, mixed)],
+    ];
+    for (const [part, options] of Object.entries(PARTS))
+      for (const [language, questions] of sets) {
+        if (language !== 'English' && options.siblings) continue;
+        rows[`half ${name}, ${language} (${questions.length}), ${part}`] = evaluate(small, questions, options);
+      }
+    const { learn, test } = learningSplit(half(name));
+    const evidence = new UsageEvidence();
+    for (const { question, tool } of learn) evidence.record(question, tool);
+    const label = `half ${name}, English, learning split (learn ${learn.length}, test ${test.length})`;
+    rows[`${label}, lexicon, not learned`] = evaluate(small, test, {});
+    rows[`${label}, lexicon + learned`] = evaluate(small, test, {}, evidence);
+  }
+  return rows;
+}
+
+/** What loading WordNet and CC-CEDICT cost this process (it happens on the first ranking with the lexicon). */
+function lexiconCost(): Record<string, number> {
+  const before = process.memoryUsage().rss;
+  lexicon();
+  const load = lexiconLoad();
+  if (load?.problem !== undefined) console.warn(`lexicon not loaded: ${load.problem}`);
   return {
-    [`English originals of the Chinese, BM25F, ${pool} (${originals.length} questions)`]: evaluate(
-      small,
-      originals,
-      {},
-    ),
-    [`Chinese, BM25F, ${pool}, all (${chinese.length} questions)`]: evaluate(small, chinese, {}),
-    [`Chinese, BM25F, ${pool}, half A (${half('A', chinese).length} questions)`]: evaluate(
-      small,
-      half('A', chinese),
-      {},
-    ),
-    [`Chinese, BM25F, ${pool}, half B (${half('B', chinese).length} questions)`]: evaluate(
-      small,
-      half('B', chinese),
-      {},
-    ),
-    [`Chinese with an English term, BM25F, ${pool} (${mixed.length} questions)`]: evaluate(small, mixed, {}),
-    [`node selection of 10 per call, Chinese questions, median ms`]: { [pool]: timePick(small, chinese) },
+    'load ms': Number((load?.milliseconds ?? 0).toFixed(0)),
+    'RSS added MB': Number(((process.memoryUsage().rss - before) / 1e6).toFixed(1)),
   };
 }
 
 export function benchToolSelection(): Promise<Record<string, Record<string, number>>> {
+  const cost = lexiconCost();
   const { tools, questions, small, half } = apiZooPool();
   const label = (pool: number) => `${pool} tools, ${questions.length} questions`;
   return Promise.resolve({
-    [`BM25F + stems + synonyms (${label(tools.length)})`]: evaluate(tools, questions, {}),
+    ['lexicon (WordNet 3.1 + CC-CEDICT), loaded on the first selection']: cost,
+    [`BM25F (no lexicon) (${label(tools.length)})`]: evaluate(tools, questions, { expand: false }),
+    [`BM25F + lexicon (${label(tools.length)})`]: evaluate(tools, questions, {}),
     [`plain BM25 (${label(tools.length)})`]: evaluate(tools, questions, BASELINE),
-    [`BM25F + stems + synonyms (${label(small.length)})`]: evaluate(small, questions, {}),
+    [`BM25F (no lexicon) (${label(small.length)})`]: evaluate(small, questions, { expand: false }),
+    [`BM25F + lexicon (${label(small.length)})`]: evaluate(small, questions, {}),
     [`plain BM25 (${label(small.length)})`]: evaluate(small, questions, BASELINE),
-    [`BM25F, ${small.length} tools, half A (${half('A').length} questions)`]: evaluate(small, half('A'), {}),
-    [`BM25F, ${small.length} tools, half B (${half('B').length} questions)`]: evaluate(small, half('B'), {}),
-    ...chineseRows(small, half),
-    [`node selection of 10 per call, median ms`]: {
+    ...halfRows(small, half),
+    [`node selection of 10 per call (lexicon on), median ms`]: {
       [`${tools.length} tools`]: timePick(tools, questions),
       [`${small.length} tools`]: timePick(small, questions),
+      [`${small.length} tools, Chinese questions`]: timePick(small, chineseQuestions().chinese),
     },
   });
 }

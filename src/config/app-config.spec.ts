@@ -12,7 +12,16 @@ describe(loadConfig.name, () => {
     expect(sut.migrationsRun).toBe(true);
     expect(sut.providers.openai.base_url).toBe('https://api.openai.com/v1');
     expect(sut.queryDatabase).toBeNull();
-    expect(sut.llmLimits).toEqual({ nodeTimeoutMs: 600_000, callBudgetMs: 180_000, maxToolResultTokens: 8000 });
+    expect(sut.llmLimits).toEqual({
+      nodeTimeoutMs: 600_000,
+      callBudgetMs: 180_000,
+      maxToolResultTokens: 8000,
+      toolSelectionLearning: true,
+    });
+  });
+
+  it('should turn tool selection learning off with TOOL_SELECTION_LEARNING=false', () => {
+    expect(loadConfig({ TOOL_SELECTION_LEARNING: 'false' }).llmLimits.toolSelectionLearning).toBe(false);
   });
 
   it('should read the LLM limits and the call budget of a provider', () => {
@@ -22,7 +31,12 @@ describe(loadConfig.name, () => {
       LLM_MAX_TOOL_RESULT_TOKENS: '2000',
       LLM_PROVIDERS: JSON.stringify({ slow: { base_url: 'http://h/v1', timeout_ms: 90_000, call_budget_ms: 300_000 } }),
     });
-    expect(sut.llmLimits).toEqual({ nodeTimeoutMs: 30_000, callBudgetMs: 20_000, maxToolResultTokens: 2000 });
+    expect(sut.llmLimits).toEqual({
+      nodeTimeoutMs: 30_000,
+      callBudgetMs: 20_000,
+      maxToolResultTokens: 2000,
+      toolSelectionLearning: true,
+    });
     expect(sut.providers.slow).toMatchObject({ timeout_ms: 90_000, call_budget_ms: 300_000 });
     expect(() =>
       loadConfig({ LLM_PROVIDERS: JSON.stringify({ slow: { base_url: 'http://h/v1', timeout_ms: 200_000 } }) }),

@@ -233,6 +233,8 @@ const SETTINGS = {
     callBudgetMs: int('LLM_CALL_BUDGET_MS', 180_000, 100, 3_600_000),
     /** Tool results longer than this many tokens are cut for the model (an LLM node may set its own). */
     maxToolResultTokens: int('LLM_MAX_TOOL_RESULT_TOKENS', 8000, 100, 1_000_000),
+    /** Tool selection learns, per owner, which task words led to which tool (terms in memory, never prompts). */
+    toolSelectionLearning: bool('TOOL_SELECTION_LEARNING', true),
   },
   llm: {
     openai: {

@@ -22,6 +22,16 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** The value without making it the most recently used. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** The keys, least recently used first. */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

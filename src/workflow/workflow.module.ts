@@ -29,6 +29,7 @@ import { RunStarter } from './execution/run-starter.service';
 import { WorkflowToolRuns } from './execution/workflow-tool-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
+import { OwnerEvidence } from '../agent/selection/usage-evidence';
 
 @Module({
   imports: [
@@ -79,6 +80,7 @@ import { WorkflowsService } from './workflows.service';
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
             approvals,
             toolEmbeddings,
+            ...(config.llmLimits.toolSelectionLearning && { toolUsage: new OwnerEvidence() }),
             nested: {
               maxItems: config.workflows.mapMaxItems,
               maxConcurrency: config.workflows.mapMaxConcurrency,

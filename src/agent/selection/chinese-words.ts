@@ -15,17 +15,46 @@ const LONGEST = Math.max(...[...GLOSSARY.keys()].map((word) => word.length));
  */
 export function chineseTerms(run: string): string[] {
   const terms: string[] = [];
+  for (const word of chineseWords(run)) terms.push(...(GLOSSARY.get(word) ?? []));
+  if (run.length === 1) terms.push(run);
+  for (let index = 0; index + 1 < run.length; index++) terms.push(run.slice(index, index + 2));
+  return terms;
+}
+
+/**
+ * Chinese function words and question phrases: their dictionary senses are grammar (的 "of; 's", 是 "to be",
+ * 什么 "something; anything"), so they are not bridged to English. Generic, as in any Chinese stop-word list.
+ */
+export const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    '的 地 得 了 着 过 是 在 有 和 与 或 及 把 被 让 给 对 从 到 为 为了 以 于 也 都 就 还 又 再 很 更 最 这 那 这个 那个 ' +
+    '这些 那些 这样 那样 哪 哪些 哪个 哪里 什么 什么样 怎么 怎样 怎么样 怎么办 如何 为什么 吗 呢 吧 啊 一 一个 一下 一些 ' +
+    '一种 某 某个 某些 每 每个 我 我的 我们 你 你的 您 他 她 它 他们 要 想 能 能够 可 会 应该 得到 里 上 中 内 时 时候 ' +
+    '后 前 之 其 该 此 并 而 但 如果 有没有 没有 办法 最好 情况 做 用 请 帮 帮我 干 多少 几 方式 过程 所 它们 是不是 ' +
+    '以及 还是 需要 可能 已经 正在 现在 然后 之后 之前 时间 东西 事 事情 问题'
+  ).split(' '),
+);
+
+/** The English words of a glossary word, or undefined when the glossary does not hold it. */
+export const glossaryEnglish = (word: string): readonly string[] | undefined => GLOSSARY.get(word);
+
+/**
+ * A run of CJK text cut into dictionary words, longest match from the left over the glossary and, when given,
+ * another dictionary; characters no dictionary holds are skipped.
+ */
+export function chineseWords(run: string, dictionary?: { has(word: string): boolean; longest: number }): string[] {
+  const longest = Math.max(LONGEST, dictionary?.longest ?? 0);
+  const known = (word: string): boolean => GLOSSARY.has(word) || dictionary?.has(word) === true;
+  const words: string[] = [];
   for (let start = 0; start < run.length;) {
-    let length = Math.min(LONGEST, run.length - start);
-    while (length > 0 && !GLOSSARY.has(run.slice(start, start + length))) length--;
+    let length = Math.min(longest, run.length - start);
+    while (length > 0 && !known(run.slice(start, start + length))) length--;
     if (length === 0) {
       start++;
       continue;
     }
-    terms.push(...(GLOSSARY.get(run.slice(start, start + length)) ?? []));
+    words.push(run.slice(start, start + length));
     start += length;
   }
-  if (run.length === 1) terms.push(run);
-  for (let index = 0; index + 1 < run.length; index++) terms.push(run.slice(index, index + 2));
-  return terms;
+  return words;
 }

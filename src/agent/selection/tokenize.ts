@@ -54,14 +54,23 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     });
     if (stemming) for (let index = 0; index < tokens.length; index++) tokens[index] = stem(tokens[index]);
   }
+  for (const word of plainWords(rest, splitIdentifiers)) tokens.push(stemming ? stem(word) : word);
+  return tokens;
+}
+
+/** The runs of CJK characters in a text. */
+export const cjkRuns = (text: string): string[] => text.match(CJK_RUN) ?? [];
+
+/** The words of a text outside its CJK runs, as written but in lower case, identifiers split, stop words out. */
+export function plainWords(text: string, splitIdentifiers = true): string[] {
+  const rest = text.replace(CJK_RUN, ' ');
   const spaced = splitIdentifiers
     ? rest.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     : rest;
-  for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (word === '' || STOPWORDS.has(word)) continue;
-    tokens.push(stemming ? stem(word) : word);
-  }
-  return tokens;
+  return spaced
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '' && !STOPWORDS.has(word));
 }
 
 const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {

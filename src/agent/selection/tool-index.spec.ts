@@ -102,7 +102,7 @@ describe(ToolIndex.name, () => {
   it('should give plain BM25 without synonyms when asked', () => {
     const plain = new ToolIndex(
       TOOLS.map((entry) => toolDocument(entry, { stem: false })),
-      { synonymWeight: 0, tokenize: { stem: false } },
+      { synonymWeight: 0, tokenize: { stem: false }, expand: false },
     );
 
     expect(plain.rank('What is the forecast for Oslo tomorrow?')).toEqual([]);

@@ -1,5 +1,8 @@
 import type { FunctionTool, JsonSchema } from '../../shared/tool-types';
-import { synonymsOf, tokenize, type TokenizeOptions } from './tokenize';
+import { lexicon } from './lexicon';
+import { queryTerms, type QueryOptions, type QueryTerms } from './query-terms';
+import { groupSiblings, siblingFamilies } from './sibling-families';
+import { tokenize, type TokenizeOptions } from './tokenize';
 
 /** The fields a tool is ranked on, each tokenized once. */
 export interface ToolDocument {
@@ -15,7 +18,21 @@ export interface ToolIndexOptions {
   tokenize?: TokenizeOptions;
   /** Add synonyms of the query words at this weight; 0: none. Default 0.4. */
   synonymWeight?: number;
+  /** Keep families of sibling tools together, ordered by their distinguishing words. Default false. */
+  siblings?: boolean;
+  /** Widen queries with WordNet and CC-CEDICT (loaded on the first query). Default true. */
+  expand?: boolean;
+  /** The weights of what the lexicon brings in; see DEFAULT_EXPANSION. */
+  expansion?: Partial<Omit<QueryOptions, 'tokenize' | 'synonymWeight' | 'lexicon'>>;
 }
+
+/** Weights of what the lexicon adds to a query, below the 1 of the query's own words. */
+export const DEFAULT_EXPANSION: Omit<QueryOptions, 'tokenize' | 'synonymWeight' | 'lexicon'> = {
+  chineseWeight: 1,
+  bridgedExpansion: 0.5,
+  singleCharacters: false,
+  relations: { compound: 1, synonym: 0.3, derived: 0.3, hypernym: 0.2, grandHypernym: 0.1 },
+};
 
 const DEFAULT_WEIGHTS: Record<FieldName, number> = { name: 3, description: 1, params: 0.8, paramDescriptions: 0.4 };
 // Short name fields normalise less than long descriptions.
@@ -61,15 +78,18 @@ function collectParameters(schema: JsonSchema, names: string[], descriptions: st
  */
 export class ToolIndex {
   private readonly postings = new Map<string, Array<[tool: number, weight: number]>>();
-  private readonly synonymWeight: number;
+  /** Per tool, the score of each of its terms (to score a sibling on the words that tell it apart). */
+  private readonly forward: Array<Map<string, number>>;
+  private readonly families: ReturnType<typeof siblingFamilies> | undefined;
   readonly names: readonly string[];
+  private readonly positions: ReadonlyMap<string, number>;
 
   constructor(
     documents: readonly ToolDocument[],
     private readonly options: ToolIndexOptions = {},
   ) {
     this.names = documents.map((document) => document.name);
-    this.synonymWeight = options.synonymWeight ?? 0.4;
+    this.positions = new Map(this.names.map((name, tool) => [name, tool]));
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     const fields = FIELD_NAMES.filter((field) => weights[field] > 0);
     const averages = Object.fromEntries(
@@ -95,35 +115,83 @@ export class ToolIndex {
     const containing = new Map<string, number>();
     for (const pseudo of frequencies)
       for (const token of pseudo.keys()) containing.set(token, (containing.get(token) ?? 0) + 1);
+    // Only sibling families read a tool's own terms back.
+    this.forward = options.siblings === true ? frequencies.map(() => new Map<string, number>()) : [];
     frequencies.forEach((pseudo, tool) => {
       for (const [token, frequency] of pseudo) {
         const n = containing.get(token) ?? 0;
         const idf = Math.log(1 + (total - n + 0.5) / (n + 0.5));
+        const value = (idf * frequency * (K1 + 1)) / (frequency + K1);
         const list = this.postings.get(token) ?? [];
-        list.push([tool, (idf * frequency * (K1 + 1)) / (frequency + K1)]);
+        list.push([tool, value]);
         this.postings.set(token, list);
+        this.forward[tool]?.set(token, value);
       }
     });
+    this.families = options.siblings === true ? siblingFamilies(documents) : undefined;
   }
 
-  /** Scores of every tool that shares a word with the query, best first (ties by position). */
-  rank(query: string, limit = Number.POSITIVE_INFINITY): Array<{ name: string; score: number }> {
-    const weights = new Map<string, number>();
-    for (const token of tokenize(query, this.options.tokenize)) {
-      weights.set(token, Math.max(weights.get(token) ?? 0, 1));
-      if (this.synonymWeight <= 0) continue;
-      for (const synonym of synonymsOf(token)) {
-        weights.set(synonym, Math.max(weights.get(synonym) ?? 0, this.synonymWeight));
-      }
-    }
+  /**
+   * Scores of every tool that shares a word with the query, best first (ties by position); `learned` adds a
+   * score per tool name (what the owner's runs taught, see UsageEvidence).
+   */
+  rank(
+    text: string,
+    limit = Number.POSITIVE_INFINITY,
+    learned?: ReadonlyMap<string, number>,
+  ): Array<{ name: string; score: number }> {
+    const query = queryTerms(text, {
+      ...DEFAULT_EXPANSION,
+      ...this.options.expansion,
+      tokenize: this.options.tokenize,
+      synonymWeight: this.options.synonymWeight ?? 0.4,
+      lexicon: this.options.expand === false ? undefined : lexicon(),
+    });
     const scores = new Map<number, number>();
-    for (const [token, weight] of weights) {
+    for (const [token, weight] of query.terms) {
       for (const [tool, value] of this.postings.get(token) ?? [])
         scores.set(tool, (scores.get(tool) ?? 0) + weight * value);
     }
-    return [...scores]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    for (const group of query.groups) {
+      const best = new Map<number, number>();
+      for (const [token, weight] of group)
+        for (const [tool, value] of this.postings.get(token) ?? [])
+          best.set(tool, Math.max(best.get(tool) ?? 0, weight * value));
+      for (const [tool, value] of best) scores.set(tool, (scores.get(tool) ?? 0) + value);
+    }
+    if (learned !== undefined && learned.size > 0) {
+      for (const [name, value] of learned) {
+        const tool = this.positions.get(name);
+        if (tool !== undefined) scores.set(tool, (scores.get(tool) ?? 0) + value);
+      }
+    }
+    const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const families = this.families;
+    return (
+      families === undefined
+        ? ranked
+        : groupSiblings(
+            ranked,
+            families.familyOf,
+            (tool) => this.distinctScore(tool, families.shared[tool], query),
+            limit,
+          )
+    )
       .slice(0, limit)
       .map(([tool, score]) => ({ name: this.names[tool], score }));
+  }
+
+  /** The score of a tool on the query terms its family does not share. */
+  private distinctScore(tool: number, shared: ReadonlySet<string>, query: QueryTerms): number {
+    const values = this.forward[tool];
+    let score = 0;
+    for (const [term, weight] of query.terms) if (!shared.has(term)) score += weight * (values.get(term) ?? 0);
+    for (const group of query.groups) {
+      let best = 0;
+      for (const [term, weight] of group)
+        if (!shared.has(term)) best = Math.max(best, weight * (values.get(term) ?? 0));
+      score += best;
+    }
+    return score;
   }
 }

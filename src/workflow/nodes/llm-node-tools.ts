@@ -4,6 +4,8 @@ import { LruCache } from '../../shared/lru-cache';
 import { validatorKey } from '../../registry/run-tool';
 import { toolDocument, type ToolDocument } from '../../agent/selection/tool-index';
 import { ToolSelection, type SemanticSearch } from '../../agent/selection/tool-selection';
+import type { UsageEvidence } from '../../agent/selection/usage-evidence';
+import { DEFAULT_FUSION } from '../../agent/selection/semantic-ranking';
 
 /** A tool name, `"*"` (every enabled tool the run's owner may use) or `{"category": "…"}`. */
 export const ToolEntry = Type.Union([
@@ -68,6 +70,7 @@ export function toolSelectionFor(
   selection: ToolSelectionData | undefined,
   tools: readonly ToolDefinition[],
   semantic?: SemanticSearch,
+  evidence?: UsageEvidence,
 ): ToolSelection | undefined {
   if (selection === undefined || !selects(selection, tools)) return undefined;
   const docs = tools.map((tool) => {
@@ -77,5 +80,6 @@ export function toolSelectionFor(
     return document;
   });
   const schemas = tools.map((tool) => tool.schema);
-  return new ToolSelection(selection.max_tools, selection.always ?? [], schemas, docs, semantic);
+  const { max_tools: maxTools, always = [] } = selection;
+  return new ToolSelection(maxTools, always, schemas, docs, semantic, DEFAULT_FUSION, evidence);
 }

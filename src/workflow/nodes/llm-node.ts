@@ -351,7 +351,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           refuse: (promptTokens, addedOutputTokens) => meter.refuseModelCall(promptTokens, addedOutputTokens),
         },
         toolResults: limit?.limit,
-        toolSelection: toolSelectionFor(data.tool_selection, tools, semantic),
+        toolSelection: toolSelectionFor(data.tool_selection, tools, semantic, deps.toolUsage?.of(run.principal.userId)),
         contextWindow,
         timeoutMs,
         signal: run.signal,

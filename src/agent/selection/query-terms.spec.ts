@@ -1,0 +1,56 @@
+import type { FunctionTool } from '../../shared/tool-types';
+import { lexicon, lexiconLoad } from './lexicon';
+import { queryTerms, type QueryOptions } from './query-terms';
+import { DEFAULT_EXPANSION, ToolIndex, toolDocument } from './tool-index';
+
+const tool = (name: string, description: string): FunctionTool => ({
+  type: 'function',
+  function: { name, description, parameters: { type: 'object', properties: {} } },
+});
+const TOOLS = [
+  tool('places_search', 'Finds stores, restaurants and other businesses near a location'),
+  tool('send_email', 'Sends an email'),
+  tool('get_weather', 'Current weather for a city'),
+];
+const options = (): QueryOptions => ({ ...DEFAULT_EXPANSION, synonymWeight: 0.4, lexicon: lexicon() });
+const groupTerms = (query: string) => queryTerms(query, options()).groups.flatMap((group) => [...group.keys()]);
+
+describe(queryTerms.name, () => {
+  it('should load the lexicon only when a query is first ranked', () => {
+    expect(lexiconLoad()).toBeUndefined();
+
+    new ToolIndex(TOOLS.map((entry) => toolDocument(entry))).rank('barber shops');
+
+    expect(lexiconLoad()?.problem).toBeUndefined();
+  });
+
+  it('should widen an everyday word with WordNet, below the weight of the words as written', () => {
+    const { terms, groups } = queryTerms('Where are the best barber shops nearby?', options());
+
+    expect(terms.get('shop')).toBe(1);
+    expect(groupTerms('barber shops')).toEqual(expect.arrayContaining(['barbershop', 'stor', 'establishment']));
+    for (const group of groups) for (const weight of group.values()) expect(weight).toBeLessThanOrEqual(1);
+  });
+
+  it('should bridge a Chinese word the glossary lacks to its CC-CEDICT senses', () => {
+    expect(groupTerms('附近的理发店')).toEqual(expect.arrayContaining(['barbershop', 'hairdresser']));
+  });
+
+  it('should not bridge Chinese function words', () => {
+    expect(groupTerms('什么是')).toEqual([]);
+  });
+
+  it('should add nothing without the lexicon', () => {
+    expect(queryTerms('barber shops', { ...options(), lexicon: undefined }).groups).toEqual([]);
+  });
+});
+
+describe('ToolIndex with the lexicon', () => {
+  it('should find a places tool for barber shops, which no tool text names', () => {
+    const documents = TOOLS.map((entry) => toolDocument(entry));
+
+    expect(new ToolIndex(documents, { expand: false }).rank('barber shops nearby')).toEqual([]);
+    expect(new ToolIndex(documents).rank('barber shops nearby')[0]?.name).toBe('places_search');
+    expect(new ToolIndex(documents).rank('附近的理发店')[0]?.name).toBe('places_search');
+  });
+});

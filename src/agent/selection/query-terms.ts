@@ -1,0 +1,112 @@
+import { CHINESE_FUNCTION_WORDS, chineseWords, glossaryEnglish } from './chinese-words';
+import type { Lexicon } from './lexicon';
+import type { Relation } from './wordnet';
+import { cjkRuns, plainWords, synonymsOf, tokenize, type TokenizeOptions } from './tokenize';
+
+/** How a query becomes weighted ranking terms: its own words weigh 1, what they bring in weighs less. */
+export interface QueryOptions {
+  tokenize?: TokenizeOptions;
+  /** Of the synonyms of `vocabulary.ts`, relative to the word they stand for. */
+  synonymWeight: number;
+  /** WordNet and CC-CEDICT; undefined: the words as written (and the glossary) only. */
+  lexicon?: Lexicon;
+  /** Of each English word of a CC-CEDICT sense of a Chinese word the glossary lacks (the first sense; later ones half). */
+  chineseWeight: number;
+  /** WordNet relations of the English that a Chinese word was bridged to, relative to that word's weight. */
+  bridgedExpansion: number;
+  /** Whether one-character words the glossary lacks are bridged (their senses are many and broad). */
+  singleCharacters: boolean;
+  /** Of a WordNet relative of a query word, per relation (`compound`: two query words WordNet knows as one). */
+  relations: Record<Relation | 'compound', number>;
+}
+
+const MIN_WORD = 3;
+
+/**
+ * A query as weighted ranking terms. `terms`: its own words (weight 1) and their synonyms, each counted once.
+ * `groups`: what the lexicon brings in, one group per word it widens (the WordNet relatives of an English
+ * word or of an adjacent pair WordNet knows as one, `barber shop`; the English senses of a Chinese word the
+ * glossary lacks), of which a tool scores only its best term, so that a word with many relatives weighs
+ * no more than one. A term keeps its largest weight within its map.
+ */
+export interface QueryTerms {
+  terms: Map<string, number>;
+  groups: Array<Map<string, number>>;
+}
+
+export function queryTerms(query: string, options: QueryOptions): QueryTerms {
+  const terms = new Map<string, number>();
+  for (const token of tokenize(query, options.tokenize)) terms.set(token, 1);
+  const withSynonyms = (weights: Map<string, number>): Map<string, number> => {
+    if (options.synonymWeight > 0)
+      for (const [term, weight] of [...weights])
+        for (const synonym of synonymsOf(term)) raise(weights, synonym, weight * options.synonymWeight);
+    return weights;
+  };
+  withSynonyms(terms);
+  const groups: Array<Map<string, number>> = [];
+  const { lexicon } = options;
+  if (lexicon === undefined) return { terms, groups };
+  const group = (fill: (addText: (text: string, weight: number) => void) => void): void => {
+    const weights = new Map<string, number>();
+    fill((text, weight) => {
+      for (const token of tokenize(text, options.tokenize)) raise(weights, token, weight);
+    });
+    for (const term of terms.keys()) weights.delete(term);
+    if (weights.size > 0) groups.push(withSynonyms(weights));
+  };
+  expandEnglish(lexicon, plainWords(query, options.tokenize?.splitIdentifiers), (expand) =>
+    group((addText) => expand((text, relation) => addText(text, options.relations[relation]))),
+  );
+  for (const run of cjkRuns(query)) {
+    for (const word of chineseWords(run, lexicon.chinese)) {
+      if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) continue;
+      if (word.length === 1 && !options.singleCharacters) continue;
+      group((addText) =>
+        lexicon.chinese.senses(word).forEach((sense, index) => {
+          const weight = options.chineseWeight * (index === 0 ? 1 : 0.5);
+          addText(sense, weight);
+          if (options.bridgedExpansion > 0)
+            expandEnglish(lexicon, plainWords(sense), (expand) =>
+              expand((text, relation) =>
+                addText(text, weight * options.bridgedExpansion * options.relations[relation]),
+              ),
+            );
+        }),
+      );
+    }
+  }
+  return { terms, groups };
+}
+
+function raise(weights: Map<string, number>, term: string, weight: number): void {
+  if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
+}
+
+type Expansion = (addRelated: (text: string, relation: Relation | 'compound') => void) => void;
+
+/**
+ * Calls `onWord` once per word worth widening and per adjacent pair WordNet knows as one, with a function that
+ * lists its relatives (a pair: itself as `compound` first).
+ */
+function expandEnglish(lexicon: Lexicon, words: readonly string[], onWord: (expand: Expansion) => void): void {
+  const { wordnet } = lexicon;
+  const relativesOf =
+    (word: string): Expansion =>
+    (addRelated) => {
+      for (const [related, relation] of wordnet.expand(word)) addRelated(related.replace(/_/g, ' '), relation);
+    };
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index];
+    if (word.length >= MIN_WORD && !/\d/.test(word)) onWord(relativesOf(word));
+    const next = words[index + 1];
+    if (next === undefined) continue;
+    for (const compound of [`${word}_${next}`, `${word}${next}`]) {
+      if (!wordnet.knows(compound)) continue;
+      onWord((addRelated) => {
+        addRelated(compound.replace(/_/g, ' '), 'compound');
+        relativesOf(compound)(addRelated);
+      });
+    }
+  }
+}
