@@ -9,6 +9,18 @@ export const openApi = (schema: object): SchemaObject => JSON.parse(JSON.stringi
 
 const nullable = (type: string) => ({ type, nullable: true });
 
+/** A cost or a cost difference; null when unknown (a model with no price), never a made-up 0. */
+const COST = (description: string) => ({
+  type: 'object',
+  nullable: true,
+  required: ['amount', 'currency'],
+  properties: {
+    amount: { type: 'number', description: "In the currency's main unit (dollars, not cents)" },
+    currency: { type: 'string', example: 'USD' },
+  },
+  description,
+});
+
 export const DIVERGENCE_SCHEMA = openApi({
   type: 'object',
   required: ['kind', 'node_id', 'call_index', 'description'],
@@ -80,6 +92,7 @@ export const TEST_RUN_SCHEMA = openApi({
         failed: { type: 'integer' },
         total_tokens: { type: 'integer' },
         duration_ms: { type: 'integer' },
+        cost: COST('The cases’ runs’ cost added up; null when any has no known price'),
       },
     },
     results: {
@@ -97,6 +110,7 @@ export const TEST_RUN_SCHEMA = openApi({
           assertions: { type: 'array', items: ASSERTION_RESULT },
           total_tokens: { type: 'integer' },
           duration_ms: nullable('integer'),
+          cost: COST('Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run'),
         },
       },
     },
@@ -110,7 +124,21 @@ export const TEST_RUN_SCHEMA = openApi({
             newly_passing: { type: 'array', items: { type: 'string' } },
             total_tokens_delta: { type: 'integer' },
             duration_ms_delta: { type: 'integer' },
-            cases: { type: 'array', items: { type: 'object' } },
+            cost_delta: COST('This test run’s cost minus the previous one’s; null when either is unknown'),
+            cases: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string' },
+                  passed: { type: 'boolean' },
+                  previous_passed: { ...nullable('boolean'), description: 'Null: the case is new' },
+                  tokens_delta: nullable('integer'),
+                  duration_ms_delta: nullable('integer'),
+                  cost_delta: COST('Null when the case is new or either cost is unknown'),
+                },
+              },
+            },
           },
         },
         { type: 'null' },

@@ -1,3 +1,4 @@
+import { addCosts, type Cost, costDifference } from '../llm/model-prices';
 import type { Divergence } from '../workflow/recording/divergence';
 import type { AssertionResult } from './assertions';
 
@@ -17,6 +18,8 @@ export interface CaseResult {
   assertions: AssertionResult[];
   total_tokens: number;
   duration_ms: number | null;
+  /** What its run's model calls cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run. */
+  cost: Cost | null;
 }
 
 export interface TestRunSummary {
@@ -25,6 +28,8 @@ export interface TestRunSummary {
   failed: number;
   total_tokens: number;
   duration_ms: number;
+  /** The cost of the cases that ran, added up; null when any of them has no known cost. */
+  cost: Cost | null;
 }
 
 /** How one case did against the previous test run of the suite. */
@@ -35,6 +40,8 @@ export interface CaseComparison {
   previous_passed: boolean | null;
   tokens_delta: number | null;
   duration_ms_delta: number | null;
+  /** Null when the case is new or either cost is unknown. */
+  cost_delta: Cost | null;
 }
 
 /** A test run against the previous one of the same suite. */
@@ -44,8 +51,13 @@ export interface TestRunComparison {
   newly_passing: string[];
   total_tokens_delta: number;
   duration_ms_delta: number;
+  /** Null when either test run's cost is unknown. */
+  cost_delta: Cost | null;
   cases: CaseComparison[];
 }
+
+/** A case stored before cases had a cost reads as one of unknown cost. */
+const costOfCase = (result: CaseResult): Cost | null => result.cost ?? null;
 
 export function summarize(results: readonly CaseResult[]): TestRunSummary {
   const passed = results.filter((result) => result.passed).length;
@@ -55,6 +67,8 @@ export function summarize(results: readonly CaseResult[]): TestRunSummary {
     failed: results.length - passed,
     total_tokens: results.reduce((sum, result) => sum + result.total_tokens, 0),
     duration_ms: results.reduce((sum, result) => sum + (result.duration_ms ?? 0), 0),
+    // A case that did not run cost nothing; one that ran with an unpriced model makes the total unknown.
+    cost: addCosts(results.filter((result) => result.run_id !== null).map(costOfCase)),
   };
 }
 
@@ -75,6 +89,7 @@ export function compareResults(
         earlier && earlier.duration_ms !== null && result.duration_ms !== null
           ? result.duration_ms - earlier.duration_ms
           : null,
+      cost_delta: earlier ? costDifference(costOfCase(result), costOfCase(earlier)) : null,
     };
   });
   const now = summarize(results);
@@ -85,6 +100,7 @@ export function compareResults(
     newly_passing: cases.filter((entry) => entry.passed && entry.previous_passed === false).map((entry) => entry.name),
     total_tokens_delta: now.total_tokens - then.total_tokens,
     duration_ms_delta: now.duration_ms - then.duration_ms,
+    cost_delta: costDifference(now.cost, then.cost),
     cases,
   };
 }

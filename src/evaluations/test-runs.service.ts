@@ -51,9 +51,14 @@ const toTestRunResponse = (row: TestRunEntity): TestRunResponse => ({
   workflow_id: row.workflowId,
   workflow_version: row.workflowVersion,
   status: row.status as TestRunResponse['status'],
-  summary: row.summary,
-  results: row.results,
-  comparison: row.comparison,
+  // Test runs stored before costs were kept read as of unknown cost.
+  summary: { ...row.summary, cost: row.summary.cost ?? null },
+  results: row.results.map((result) => ({ ...result, cost: result.cost ?? null })),
+  comparison: row.comparison && {
+    ...row.comparison,
+    cost_delta: row.comparison.cost_delta ?? null,
+    cases: row.comparison.cases.map((entry) => ({ ...entry, cost_delta: entry.cost_delta ?? null })),
+  },
   created_at: row.createdAt.toISOString(),
   finished_at: row.finishedAt?.toISOString() ?? null,
 });
@@ -204,6 +209,7 @@ export class TestRunsService {
         assertions: [],
         total_tokens: 0,
         duration_ms: null,
+        cost: null,
       };
     }
     const run = await this.queries.get(runId, principal);
@@ -233,6 +239,7 @@ export class TestRunsService {
       assertions,
       total_tokens: observed.totalTokens,
       duration_ms: observed.durationMs,
+      cost: run.cost,
     };
   }
 

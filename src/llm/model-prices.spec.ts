@@ -1,4 +1,4 @@
-import { addCosts, costOf, PriceTable } from './model-prices';
+import { addCosts, costDifference, costOf, PriceTable } from './model-prices';
 
 describe(PriceTable.name, () => {
   const sut = new PriceTable(
@@ -80,5 +80,16 @@ describe(addCosts.name, () => {
         { amount: 1, currency: 'EUR' },
       ]),
     ).toBeNull();
+  });
+});
+
+describe(costDifference.name, () => {
+  it('should subtract in one currency, and know nothing when either side is unknown or currencies differ', () => {
+    expect(costDifference({ amount: 0.3, currency: 'USD' }, { amount: 0.1, currency: 'USD' })).toEqual({
+      amount: 0.2,
+      currency: 'USD',
+    });
+    expect(costDifference(null, { amount: 0.1, currency: 'USD' })).toBeNull();
+    expect(costDifference({ amount: 0.1, currency: 'EUR' }, { amount: 0.1, currency: 'USD' })).toBeNull();
   });
 });

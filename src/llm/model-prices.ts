@@ -154,3 +154,9 @@ export function addCosts(costs: ReadonlyArray<Cost | null>): Cost | null {
   }
   return total;
 }
+
+/** `now` minus `before`; null when either is unknown or they are in different currencies (never a made-up 0). */
+export function costDifference(now: Cost | null, before: Cost | null): Cost | null {
+  if (now === null || before === null || now.currency !== before.currency) return null;
+  return { amount: roundAmount(now.amount - before.amount), currency: now.currency };
+}

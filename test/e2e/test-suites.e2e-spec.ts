@@ -8,17 +8,20 @@ type CaseResult = {
   passed: boolean;
   run_id: string | null;
   assertions: Array<{ type: string; passed: boolean; actual: unknown }>;
+  cost: { amount: number; currency: string } | null;
 };
 type TestRun = {
   id: string;
   status: string;
-  summary: { cases: number; passed: number; failed: number; total_tokens: number };
+  summary: { cases: number; passed: number; failed: number; total_tokens: number; cost: unknown };
   results: CaseResult[];
   comparison: {
     previous_test_run_id: string;
     newly_failing: string[];
     newly_passing: string[];
     total_tokens_delta: number;
+    cost_delta: unknown;
+    cases: Array<{ name: string; cost_delta: unknown }>;
   } | null;
 };
 
@@ -78,6 +81,11 @@ describe('Test suites and replay (e2e)', () => {
       newly_passing: [],
       total_tokens_delta: 0,
     });
+    // The scripted model has no price: every cost is unknown (null), never a made-up 0, and so are the deltas.
+    expect(second.results.map((result) => result.cost)).toEqual(Array.from({ length: 10 }, () => null));
+    expect(second.summary.cost).toBeNull();
+    expect(second.comparison?.cost_delta).toBeNull();
+    expect(second.comparison?.cases.every((entry) => entry.cost_delta === null)).toBe(true);
     const failing = second.results.find((result) => result.name === 'q3');
     expect(failing?.assertions[0]).toEqual(
       expect.objectContaining({ type: 'text_contains', passed: false, actual: 'I do not know.' }),

@@ -25,13 +25,14 @@ export interface ConsoleStack {
   close(): Promise<void>;
 }
 
-export async function startConsoleStack(): Promise<ConsoleStack> {
+/** `env`: more of the app's environment (e.g. PRICES_FILE), beside the scripted model's. */
+export async function startConsoleStack(env: Record<string, string> = {}): Promise<ConsoleStack> {
   if (!existsSync(join(ROOT, 'dist', 'console', 'index.html'))) {
     throw new Error('dist/console is missing: run npm run build:console first (npm run test:browser does)');
   }
   const llm = await OpenAITestServer.start();
   const backend = await startToolBackend();
-  const app = await startTestApp(llmEnv(llm));
+  const app = await startTestApp(llmEnv(llm, env));
   const server = await app.app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });

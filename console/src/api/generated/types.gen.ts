@@ -3814,6 +3814,16 @@ export type ListTestRunsResponses = {
             failed?: number;
             total_tokens?: number;
             duration_ms?: number;
+            /**
+             * The cases’ runs’ cost added up; null when any has no known price
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         };
         results?: Array<{
             name?: string;
@@ -3872,6 +3882,16 @@ export type ListTestRunsResponses = {
             }>;
             total_tokens?: number;
             duration_ms?: number | null;
+            /**
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         }>;
         comparison?: {
             previous_test_run_id?: string;
@@ -3879,8 +3899,35 @@ export type ListTestRunsResponses = {
             newly_passing?: Array<string>;
             total_tokens_delta?: number;
             duration_ms_delta?: number;
+            /**
+             * This test run’s cost minus the previous one’s; null when either is unknown
+             */
+            cost_delta?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
             cases?: Array<{
-                [key: string]: unknown;
+                name?: string;
+                passed?: boolean;
+                /**
+                 * Null: the case is new
+                 */
+                previous_passed?: boolean | null;
+                tokens_delta?: number | null;
+                duration_ms_delta?: number | null;
+                /**
+                 * Null when the case is new or either cost is unknown
+                 */
+                cost_delta?: {
+                    /**
+                     * In the currency's main unit (dollars, not cents)
+                     */
+                    amount: number;
+                    currency: string;
+                } | null;
             }>;
         } | null;
         created_at?: string;
@@ -3950,6 +3997,16 @@ export type StartTestRunResponses = {
             failed?: number;
             total_tokens?: number;
             duration_ms?: number;
+            /**
+             * The cases’ runs’ cost added up; null when any has no known price
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         };
         results?: Array<{
             name?: string;
@@ -4008,6 +4065,16 @@ export type StartTestRunResponses = {
             }>;
             total_tokens?: number;
             duration_ms?: number | null;
+            /**
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         }>;
         comparison?: {
             previous_test_run_id?: string;
@@ -4015,8 +4082,35 @@ export type StartTestRunResponses = {
             newly_passing?: Array<string>;
             total_tokens_delta?: number;
             duration_ms_delta?: number;
+            /**
+             * This test run’s cost minus the previous one’s; null when either is unknown
+             */
+            cost_delta?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
             cases?: Array<{
-                [key: string]: unknown;
+                name?: string;
+                passed?: boolean;
+                /**
+                 * Null: the case is new
+                 */
+                previous_passed?: boolean | null;
+                tokens_delta?: number | null;
+                duration_ms_delta?: number | null;
+                /**
+                 * Null when the case is new or either cost is unknown
+                 */
+                cost_delta?: {
+                    /**
+                     * In the currency's main unit (dollars, not cents)
+                     */
+                    amount: number;
+                    currency: string;
+                } | null;
             }>;
         } | null;
         created_at?: string;
@@ -4069,6 +4163,16 @@ export type GetTestRunResponses = {
             failed?: number;
             total_tokens?: number;
             duration_ms?: number;
+            /**
+             * The cases’ runs’ cost added up; null when any has no known price
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         };
         results?: Array<{
             name?: string;
@@ -4127,6 +4231,16 @@ export type GetTestRunResponses = {
             }>;
             total_tokens?: number;
             duration_ms?: number | null;
+            /**
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
         }>;
         comparison?: {
             previous_test_run_id?: string;
@@ -4134,8 +4248,35 @@ export type GetTestRunResponses = {
             newly_passing?: Array<string>;
             total_tokens_delta?: number;
             duration_ms_delta?: number;
+            /**
+             * This test run’s cost minus the previous one’s; null when either is unknown
+             */
+            cost_delta?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
             cases?: Array<{
-                [key: string]: unknown;
+                name?: string;
+                passed?: boolean;
+                /**
+                 * Null: the case is new
+                 */
+                previous_passed?: boolean | null;
+                tokens_delta?: number | null;
+                duration_ms_delta?: number | null;
+                /**
+                 * Null when the case is new or either cost is unknown
+                 */
+                cost_delta?: {
+                    /**
+                     * In the currency's main unit (dollars, not cents)
+                     */
+                    amount: number;
+                    currency: string;
+                } | null;
             }>;
         } | null;
         created_at?: string;
