@@ -170,4 +170,92 @@ describe('Test suites and replay (e2e)', () => {
     const cassette = await stack.api.get(`/runs/${run.id}/cassette`).expect(200);
     expect(cassette.body).toMatchObject({ format: 'toolflow-cassette/1', run_id: run.id, exchanges: [{}, {}] });
   });
+
+  it('should replay a run whose map node runs an LLM node per item, then report where a tool schema change diverges', async () => {
+    // Items in turn (concurrency 1): item 0's model calls come before item 1's, in the recording and the replay.
+    const created = await stack.api
+      .post('/workflows', {
+        name: `map-replay-${Date.now().toString(36)}`,
+        inputs: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } } },
+        nodes: [
+          { id: 'start', type: 'start', data: {} },
+          {
+            id: 'each',
+            type: 'map',
+            data: {
+              items: '{{inputs.ids}}',
+              concurrency: 1,
+              nodes: [
+                { id: 'item-start', type: 'start', data: {} },
+                { id: 'ask', type: 'llm', data: { prompt: 'Ping {{item}}', tools: ['ping'] } },
+                { id: 'item-end', type: 'end', data: { outputs: { answer: '{{ask.text}}' } } },
+              ],
+              edges: [
+                { source: 'item-start', target: 'ask' },
+                { source: 'ask', target: 'item-end' },
+              ],
+            },
+          },
+          { id: 'end', type: 'end', data: { outputs: { answers: '{{each.output}}' } } },
+        ],
+        edges: [
+          { source: 'start', target: 'each' },
+          { source: 'each', target: 'end' },
+        ],
+      })
+      .expect(201);
+    const workflowId = (created.body as { id: string }).id;
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'call_a', arguments: { id: '1' } }]),
+      reply.text('pong 1'),
+      reply.toolCalls([{ name: 'ping', id: 'call_b', arguments: { id: '2' } }]),
+      reply.text('pong 2'),
+    ]);
+    const run = (
+      await stack.api.post(`/workflows/${workflowId}/runs?wait=true`, { inputs: { ids: ['1', '2'] } }).expect(200)
+    ).body as { id: string; status: string; outputs: unknown };
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      outputs: { answers: [{ answer: 'pong 1' }, { answer: 'pong 2' }] },
+    });
+    const modelCalls = stack.llm.requests.length;
+
+    const replayed = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'recorded' }).expect(200);
+    expect(replayed.body).toMatchObject({
+      reproduced: true,
+      divergence: null,
+      status: 'succeeded',
+      outputs: { answers: [{ answer: 'pong 1' }, { answer: 'pong 2' }] },
+    });
+    expect(stack.llm.requests.length).toBe(modelCalls);
+
+    await stack.api
+      .patch('/tools/ping', {
+        function_schema: {
+          type: 'function',
+          function: {
+            name: 'ping',
+            description: 'Test tool ping',
+            parameters: { type: 'object', properties: { id: { type: 'boolean' } }, required: ['id'] },
+          },
+        },
+      })
+      .expect(200);
+    const diverged = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'recorded' }).expect(200);
+
+    // The nested node's first model call of the first item: the tool list it was sent differs from the recording.
+    expect(diverged.body).toMatchObject({
+      reproduced: false,
+      divergence: {
+        kind: 'tools',
+        node_id: 'ask',
+        call_index: 0,
+        tool: 'ping',
+        path: 'parameters.properties.id.type',
+        actual: 'boolean',
+      },
+    });
+    expect(stack.llm.requests.length).toBe(modelCalls);
+    process.stdout.write(`map replay divergence report: ${JSON.stringify(diverged.body, null, 2)}\n`);
+  });
 });
