@@ -258,4 +258,74 @@ describe('Test suites and replay (e2e)', () => {
     expect(stack.llm.requests.length).toBe(modelCalls);
     process.stdout.write(`map replay divergence report: ${JSON.stringify(diverged.body, null, 2)}\n`);
   });
+
+  it('should replay a run whose loop node runs an LLM node per iteration, offline, and diverge on a schema change', async () => {
+    const created = await stack.api
+      .post('/workflows', {
+        name: `loop-replay-${Date.now().toString(36)}`,
+        inputs: { type: 'object', properties: {} },
+        nodes: [
+          { id: 'start', type: 'start', data: {} },
+          {
+            id: 'again',
+            type: 'loop',
+            data: {
+              max_iterations: 3,
+              conditions: [{ left: '{{last.answer}}', op: 'not_equals', right: 'pong 2' }],
+              nodes: [
+                { id: 'step-start', type: 'start', data: {} },
+                { id: 'step', type: 'llm', data: { prompt: 'Ping {{iteration}}', tools: ['ping'] } },
+                { id: 'step-end', type: 'end', data: { outputs: { answer: '{{step.text}}' } } },
+              ],
+              edges: [
+                { source: 'step-start', target: 'step' },
+                { source: 'step', target: 'step-end' },
+              ],
+            },
+          },
+          { id: 'end', type: 'end', data: { outputs: { last: '{{again.output.answer}}', count: '{{again.count}}' } } },
+        ],
+        edges: [
+          { source: 'start', target: 'again' },
+          { source: 'again', target: 'end' },
+        ],
+      })
+      .expect(201);
+    const workflowId = (created.body as { id: string }).id;
+    stack.llm.script([
+      reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: '1' } }]),
+      reply.text('pong 1'),
+      reply.toolCalls([{ name: 'ping', id: 'call_2', arguments: { id: '2' } }]),
+      reply.text('pong 2'),
+    ]);
+    const run = (await stack.api.post(`/workflows/${workflowId}/runs?wait=true`, { inputs: {} }).expect(200)).body as {
+      id: string;
+      status: string;
+    };
+    expect(run).toMatchObject({ status: 'succeeded', outputs: { last: 'pong 2', count: 2 } });
+    const modelCalls = stack.llm.requests.length;
+
+    const replayed = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'recorded' }).expect(200);
+    expect(replayed.body).toMatchObject({ reproduced: true, divergence: null, outputs: { last: 'pong 2', count: 2 } });
+
+    await stack.api
+      .patch('/tools/ping', {
+        function_schema: {
+          type: 'function',
+          function: {
+            name: 'ping',
+            description: 'Test tool ping',
+            parameters: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+          },
+        },
+      })
+      .expect(200);
+    const diverged = await stack.api.post(`/runs/${run.id}/replay`, { tools: 'recorded' }).expect(200);
+
+    expect(diverged.body).toMatchObject({
+      reproduced: false,
+      divergence: { kind: 'tools', node_id: 'step', call_index: 0, tool: 'ping', actual: 'number' },
+    });
+    expect(stack.llm.requests.length).toBe(modelCalls);
+  });
 });
