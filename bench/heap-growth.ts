@@ -1,3 +1,6 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
 /**
  * Heap growth over `count` steps after `warmUp` steps, measured after forced GC (run node with --expose-gc).
  * `settleMs` waits before each reading for retention that is not a leak (e.g. finished runs keep their live
@@ -24,9 +27,17 @@ export async function measureHeapGrowth(options: {
   return perStep;
 }
 
-async function heapAfterGc(settleMs: number): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run node with --expose-gc');
+/** `gc()`: node's own under --expose-gc, else the flag is set now and the function taken from a fresh context. */
+function forcedGc(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** Heap used after `settleMs` and three forced collections, in bytes. */
+export async function heapAfterGc(settleMs: number): Promise<number> {
+  const gc = forcedGc();
   if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
   for (let round = 0; round < 3; round++) {
     gc();

@@ -5,6 +5,8 @@ import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchOutboundClient } from './outbound-client.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchRunCost } from './run-cost.bench';
+import { benchSoak } from './soak.bench';
+import { benchThroughput } from './throughput.bench';
 import { benchQueueLoad } from './queue-load.bench';
 import { benchToolSelection } from './tool-selection.bench';
 import { benchToolSelectionEmbeddings } from './tool-selection-embeddings.bench';
@@ -25,6 +27,10 @@ async function main(): Promise<void> {
     console.log(`\n${name}`);
     console.table(results);
   }
+  console.log('\nthroughput (0 ms model, one tool round per run, ?wait=true clients posting again at each answer)');
+  console.table(await benchThroughput());
+  console.log('\nsoak (one embedded process on SQLite; heap used after forced GC)');
+  console.table(await benchSoak());
   // Skipped (with a note) without TEST_REDIS_URL and a MySQL/MariaDB URL.
   const load = await benchQueueLoad();
   if (Object.keys(load).length > 0) {

@@ -1,0 +1,268 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { createConnection } from 'mysql2/promise';
+import { type ChildApp, startChildApp, stopChildApp } from '../test/support/child-app';
+import { freePort } from '../test/support/free-port';
+import { OpenAITestServer, reply, type RecordedRequest, type Turn } from '../test/support/openai-test-server';
+import { ADMIN_KEY } from '../test/support/test-app';
+import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
+import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
+import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import { processCpuMs } from './client-cost.bench';
+import { median } from './median';
+
+/**
+ * Throughput (issue 25): runs of one tool round each (model → one http tool call → model → answer) against a
+ * scripted model that answers at once, posted `?wait=true` by C clients that each post again when their run
+ * ends. Embedded mode on SQLite at 32 and 64 clients (one process, 64 run slots), and queue mode with 1 api + 1
+ * worker on MariaDB + Redis at 64. Completed runs/s, p50/p99 from POST to the answer (the run's end), the
+ * service processes' CPU per run (/proc), and in queue mode SQL statements (the server's `Questions`) and Redis
+ * commands per run, on a private redis-server when one is installed. `BENCH_THROUGHPUT_RUNS` (default 1000)
+ * runs per scenario after 100 to warm up; `BENCH_THROUGHPUT_MODES=embedded` or `queue` runs one mode only. `node -r @swc-node/register bench/throughput.bench.ts`
+ */
+const RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 1000);
+/** `embedded`, `queue` or both (the default), comma-separated. */
+const MODES = (process.env.BENCH_THROUGHPUT_MODES ?? 'embedded,queue').split(',');
+const WARM_UP = 100;
+const SLOTS = 64;
+export const ANSWER = 'Done.';
+
+export const pingParameters = {
+  type: 'object',
+  properties: { id: { type: 'string' } },
+  required: ['id'],
+  additionalProperties: false,
+};
+
+export const definition = {
+  name: 'throughput',
+  inputs: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
+  nodes: [
+    { id: 'start', type: 'start', data: {} },
+    { id: 'agent', type: 'llm', data: { prompt: '{{inputs.question}}', tools: ['ping'], max_iterations: 4 } },
+    { id: 'end', type: 'end', data: { outputs: { answer: '{{agent.output}}' } } },
+  ],
+  edges: [
+    { source: 'start', target: 'agent' },
+    { source: 'agent', target: 'end' },
+  ],
+};
+
+/** Calls the tool first, answers once the conversation holds its result; at once. */
+export const turn = (): Turn =>
+  reply.from((request: RecordedRequest) => {
+    const messages = request.body.messages as Array<{ role: string }>;
+    if (messages.at(-1)?.role === 'tool') return reply.text(ANSWER);
+    return reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'x' } }]);
+  });
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+/** A redis-server of the bench's own, so that its command counts are this bench's alone; null if none is installed. */
+async function privateRedis(): Promise<{ url: string; stop: () => void } | null> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const failed = await new Promise<boolean>((resolve) => {
+    child.once('error', () => resolve(true));
+    setTimeout(() => resolve(false), 300);
+  });
+  if (failed) return null;
+  const url = `redis://127.0.0.1:${port}`;
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  await redis.connect();
+  redis.disconnect();
+  return { url, stop: () => child.kill() };
+}
+
+async function redisCommands(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    const info = await redis.info('commandstats');
+    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+interface Deployment {
+  processes: ChildApp[];
+  /** Where runs are posted. */
+  api: ChildApp;
+  /** SQL statements the database server has answered so far (MariaDB only). */
+  questions?: () => Promise<number>;
+  redisUrl?: string;
+  close(): Promise<void>;
+}
+
+async function embeddedSqlite(llm: OpenAITestServer): Promise<Deployment> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolflow-throughput-'));
+  const api = await startChildApp(
+    llmEnv(llm, {
+      DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
+      LOG_LEVEL: 'error',
+      MAX_CONCURRENT_RUNS: String(SLOTS),
+      MAX_QUEUED_RUNS: '1000000',
+    }),
+  );
+  return {
+    processes: [api],
+    api,
+    close: async () => {
+      await stopChildApp(api, 'SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function queueMariadb(llm: OpenAITestServer, mysqlUrl: string, redisUrl: string): Promise<Deployment> {
+  const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_bench');
+  const sql = await createConnection(database.url);
+  const env = (role: string) =>
+    llmEnv(llm, {
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'error',
+      MAX_CONCURRENT_RUNS: String(SLOTS),
+      MAX_QUEUED_RUNS: '1000000',
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: 'tf-throughput',
+      ROLE: role,
+    });
+  // The api migrates first, so that the worker starts on a ready schema.
+  const api = await startChildApp(env('api'));
+  const worker = await startChildApp(env('worker'));
+  return {
+    processes: [api, worker],
+    api,
+    questions: async () => {
+      const [rows] = await sql.query("SHOW GLOBAL STATUS LIKE 'Questions'");
+      return Number((rows as Array<{ Value: string }>)[0].Value);
+    },
+    redisUrl,
+    close: async () => {
+      await Promise.all([stopChildApp(worker, 'SIGTERM'), stopChildApp(api, 'SIGTERM')]);
+      await sql.end();
+      await database.drop();
+    },
+  };
+}
+
+async function measure(
+  deployment: Deployment,
+  clients: number,
+  llm: OpenAITestServer,
+  backend: ToolBackend,
+): Promise<Record<string, number>> {
+  const { api } = deployment;
+  const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+  const post = (path: string, body: unknown) =>
+    fetch(`${api.url}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const tool = await post(
+    '/tools',
+    httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters }),
+  );
+  if (tool.status !== 201) throw new Error(`creating the tool failed: ${await tool.text()}`);
+  const workflowId = ((await (await post('/workflows', definition)).json()) as { id: string }).id;
+  llm.reset();
+  llm.script(Array.from({ length: 2 * (RUNS + WARM_UP + clients) }, turn));
+
+  /** Runs `count` runs with `clients` posting at once; each run's POST → answer time, in ms. */
+  const drive = async (count: number): Promise<number[]> => {
+    const latencies: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < count) {
+          next += 1;
+          const start = performance.now();
+          const response = await post(`/workflows/${workflowId}/runs?wait=true`, { inputs: { question: 'Go.' } });
+          const body = (await response.json()) as { status?: string; outputs?: { answer?: string } };
+          if (body.outputs?.answer !== ANSWER) throw new Error(`run: ${response.status} ${JSON.stringify(body)}`);
+          latencies.push(performance.now() - start);
+        }
+      }),
+    );
+    return latencies;
+  };
+  await drive(WARM_UP);
+  process.stderr.write(`throughput: warmed up at ${clients} clients\n`);
+  const cpuOf = () => deployment.processes.reduce((sum, child) => sum + processCpuMs(child.process.pid!), 0);
+  const questionsBefore = await deployment.questions?.();
+  const redisBefore = deployment.redisUrl ? await redisCommands(deployment.redisUrl) : 0;
+  const cpuBefore = cpuOf();
+  const started = performance.now();
+  const latencies = await drive(RUNS);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpuOf() - cpuBefore;
+  const questionsAfter = await deployment.questions?.();
+  const redisAfter = deployment.redisUrl ? await redisCommands(deployment.redisUrl) : 0;
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return {
+    runs: RUNS,
+    'completed runs/s': round(RUNS / seconds),
+    'p50 POST→end (ms)': round(median(latencies)),
+    'p99 POST→end (ms)': round(percentile(latencies, 99)),
+    'service CPU ms/run': round(cpuMs / RUNS),
+    ...(questionsBefore !== undefined && questionsAfter !== undefined
+      ? { 'SQL statements/run': round((questionsAfter - questionsBefore - 1) / RUNS) }
+      : {}),
+    ...(deployment.redisUrl ? { 'Redis commands/run': round((redisAfter - redisBefore - 1) / RUNS) } : {}),
+  };
+}
+
+/** Throughput per scenario; queue mode is skipped without a MySQL/MariaDB URL or without Redis. */
+export async function benchThroughput(): Promise<Record<string, Record<string, number>>> {
+  const llm = await OpenAITestServer.start();
+  const backend = await startToolBackend();
+  const results: Record<string, Record<string, number>> = {};
+  try {
+    for (const clients of MODES.includes('embedded') ? [32, 64] : []) {
+      const deployment = await embeddedSqlite(llm);
+      try {
+        results[`embedded SQLite, ${clients} clients`] = await measure(deployment, clients, llm, backend);
+      } finally {
+        await deployment.close();
+      }
+    }
+    const mysqlUrl = [process.env.TEST_MYSQL_URL, process.env.DATABASE_URL].find(
+      (url) => url && /^(mysql|mariadb):/.test(url),
+    );
+    if (!MODES.includes('queue')) return results;
+    const redis = mysqlUrl ? await privateRedis() : null;
+    const redisUrl = redis?.url ?? process.env.TEST_REDIS_URL;
+    if (!mysqlUrl || !redisUrl) {
+      console.log('\nthroughput, queue mode: skipped (needs a MySQL/MariaDB URL and redis-server or TEST_REDIS_URL)');
+      return results;
+    }
+    const deployment = await queueMariadb(llm, mysqlUrl, redisUrl);
+    try {
+      const label = `queue 1 api + 1 worker, MariaDB + ${redis ? 'private ' : 'shared '}Redis, 64 clients`;
+      results[label] = await measure(deployment, 64, llm, backend);
+    } finally {
+      await deployment.close();
+      redis?.stop();
+    }
+  } finally {
+    await llm.close();
+    await backend.close();
+  }
+  return results;
+}
+
+if (require.main === module) {
+  benchThroughput().then(
+    (results) => console.table(results),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}
