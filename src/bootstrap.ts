@@ -2,6 +2,7 @@ import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
+import type { Server } from 'node:http';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -13,6 +14,13 @@ import { serveConsole } from './common/http/console-static';
 import { assignRequestId, REQUEST_ID_HEADER } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { buildOpenApiDocument } from './openapi/openapi-document';
+
+/**
+ * How long an idle keep-alive connection stays open: longer than clients and load balancers keep theirs (60 s is
+ * the usual idle timeout). With Node's 5 s, a client that reuses a connection just as the server closes it gets
+ * a reset ("other side closed"), as 1 of 1000 runs posted at once on a loaded machine did.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** A worker serves its health probe and nothing else: the API is the api processes' job. */
 function onlyHealth(request: Request, response: Response, next: NextFunction): void {
@@ -33,6 +41,10 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  const server: Server = app.getHttpServer();
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // A request's headers may take this long; it must exceed the keep-alive timeout (Node's advice).
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   if (config.role === 'worker') app.use(onlyHealth);
   app.use(assignRequestId);
   if (config.corsOrigins.length > 0) {

@@ -28,6 +28,21 @@ describe('A burst of connections at once (e2e, child process)', () => {
     await database?.drop();
   });
 
+  it('should keep an idle connection open longer than a load balancer or client keeps it (60 s)', async () => {
+    const { port } = new URL((child as ChildApp).url);
+    const socket = connect(Number(port), '127.0.0.1');
+    sockets.push(socket);
+    let text = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    socket.once('connect', () => socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+    await waitFor(() => text.includes('\r\n\r\n'), { what: 'the answer headers', intervalMs: 20 });
+
+    // Node's default is 5 s: a client that reuses a connection as the server drops it gets a reset.
+    const timeout = /^keep-alive: timeout=(\d+)/im.exec(text)?.[1];
+    expect(Number(timeout)).toBeGreaterThan(60);
+    socket.destroy();
+  });
+
   it('should queue every connection of a burst while the process cannot accept, and answer each once it can', async () => {
     const app = child as ChildApp;
     const { port } = new URL(app.url);
