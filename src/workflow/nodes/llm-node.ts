@@ -4,25 +4,16 @@ import { enumOf } from '../../json-schema/schema-helpers';
 import type { ChatMessage } from '../../shared/chat-types';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
 import type { ToolCall } from '../../shared/tool-types';
-import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
-import { stoppedCallResponse, type ToolRunOutcome } from '../../registry/run-tool';
-import type { ToolDefinition } from '../../shared/tool-definition';
-import {
-  type AgentLoopCheckpoint,
-  AgentLoopError,
-  type AgentLoopResult,
-  runAgentLoop,
-  type ToolResultLimit,
-} from '../../agent/agent-loop';
-import { readToolResultTool } from '../../agent/read-tool-result';
+import type { ToolRunOutcome } from '../../registry/run-tool';
+import { type AgentLoopCheckpoint, AgentLoopError, type AgentLoopResult, runAgentLoop } from '../../agent/agent-loop';
 import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from './answered-calls';
 import type { AgentToolCallRecord } from '../../agent/agent-loop-result';
 import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../execution/run-context';
-import type { DataProblem, NodeCheckContext, NodeHandler, NodeServices } from './node-handler';
+import type { DataProblem, NodeCheckContext, NodeHandler } from './node-handler';
 import { historyMessages } from './history-messages';
 import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
 import { toolsOfNode } from './node-tools';
@@ -30,6 +21,8 @@ import { referenceText } from './reference-text';
 import { llmNodeOutput, llmNodeOutputShape } from './llm-node-output';
 import { approvalGateFor } from './node-approvals';
 import { checkEmbeddings, semanticSearchFor } from './llm-node-embeddings';
+import { llmNodeEvents } from './llm-node-events';
+import { resultLimit, summarizing } from './llm-node-tool-results';
 import {
   checkOutputSchema,
   DEFAULT_OUTPUT_RETRIES,
@@ -38,8 +31,6 @@ import {
   responseFormatFor,
   structuredOutputFields,
 } from './llm-node-structured-output';
-
-const PREVIEW_CHARS = 1000;
 
 const LlmNodeData = Type.Object(
   {
@@ -177,35 +168,42 @@ async function replayedCall(
   };
 }
 
-/** Cutting of long tool results, with the reader tool over this run's stored results; off without a store. */
-function resultLimit(
+/** The messages of the node's first model call: its system prompt, the earlier turns, and its prompt. */
+function promptMessages(data: LlmNodeData, scope: Record<string, unknown>): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  const system = data.system ? renderText(data.system, scope) : '';
+  if (system) messages.push({ role: 'system', content: system });
+  messages.push(...historyMessages(resolveReferences(data.messages, scope)));
+  messages.push({ role: 'user', content: renderText(data.prompt, scope) });
+  return messages;
+}
+
+/**
+ * The node's output from the loop's result: a loop out of time fails the node; with an output_schema, the answer
+ * read as `data` (or the node fails naming what does not match).
+ */
+function nodeResult(
+  result: AgentLoopResult,
   data: LlmNodeData,
-  deps: NodeServices,
-  runId: string,
-  nodeId: string,
-  summarize: ToolResultLimit['summarize'],
-): { limit: ToolResultLimit; reader: ToolDefinition } | undefined {
-  if (deps.toolResults === undefined) return undefined;
-  const { store } = deps.toolResults;
-  const maxTokens = data.max_tool_result_tokens ?? deps.toolResults.maxTokens;
-  // Pages of one result are often read one after the other, or all at once: fetch each result once per node.
-  const fetched = new Map<string, Promise<string | null>>();
-  const read = (ref: string): Promise<string | null> => {
-    let content = fetched.get(ref);
-    if (content === undefined) {
-      content = store.read(runId, ref);
-      content.catch(() => fetched.delete(ref));
-      fetched.set(ref, content);
-    }
-    return content;
-  };
-  const reader = readToolResultTool(read, maxTokens);
-  const limit: ToolResultLimit = {
-    maxTokens,
-    store: (call, content) => store.store({ runId, nodeId, callId: call.id, toolName: call.name, content }),
-    ...(summarize ? { summarize } : {}),
-  };
-  return { limit, reader };
+  timeoutMs: number,
+  loopOutput: Record<string, unknown>,
+  offeredTools: string[][],
+): Record<string, unknown> {
+  if (result.stopReason === 'timeout') {
+    const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
+    const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
+    throw new NodeFailure(message, loopOutput);
+  }
+  const output = { ...loopOutput, offered_tools: offeredTools };
+  if (data.output_schema === undefined) return output;
+  const answer = readStructuredAnswer(result.output, data.output_schema);
+  if (!answer.ok) {
+    const retries = `${result.answerRetries} ${result.answerRetries === 1 ? 'retry' : 'retries'}`;
+    const message = `the answer does not match output_schema after ${retries}: ${answer.errors.join('; ')}`;
+    throw new NodeFailure(message, { ...output, output_errors: answer.errors });
+  }
+  // A repaired answer says so in the output: `text` keeps what the model wrote, `data` what was read from it.
+  return { ...output, data: answer.data, output_repaired: answer.repaired ?? null };
 }
 
 /** The LLM node: renders its prompts, resolves its tools, and runs the tool-calling loop with live events. */
@@ -245,20 +243,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     });
     const offeredTools: string[][] = [];
     let callLogsStored: Promise<void> = Promise.resolve();
-    const messages: ChatMessage[] = [];
-    const system = data.system ? renderText(data.system, scope) : '';
-    if (system) messages.push({ role: 'system', content: system });
-    messages.push(...historyMessages(resolveReferences(data.messages, scope)));
-    messages.push({ role: 'user', content: renderText(data.prompt, scope) });
-
+    const messages = promptMessages(data, scope);
     const timeoutMs = data.timeout_ms ?? deps.defaultTimeoutMs;
-    const emit = run.emit.bind(run);
-    const argumentStreams = new Map<string, JsonTextRedactor>();
-    const redactedDelta = (callId: string, delta: string) => {
-      let redactor = argumentStreams.get(callId);
-      if (!redactor) argumentStreams.set(callId, (redactor = new JsonTextRedactor(secretArguments)));
-      return redactor.push(delta);
-    };
     const toolContext = {
       runId: run.runId,
       userId: run.principal.userId,
@@ -266,18 +252,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       depth: run.depth,
     };
     const contextWindow = data.context_window ?? deps.providers.contextWindow(providerName, model);
-    const summaryModel = data.summarize_model ?? model;
-    // The summarising model reads at most half its window of the result; the rest is its answer and headroom.
-    const summarize = data.summarize_results
-      ? {
-          model: summaryModel,
-          inputTokens: Math.floor(
-            (data.summarize_model === undefined
-              ? contextWindow
-              : deps.providers.contextWindow(providerName, summaryModel)) / 2,
-          ),
-        }
-      : undefined;
+    const summarize = summarizing(data, deps, providerName, model, contextWindow);
     const limit = resultLimit(data, deps, run.runId, node.id, summarize);
     const semantic = await semanticSearchFor(data.tool_selection, tools, {
       nodeId: node.id,
@@ -355,92 +330,19 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         contextWindow,
         timeoutMs,
         signal: run.signal,
-        hooks: {
-          onText: (delta) => emit('llm.delta', { node_id: node.id, delta }),
-          onReasoning: (delta) => emit('llm.reasoning', { node_id: node.id, delta }),
-          onToolCall: ({ id, name, index }) => emit('tool.call', { node_id: node.id, call_id: id, name, index }),
-          onToolParam: ({ id, name, argsDelta }) => {
-            const delta = redactedDelta(id, argsDelta);
-            if (delta !== '') emit('tool.args.delta', { node_id: node.id, call_id: id, name, delta });
-          },
-          onAfterToolCall: (outcome) =>
-            emit('tool.result', {
-              node_id: node.id,
-              call_id: outcome.call.id,
-              name: outcome.toolName,
-              status: outcome.status,
-              duration_ms: outcome.metadata.duration_ms,
-              response: outcome.response.slice(0, PREVIEW_CHARS),
-              ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
-            }),
-          onToolCallStopped: ({ call, reason, durationMs }) =>
-            emit('tool.result', {
-              node_id: node.id,
-              call_id: call.id,
-              name: call.name,
-              status: 'cancelled',
-              duration_ms: durationMs,
-              response: stoppedCallResponse(call.name, reason).slice(0, PREVIEW_CHARS),
-            }),
-          onModelCall: ({ iteration, usage, tools: offered, cost = null }) => {
-            emit('llm.usage', {
-              node_id: node.id,
-              iteration,
-              usage: {
-                prompt_tokens: usage.promptTokens,
-                completion_tokens: usage.completionTokens,
-                total_tokens: usage.totalTokens,
-                ...(usage.cachedPromptTokens !== undefined && { cached_prompt_tokens: usage.cachedPromptTokens }),
-                ...(usage.reasoningTokens !== undefined && { reasoning_tokens: usage.reasoningTokens }),
-              },
-              cost,
-            });
+        hooks: llmNodeEvents({
+          nodeId: node.id,
+          emit: run.emit.bind(run),
+          secretArguments,
+          meter,
+          onModelAnswer: (offered) => {
             // A model answer closes the previous step: its calls' logs are written while the answer is checkpointed.
             callLogsStored = deps.registry.flushRunInBackground(run.runId);
             offeredTools.push(offered);
-            emit('llm.call', {
-              node_id: node.id,
-              iteration,
-              offered_tools: offered,
-              prompt_tokens: usage.promptTokens,
-              completion_tokens: usage.completionTokens,
-            });
-            // Last: reaching the run's token budget aborts the run, after this call's events are out.
-            run.meter?.addModelCall(usage, 1, cost);
           },
-          onSummaryUsage: (usage, cost = null) => run.meter?.addModelCall(usage, 0, cost),
-          onRetry: ({ attempt, delayMs, reason }) =>
-            emit('llm.retry', { node_id: node.id, attempt, delay_ms: delayMs, reason }),
-          onAnswerRetry: ({ attempt, problems }) =>
-            emit('llm.output_retry', { node_id: node.id, attempt, errors: problems }),
-          onContextTrimmed: (trim) =>
-            emit('llm.context_trimmed', {
-              node_id: node.id,
-              iteration: trim.iteration,
-              context_window: trim.contextWindow,
-              reserved_tokens: trim.reservedTokens,
-              tokens_before: trim.tokensBefore,
-              tokens_after: trim.tokensAfter,
-              shortened_results: trim.shortenedResults,
-              dropped_messages: trim.droppedMessages,
-            }),
-        },
+        }),
       });
-      if (result.stopReason === 'timeout') {
-        const limit = data.timeout_ms === undefined ? 'LLM_NODE_TIMEOUT_MS' : 'timeout_ms';
-        const message = `the LLM node ran out of time: its limit of ${timeoutMs} ms (${limit}) passed`;
-        throw new NodeFailure(message, nodeOutput(result));
-      }
-      const output = { ...nodeOutput(result), offered_tools: offeredTools };
-      if (data.output_schema === undefined) return output;
-      const answer = readStructuredAnswer(result.output, data.output_schema);
-      if (!answer.ok) {
-        const retries = `${result.answerRetries} ${result.answerRetries === 1 ? 'retry' : 'retries'}`;
-        const message = `the answer does not match output_schema after ${retries}: ${answer.errors.join('; ')}`;
-        throw new NodeFailure(message, { ...output, output_errors: answer.errors });
-      }
-      // A repaired answer says so in the output: `text` keeps what the model wrote, `data` what was read from it.
-      return { ...output, data: answer.data, output_repaired: answer.repaired ?? null };
+      return nodeResult(result, data, timeoutMs, nodeOutput(result), offeredTools);
     } catch (error) {
       if (error instanceof AgentLoopError) {
         throw new NodeFailure(error.message, nodeOutput(error.result), { cause: error });
