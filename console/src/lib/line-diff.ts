@@ -61,3 +61,26 @@ function diffMiddle(a: string[], b: string[]): DiffLine[] {
   }
   return [...lines, ...a.slice(i).map(removed), ...b.slice(j).map(added)];
 }
+
+/** A diff line as shown: a line of the diff, or a run of unchanged lines folded into one. */
+export type ShownLine = DiffLine | { kind: 'fold'; text: string };
+
+/** Keeps `context` unchanged lines around each change and folds every longer unchanged run into one line. */
+export function foldUnchanged(lines: DiffLine[], context: number): ShownLine[] {
+  const near = lines.map((_, index) =>
+    lines.slice(Math.max(0, index - context), index + context + 1).some((line) => line.kind !== 'same'),
+  );
+  const shown: ShownLine[] = [];
+  let folded = 0;
+  lines.forEach((line, index) => {
+    if (line.kind === 'same' && !near[index]) {
+      folded++;
+      return;
+    }
+    if (folded) shown.push({ kind: 'fold', text: `… ${folded} unchanged lines` });
+    folded = 0;
+    shown.push(line);
+  });
+  if (folded) shown.push({ kind: 'fold', text: `… ${folded} unchanged lines` });
+  return shown;
+}
