@@ -22,6 +22,7 @@ import { ModelExchanges1796170000000 } from './1796170000000-model-exchanges';
 import { WorkflowVersions1796171000000 } from './1796171000000-workflow-versions';
 import { TestSuites1796172000000 } from './1796172000000-test-suites';
 import { ApprovalDecidedKeyName1796180000000 } from './1796180000000-approval-decided-key-name';
+import { AuditRecords1796190000000 } from './1796190000000-audit-records';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   WorkflowVersions1796171000000,
   TestSuites1796172000000,
   ApprovalDecidedKeyName1796180000000,
+  AuditRecords1796190000000,
 ];

@@ -2,6 +2,7 @@ import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { DataSourceOptions } from 'typeorm';
@@ -52,6 +53,7 @@ export class AppModule {
         HealthModule,
         IdempotencyModule,
         ApiKeysModule,
+        AuditModule,
         RegistryModule,
         LlmModule,
         RunsModule,

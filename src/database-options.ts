@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
+import { AuditRecordEntity } from './audit/audit-record.entity';
 import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entity';
 import { McpServerEntity } from './mcp/mcp-server.entity';
 import { NodeRunEntity } from './runs/node-run.entity';
@@ -43,6 +44,7 @@ export const entities = [
   ModelExchangeEntity,
   TestSuiteEntity,
   TestRunEntity,
+  AuditRecordEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -25,8 +25,8 @@ export class ApiKeysController {
   })
   @Post()
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The key is in this response only' })
-  create(@Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
-    return this.apiKeys.create(body);
+  create(@Body() body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyResponse> {
+    return this.apiKeys.create(body, principal);
   }
 
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List API keys (admins), without the keys themselves' })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -13,6 +14,7 @@ import { MeController } from './me.controller';
 
 @Module({
   imports: [
+    AuditModule,
     TypeOrmModule.forFeature([ApiKeyEntity]),
     ThrottlerModule.forRootAsync({
       inject: [APP_CONFIG],

@@ -3,6 +3,8 @@ import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import { countStatements } from '../../test/support/statement-counter';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
+import { adminPrincipal } from '../../test/factories/run.factory';
+import { AuditModule } from '../audit/audit.module';
 import { ApiKeyEntity } from './api-key.entity';
 import { API_KEY_CACHE_TTL_MS, ApiKeysService } from './api-keys.service';
 
@@ -13,7 +15,7 @@ describe(ApiKeysService.name, () => {
   let sut: ApiKeysService;
 
   beforeEach(async () => {
-    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ApiKeyEntity])], {
+    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ApiKeyEntity]), AuditModule], {
       env: { ADMIN_API_KEY: ADMIN_KEY },
       providers: [ApiKeysService],
     });
@@ -40,7 +42,7 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should authenticate a created key as its user and role, and show only its prefix afterwards', async () => {
-    const created = await sut.create({ name: 'ci', role: 'user', user_id: 'alice' });
+    const created = await sut.create({ name: 'ci', role: 'user', user_id: 'alice' }, adminPrincipal());
 
     await expect(sut.authenticate(created.key)).resolves.toEqual({
       userId: 'alice',
@@ -56,8 +58,8 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should stop authenticating a revoked key', async () => {
-    const admin = await sut.create({ name: 'ops', role: 'admin' });
-    const revoked = await sut.create({ name: 'old', role: 'user' });
+    const admin = await sut.create({ name: 'ops', role: 'admin' }, adminPrincipal());
+    const revoked = await sut.create({ name: 'old', role: 'user' }, adminPrincipal());
 
     await sut.revoke(revoked.id, { userId: admin.user_id, role: 'admin', keyId: admin.id });
 
@@ -65,7 +67,7 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should refuse a key revoking itself, and report an unknown key as not found', async () => {
-    const admin = await sut.create({ name: 'ops', role: 'admin' });
+    const admin = await sut.create({ name: 'ops', role: 'admin' }, adminPrincipal());
     const self = { userId: admin.user_id, role: 'admin' as const, keyId: admin.id };
 
     await expect(sut.revoke(admin.id, self)).rejects.toMatchObject({ code: 'conflict' });
@@ -76,7 +78,7 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should ask the database once for a key used again within the cache time', async () => {
-    const created = await sut.create({ name: 'ci', role: 'user' });
+    const created = await sut.create({ name: 'ci', role: 'user' }, adminPrincipal());
     const counter = countStatements(moduleRef.get(DataSource));
 
     await sut.authenticate(created.key);
@@ -98,8 +100,8 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should stop authenticating a cached key as soon as it is revoked in this process', async () => {
-    const admin = await sut.create({ name: 'ops', role: 'admin' });
-    const victim = await sut.create({ name: 'old', role: 'user' });
+    const admin = await sut.create({ name: 'ops', role: 'admin' }, adminPrincipal());
+    const victim = await sut.create({ name: 'old', role: 'user' }, adminPrincipal());
     await expect(sut.authenticate(victim.key)).resolves.toMatchObject({ keyId: victim.id });
 
     await sut.revoke(victim.id, { userId: admin.user_id, role: 'admin', keyId: admin.id });
@@ -108,7 +110,7 @@ describe(ApiKeysService.name, () => {
   });
 
   it('should stop authenticating a key revoked by another process once the cache time has passed', async () => {
-    const victim = await sut.create({ name: 'old', role: 'user' });
+    const victim = await sut.create({ name: 'old', role: 'user' }, adminPrincipal());
     const start = Date.now();
     const now = jest.spyOn(Date, 'now').mockReturnValue(start);
     await expect(sut.authenticate(victim.key)).resolves.toMatchObject({ keyId: victim.id });

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
@@ -51,6 +52,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -99,9 +101,18 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return principal;
   }
 
-  async create(input: { name: string; role: Role; user_id?: string }): Promise<CreatedApiKeyResponse> {
+  async create(
+    input: { name: string; role: Role; user_id?: string },
+    principal: Principal,
+  ): Promise<CreatedApiKeyResponse> {
     const key = newKey();
     const entity = await this.insert(input.name, input.role, input.user_id ?? randomUUID(), key);
+    await this.audit.record(this.keys.manager, principal, {
+      action: 'create',
+      type: 'api_key',
+      id: entity.id,
+      name: entity.name,
+    });
     return { ...toResponse(entity), key };
   }
 
@@ -119,6 +130,12 @@ export class ApiKeysService implements OnApplicationBootstrap {
     if (!entity) throw DomainError.notFound('API key', id);
     if (entity.id === principal.keyId) throw DomainError.conflict('An API key cannot revoke itself');
     if (!entity.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    await this.audit.record(this.keys.manager, principal, {
+      action: 'revoke',
+      type: 'api_key',
+      id: entity.id,
+      name: entity.name,
+    });
     this.authenticated.delete(entity.keyHash);
   }
 

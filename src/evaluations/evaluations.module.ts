@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RunsModule } from '../runs/runs.module';
 import { WorkflowModule } from '../workflow/workflow.module';
@@ -12,7 +13,7 @@ import { TestSuitesService } from './test-suites.service';
 
 /** Test suites of workflows, their test runs, and replays of recorded runs. */
 @Module({
-  imports: [TypeOrmModule.forFeature([TestSuiteEntity, TestRunEntity]), RunsModule, WorkflowModule],
+  imports: [AuditModule, TypeOrmModule.forFeature([TestSuiteEntity, TestRunEntity]), RunsModule, WorkflowModule],
   controllers: [TestSuitesController, ReplayController],
   providers: [TestSuitesService, TestRunsService, ReplayService],
 })

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -62,6 +63,7 @@ export class TestSuitesService {
   constructor(
     @InjectRepository(TestSuiteEntity) private readonly suites: Repository<TestSuiteEntity>,
     private readonly workflows: WorkflowsService,
+    private readonly audit: AuditService,
   ) {}
 
   async get(workflowIdOrName: string, principal: Principal): Promise<TestSuiteResponse> {
@@ -121,6 +123,12 @@ export class TestSuitesService {
         updatedAt: now,
       } as QueryDeepPartialEntity<TestSuiteEntity>);
     else await this.suites.insert(row as QueryDeepPartialEntity<TestSuiteEntity>);
+    await this.audit.record(this.suites.manager, principal, {
+      action: existing ? 'update' : 'create',
+      type: 'test_suite',
+      id: row.id,
+      name: workflow.name,
+    });
     return toSuiteResponse(row);
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -55,6 +56,7 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     @InjectRepository(McpServerEntity) private readonly servers: Repository<McpServerEntity>,
     private readonly tools: ToolsService,
     @Inject(MCP_CONNECTIONS) private readonly connections: McpConnections,
+    private readonly audit: AuditService,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -86,6 +88,12 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
     const remote = await this.listRemoteTools(entity);
     try {
       await this.servers.insert(entity);
+      await this.audit.record(this.servers.manager, principal, {
+        action: 'create',
+        type: 'mcp_server',
+        id: entity.id,
+        name: entity.name,
+      });
     } catch (error) {
       await this.connections.close(entity.id);
       if (isDuplicateKey(error))
@@ -131,6 +139,12 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
         syncDisabledTools: syncDisabled,
       },
     );
+    await this.audit.record(this.servers.manager, principal, {
+      action: 'sync',
+      type: 'mcp_server',
+      id: entity.id,
+      name: entity.name,
+    });
     return { server: this.toResponse(entity), ...result };
   }
 
@@ -145,6 +159,12 @@ export class McpServersService implements McpToolCaller, OnApplicationShutdown {
       force,
     );
     await this.servers.delete({ id: entity.id });
+    await this.audit.record(this.servers.manager, principal, {
+      action: 'delete',
+      type: 'mcp_server',
+      id: entity.id,
+      name: entity.name,
+    });
     await this.connections.close(entity.id);
   }
 

@@ -1,4 +1,5 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -19,7 +20,7 @@ import { MCP_CONNECTIONS } from './mcp.tokens';
 
 /** MCP both ways: registered MCP servers whose tools become `mcp` tools, and ToolFlow's own tools served at /mcp. */
 @Module({
-  imports: [TypeOrmModule.forFeature([McpServerEntity]), RegistryModule, ExecutorsModule],
+  imports: [AuditModule, TypeOrmModule.forFeature([McpServerEntity]), RegistryModule, ExecutorsModule],
   controllers: [McpServersController, McpEndpointController],
   providers: [
     {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, Repository } from 'typeorm';
@@ -77,6 +78,7 @@ export class ApprovalsService {
     private readonly queries: RunQueriesService,
     private readonly events: RunEventsService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
+    private readonly audit: AuditService,
   ) {}
 
   /** Records the request the first time; afterwards (a resumed run asks again) returns where it stands. */
@@ -146,6 +148,12 @@ export class ApprovalsService {
     };
     const result = await this.approvals.update({ id: approvalId, status: 'pending' }, asRow(changes));
     if (result.affected !== 1) throw DomainError.conflict(`Approval ${approvalId} was already decided`);
+    await this.audit.record(this.approvals.manager, principal, {
+      action: approve ? 'approve' : 'reject',
+      type: 'approval',
+      id: approvalId,
+      name: approval.toolName,
+    });
     await this.emit(runId, 'approval.resolved', {
       approval_id: approvalId,
       node_id: approval.nodeId,

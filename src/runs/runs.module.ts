@@ -1,4 +1,5 @@
 import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -33,6 +34,7 @@ import { ModelExchangesService } from './model-exchanges.service';
 
 @Module({
   imports: [
+    AuditModule,
     TypeOrmModule.forFeature([
       RunEntity,
       NodeRunEntity,

@@ -1,4 +1,5 @@
 import { type DynamicModule, Inject, Module, type OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type Port, portProvider, requirePorts } from '../common/port';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
@@ -31,7 +32,7 @@ export class ToolsModule implements OnApplicationBootstrap {
   static register(implementations: Type): DynamicModule {
     return {
       module: ToolsModule,
-      imports: [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), implementations],
+      imports: [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), AuditModule, implementations],
       controllers: [ToolsController],
       providers: [
         portProvider(TOOL_DEPENDANTS),

@@ -6,6 +6,7 @@ import { newTool } from '../../test/factories/tool.factory';
 import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
 import { providedPort } from '../common/port';
+import { AuditModule } from '../audit/audit.module';
 import { TOOL_DEPENDANTS, type ToolDependants } from './tool-dependants';
 import { TOOL_IMPLEMENTATIONS } from './tool-implementations';
 import { TOOL_VERSION_LISTENER, type ToolVersionChange, type ToolVersionListener } from './tool-version-listener';
@@ -42,7 +43,7 @@ describe(ToolsService.name, () => {
         return Promise.resolve();
       },
     };
-    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity])], {
+    moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), AuditModule], {
       providers: [
         ToolsService,
         ToolFieldsService,

@@ -31,6 +31,7 @@ import {
   type UpdateToolDto,
 } from './tool.dto';
 import { ToolEntity } from './tool.entity';
+import { AuditService } from '../audit/audit.service';
 import { ToolVersionEntity } from './tool-version.entity';
 import { type StoredTool, toStoredTool } from './stored-tool';
 import { TOOL_IMPLEMENTATIONS, type ToolImplementations } from './tool-implementations';
@@ -56,6 +57,7 @@ export class ToolsService {
     private readonly versions: ToolVersionsService,
     @Inject(TOOL_DEPENDANTS) private readonly dependants: Port<ToolDependants>,
     @Inject(TOOL_VERSION_LISTENER) private readonly versionListener: Port<ToolVersionListener>,
+    private readonly audit: AuditService,
   ) {}
 
   async list(query: ListToolsQuery, principal: Principal): Promise<Page<ToolResponse>> {
@@ -150,6 +152,13 @@ export class ToolsService {
       await this.tools.manager.transaction(async (manager) => {
         await manager.insert(ToolEntity, asRow(entity));
         await manager.insert(ToolVersionEntity, snapshotRow(entity.id, 1, entity, now));
+        await this.audit.record(manager, principal, {
+          action: 'create',
+          type: 'tool',
+          id: entity.id,
+          name: entity.name,
+          after: 1,
+        });
       });
     } catch (error) {
       if (isDuplicateKey(error)) throw nameTaken(input.name, entity.isPublic);
@@ -216,6 +225,13 @@ export class ToolsService {
     const dependants = await this.dependants.get().workflowsUsing(toStoredTool(entity));
     if (dependants.length > 0 && !force) throw dependantsConflict(`Tool "${entity.name}"`, dependants, principal);
     await this.tools.delete({ id: entity.id });
+    await this.audit.record(this.tools.manager, principal, {
+      action: 'delete',
+      type: 'tool',
+      id: entity.id,
+      name: entity.name,
+      before: entity.version,
+    });
     await this.dependants.get().disableWorkflows(dependants.map((dependant) => dependant.id));
     await this.versionsChanged([{ id: entity.id, version: null }]);
   }
@@ -234,6 +250,14 @@ export class ToolsService {
     const unique = [...new Map(dependants.map((dependant) => [dependant.id, dependant])).values()];
     if (unique.length > 0 && !force) throw dependantsConflict(what, unique, principal);
     await this.tools.delete({ id: In(entities.map((entity) => entity.id)) });
+    for (const entity of entities)
+      await this.audit.record(this.tools.manager, principal, {
+        action: 'delete',
+        type: 'tool',
+        id: entity.id,
+        name: entity.name,
+        before: entity.version,
+      });
     await this.dependants.get().disableWorkflows(unique.map((dependant) => dependant.id));
     await this.versionsChanged(entities.map((entity) => ({ id: entity.id, version: null })));
   }
@@ -328,6 +352,14 @@ export class ToolsService {
         );
         if (changed.affected !== 0) {
           await manager.insert(ToolVersionEntity, snapshotRow(existing.id, updated.version, fields, updated.updatedAt));
+          await this.audit.record(manager, principal, {
+            action: 'update',
+            type: 'tool',
+            id: existing.id,
+            name: fields.name,
+            before: existing.version,
+            after: updated.version,
+          });
         }
         return changed;
       });

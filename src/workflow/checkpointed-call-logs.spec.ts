@@ -19,6 +19,7 @@ import { ToolVersionEntity } from '../tools/tool-version.entity';
 import { ToolFieldsService } from '../tools/tool-fields.service';
 import { ToolVersionsService } from '../tools/tool-versions.service';
 import { ToolsService } from '../tools/tools.service';
+import { AuditModule } from '../audit/audit.module';
 import type { AgentLoopCheckpoint } from '../agent/loop-checkpoint';
 import { logCheckpointedCalls } from './checkpointed-call-logs';
 import type { WorkflowDefinition } from './definition.schema';
@@ -85,7 +86,7 @@ describe(logCheckpointedCalls.name, () => {
 
   beforeEach(async () => {
     moduleRef = await sqliteTestingModule(
-      [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), ToolCallLogsModule],
+      [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), ToolCallLogsModule, AuditModule],
       {
         providers: [
           RegistryService,

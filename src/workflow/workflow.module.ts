@@ -1,4 +1,5 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -33,6 +34,7 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
 
 @Module({
   imports: [
+    AuditModule,
     TypeOrmModule.forFeature([WorkflowEntity, WorkflowVersionEntity, ToolEmbeddingEntity]),
     RegistryModule,
     ExecutorsModule,

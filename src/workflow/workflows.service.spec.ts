@@ -1,4 +1,5 @@
 import { Test } from '@nestjs/testing';
+import { AuditService } from '../audit/audit.service';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { userPrincipal } from '../../test/factories/run.factory';
 import { loadConfig } from '../config/app-config';
@@ -37,6 +38,7 @@ describe(WorkflowsService.name, () => {
         { provide: RegistryService, useValue: {} },
         { provide: ToolsService, useValue: {} },
         { provide: ProviderRegistry, useValue: {} },
+        { provide: AuditService, useValue: {} },
         { provide: APP_CONFIG, useValue: loadConfig({}) },
       ],
     }).compile();

@@ -1,4 +1,5 @@
 import { selectRows } from '../common/plain-sql';
+import { AuditService } from '../audit/audit.service';
 import type { ToolDefinition } from '../shared/tool-definition';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -100,6 +101,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     private readonly tools: ToolsService,
     private readonly providers: ProviderRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -261,6 +263,13 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
       await this.workflows.manager.transaction(async (manager) => {
         await manager.insert(WorkflowEntity, entity as QueryDeepPartialEntity<WorkflowEntity>);
         await recordWorkflowVersion(manager, entity, principal.userId, now);
+        await this.audit.record(manager, principal, {
+          action: 'create',
+          type: 'workflow',
+          id: entity.id,
+          name: entity.name,
+          after: 1,
+        });
       });
     } catch (error) {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
@@ -298,6 +307,14 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
         );
         if (result.affected === 0) throw DomainError.conflict('The workflow was changed by another request; retry');
         await recordWorkflowVersion(manager, { ...changes, id: existing.id }, principal.userId, changes.updatedAt);
+        await this.audit.record(manager, principal, {
+          action: 'update',
+          type: 'workflow',
+          id: existing.id,
+          name: changes.name,
+          before: existing.version,
+          after: changes.version,
+        });
       });
     } catch (error) {
       if (isDuplicateKey(error)) throw workflowNameTaken(definition.name, isPublic);
@@ -399,6 +416,13 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     await this.workflows.manager.transaction(async (manager) => {
       await manager.delete(WorkflowVersionEntity, { workflowId: existing.id });
       await manager.delete(WorkflowEntity, { id: existing.id });
+      await this.audit.record(manager, principal, {
+        action: 'delete',
+        type: 'workflow',
+        id: existing.id,
+        name: existing.name,
+        before: existing.version,
+      });
     });
     await this.tools.disable(dependants.map((dependant) => dependant.id));
   }

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { databaseOptions } from '../../src/database-options';
 import { ToolCallLogsModule } from '../../src/call-logs/tool-call-logs.module';
+import { AuditModule } from '../../src/audit/audit.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
 import { RunEntity } from '../../src/runs/run.entity';
@@ -27,6 +28,7 @@ export async function runsTestingModule(
       TypeOrmModule.forRoot(databaseOptions(config.database, true)),
       TypeOrmModule.forFeature([RunEntity, NodeRunEntity, RunEventEntity, RunCheckpointEntity, RunApprovalEntity]),
       ToolCallLogsModule,
+      AuditModule,
     ],
     // What RunsService and RunCheckpointStore note their writes in, and the ports workflow/ would register (a
     // provider of `providers` under the same token replaces an empty one).

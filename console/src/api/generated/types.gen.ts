@@ -94,6 +94,51 @@ export type MeResponse = {
     key_name: string | null;
 };
 
+export type AuditActorDto = {
+    /**
+     * The API key’s id
+     */
+    key_id: string;
+    /**
+     * The API key’s name
+     */
+    key_name: string | null;
+    user_id: string;
+};
+
+export type AuditObjectDto = {
+    type: 'tool' | 'workflow' | 'test_suite' | 'mcp_server' | 'api_key' | 'quota' | 'approval';
+    id: string;
+    name: string | null;
+};
+
+export type AuditRecordResponse = {
+    id: string;
+    created_at: string;
+    actor: AuditActorDto;
+    action: 'create' | 'update' | 'delete' | 'rollback' | 'sync' | 'revoke' | 'approve' | 'reject';
+    object: AuditObjectDto;
+    /**
+     * The object’s version before the change (objects with versions: tools, workflows)
+     */
+    before_version: number | null;
+    /**
+     * The object’s version after the change
+     */
+    after_version: number | null;
+    /**
+     * X-Request-Id of the request that made the change
+     */
+    request_id: string | null;
+};
+
+export type AuditPageResponse = {
+    items: Array<AuditRecordResponse>;
+    page: number;
+    page_size: number;
+    total: number;
+};
+
 export type ExecuteToolDto = {
     /**
      * The arguments, as an object or as the JSON string a model would send
@@ -1780,6 +1825,71 @@ export type GetMeResponses = {
 };
 
 export type GetMeResponse = GetMeResponses[keyof GetMeResponses];
+
+export type ListAuditRecordsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        page?: number;
+        page_size?: number;
+        /**
+         * Only changes made by this user (an API key’s user_id)
+         */
+        actor_user_id?: string;
+        /**
+         * Only changes made with this API key (its id)
+         */
+        actor_key_id?: string;
+        /**
+         * Only changes to objects of this kind
+         */
+        object_type?: 'tool' | 'workflow' | 'test_suite' | 'mcp_server' | 'api_key' | 'quota' | 'approval';
+        /**
+         * Only changes to this object (its id)
+         */
+        object_id?: string;
+        /**
+         * Only changes made at or after this time
+         */
+        from?: string;
+        /**
+         * Only changes made before this time
+         */
+        to?: string;
+    };
+    url: '/api/v1/audit';
+};
+
+export type ListAuditRecordsErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListAuditRecordsError = ListAuditRecordsErrors[keyof ListAuditRecordsErrors];
+
+export type ListAuditRecordsResponses = {
+    200: AuditPageResponse;
+};
+
+export type ListAuditRecordsResponse = ListAuditRecordsResponses[keyof ListAuditRecordsResponses];
 
 export type ExecuteToolData = {
     body: ExecuteToolDto;
