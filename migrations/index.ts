@@ -23,6 +23,7 @@ import { WorkflowVersions1796171000000 } from './1796171000000-workflow-versions
 import { TestSuites1796172000000 } from './1796172000000-test-suites';
 import { ApprovalDecidedKeyName1796180000000 } from './1796180000000-approval-decided-key-name';
 import { AuditRecords1796190000000 } from './1796190000000-audit-records';
+import { Quotas1796191000000 } from './1796191000000-quotas';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   TestSuites1796172000000,
   ApprovalDecidedKeyName1796180000000,
   AuditRecords1796190000000,
+  Quotas1796191000000,
 ];

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
+import { QuotasModule } from './quotas/quotas.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { DataSourceOptions } from 'typeorm';
@@ -61,6 +62,7 @@ export class AppModule {
         BundlesModule,
         EvaluationsModule,
         McpModule,
+        QuotasModule,
         TelemetryModule.forRoot(config),
       ],
     };

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
+import { QuotaEntity } from './quotas/quota.entity';
 import { AuditRecordEntity } from './audit/audit-record.entity';
 import { IdempotencyKeyEntity } from './common/idempotency/idempotency-key.entity';
 import { McpServerEntity } from './mcp/mcp-server.entity';
@@ -45,6 +46,7 @@ export const entities = [
   TestSuiteEntity,
   TestRunEntity,
   AuditRecordEntity,
+  QuotaEntity,
 ];
 
 /** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */

@@ -126,4 +126,26 @@ export class ToolCallLogsService {
     const entities = await this.logs.find({ where: { runId }, order: { startedAt: 'ASC' } });
     return entities.map(toLoggedToolCall);
   }
+
+  /**
+   * How long the calls of `toolIds` made by `userId` (everyone's: null) in [from, to) took, in milliseconds per
+   * UTC day (`YYYY-MM-DD`): what code-tool quotas count as CPU time (wall time in the sandbox bounds it).
+   */
+  async durationByDay(userId: string | null, toolIds: readonly string[], from: Date, to: Date) {
+    if (toolIds.length === 0) return new Map<string, number>();
+    const builder = this.logs
+      .createQueryBuilder('log')
+      .select('DATE(log.created_at)', 'day')
+      .addSelect('SUM(log.duration_ms)', 'ms')
+      .where('log.tool_id IN (:...toolIds)', { toolIds: [...toolIds] })
+      .andWhere('log.created_at >= :from AND log.created_at < :to', { from, to });
+    if (userId !== null) builder.andWhere('log.user_id = :userId', { userId });
+    const rows = await builder.groupBy('DATE(log.created_at)').getRawMany<{ day: unknown; ms: unknown }>();
+    return new Map(
+      rows.map((row) => [
+        row.day instanceof Date ? row.day.toISOString().slice(0, 10) : String(row.day).slice(0, 10),
+        Number(row.ms ?? 0),
+      ]),
+    );
+  }
 }

@@ -8,6 +8,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import type { ExchangeRequest, ModelExchange } from '../llm/model-exchange';
 import type { ChatResponse } from '../llm/provider';
+import { PriceTable } from '../llm/model-prices';
 import { ModelExchangeEntity } from './model-exchange.entity';
 
 /** The recorded model calls of runs: written once per answered call (already masked), read back by replays. */
@@ -16,6 +17,7 @@ export class ModelExchangesService {
   constructor(
     @InjectRepository(ModelExchangeEntity) private readonly exchanges: Repository<ModelExchangeEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly prices: PriceTable,
   ) {}
 
   async append(runId: string, exchange: ModelExchange): Promise<void> {
@@ -27,10 +29,24 @@ export class ModelExchangesService {
       response: exchange.response as unknown as Record<string, unknown>,
       durationMs: Math.round(exchange.durationMs),
       createdAt: new Date(),
+      ...this.usedBy(exchange),
     };
     await retryDatabaseWrite(() => this.exchanges.insert(row as QueryDeepPartialEntity<ModelExchangeEntity>), {
       budgetMs: this.config.runDbRetryMs,
     });
+  }
+
+  /** What the call used and cost, as the columns usage and quotas sum. */
+  private usedBy({ provider, model, response }: ModelExchange) {
+    const usage = response.usage;
+    const cost = usage ? this.prices.costOf(provider, model, usage) : null;
+    return {
+      promptTokens: usage?.promptTokens ?? 0,
+      completionTokens: usage?.completionTokens ?? 0,
+      totalTokens: usage?.totalTokens ?? 0,
+      costNanos: cost === null ? null : Math.round(cost.amount * 1e9),
+      costCurrency: cost?.currency ?? null,
+    };
   }
 
   /** How many calls each node of the run has recorded: a resumed run numbers its next calls after them. */

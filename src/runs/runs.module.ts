@@ -23,6 +23,8 @@ import { EmbeddedProcessLock } from './embedded-process-lock';
 import { RUN_REDIS, RunRedis } from './run-redis';
 import { RUN_EXECUTOR, RUN_SUPERVISOR, type RunExecutor, type RunSupervisor } from './run-supervisor';
 import { WORKFLOW_LOOKUP, type WorkflowLookup } from './workflow-lookup';
+import { RUN_ADMISSION, type RunAdmission } from './run-admission';
+import { RunUsageService } from './run-usage.service';
 import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
 import { ToolResultEntity } from './tool-result.entity';
 import { ToolResultsService } from './tool-results.service';
@@ -49,6 +51,7 @@ import { ModelExchangesService } from './model-exchanges.service';
   controllers: [RunsController, ApprovalsController],
   providers: [
     portProvider(WORKFLOW_LOOKUP),
+    portProvider(RUN_ADMISSION),
     portProvider(RUN_EXECUTOR),
     RunsService,
     NodeRunsService,
@@ -62,6 +65,7 @@ import { ModelExchangesService } from './model-exchanges.service';
     EmbeddedProcessLock,
     ApprovalsService,
     ModelExchangesService,
+    RunUsageService,
     {
       provide: RUN_REDIS,
       inject: [APP_CONFIG],
@@ -108,16 +112,19 @@ import { ModelExchangesService } from './model-exchanges.service';
     RUN_SUPERVISOR,
     RUN_EXECUTOR,
     WORKFLOW_LOOKUP,
+    RUN_ADMISSION,
+    RunUsageService,
   ],
 })
 export class RunsModule implements OnApplicationBootstrap {
   constructor(
     @Inject(RUN_EXECUTOR) private readonly executor: Port<RunExecutor>,
     @Inject(WORKFLOW_LOOKUP) private readonly workflows: Port<WorkflowLookup>,
+    @Inject(RUN_ADMISSION) private readonly admission: Port<RunAdmission>,
   ) {}
 
-  /** Refuses to start when no module (workflow/) registered how runs execute and how workflows are found. */
+  /** Refuses to start when no module registered how runs execute, how workflows are found (workflow/) and who may start one (quotas/). */
   onApplicationBootstrap(): void {
-    requirePorts(this.executor, this.workflows);
+    requirePorts(this.executor, this.workflows, this.admission);
   }
 }

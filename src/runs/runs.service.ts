@@ -4,12 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { In, IsNull, Not, Repository } from 'typeorm';
 import type { Role } from '../shared/role';
 import { isDuplicateKey } from '../common/owned-queries';
+import type { Port } from '../common/port';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity } from './node-run.entity';
 import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
+import { RUN_ADMISSION, type RunAdmission } from './run-admission';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { type RunRecord, toRunRecord } from './run-record';
 import { RunJournal } from './run-journal';
@@ -51,6 +53,7 @@ export class RunsService {
     @InjectRepository(NodeRunEntity) private readonly nodeRuns: Repository<NodeRunEntity>,
     private readonly journal: RunJournal,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUN_ADMISSION) private readonly admission: Port<RunAdmission>,
   ) {}
 
   /** Fails every child run (and its node runs) still queued or running with `reason`; returns their ids. */
@@ -90,6 +93,7 @@ export class RunsService {
   }
 
   async create(input: NewRun): Promise<RunRecord> {
+    if (!input.parentRunId) await this.admission.get().admit(input.userId);
     const createdAt = new Date();
     const entity = this.runs.create({
       id: randomUUID(),

@@ -14,7 +14,8 @@ import { RunApprovalEntity } from '../../src/runs/run-approval.entity';
 import { RunJournal } from '../../src/runs/run-journal';
 import { RUN_EXECUTOR } from '../../src/runs/run-supervisor';
 import { WORKFLOW_LOOKUP } from '../../src/runs/workflow-lookup';
-import { portProvider } from '../../src/common/port';
+import { portProvider, providedPort } from '../../src/common/port';
+import { RUN_ADMISSION } from '../../src/runs/run-admission';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -32,7 +33,13 @@ export async function runsTestingModule(
     ],
     // What RunsService and RunCheckpointStore note their writes in, and the ports workflow/ would register (a
     // provider of `providers` under the same token replaces an empty one).
-    providers: [RunJournal, portProvider(RUN_EXECUTOR), portProvider(WORKFLOW_LOOKUP), ...providers],
+    providers: [
+      RunJournal,
+      portProvider(RUN_EXECUTOR),
+      portProvider(WORKFLOW_LOOKUP),
+      { provide: RUN_ADMISSION, useValue: providedPort(RUN_ADMISSION, { admit: () => Promise.resolve() }) },
+      ...providers,
+    ],
   }).compile();
   await moduleRef.init();
   return moduleRef;

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AddTestCasesData, AddTestCasesErrors, AddTestCasesResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetMeData, GetMeErrors, GetMeResponses, GetRunCassetteData, GetRunCassetteErrors, GetRunCassetteResponses, GetRunData, GetRunErrors, GetRunResponses, GetTestRunData, GetTestRunErrors, GetTestRunResponses, GetTestSuiteData, GetTestSuiteErrors, GetTestSuiteResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, GetWorkflowVersionData, GetWorkflowVersionErrors, GetWorkflowVersionResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListAuditRecordsData, ListAuditRecordsErrors, ListAuditRecordsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListTestRunsData, ListTestRunsErrors, ListTestRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ListWorkflowVersionsData, ListWorkflowVersionsErrors, ListWorkflowVersionsResponses, ReplaceTestSuiteData, ReplaceTestSuiteErrors, ReplaceTestSuiteResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, ReplayRunData, ReplayRunErrors, ReplayRunResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RollbackWorkflowData, RollbackWorkflowErrors, RollbackWorkflowResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StartTestRunData, StartTestRunErrors, StartTestRunResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
+import type { AddTestCasesData, AddTestCasesErrors, AddTestCasesResponses, CancelRunData, CancelRunErrors, CancelRunResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateMcpServerData, CreateMcpServerErrors, CreateMcpServerResponses, CreateToolData, CreateToolErrors, CreateToolResponses, CreateWorkflowData, CreateWorkflowErrors, CreateWorkflowResponses, DecideApprovalData, DecideApprovalErrors, DecideApprovalResponses, DeleteMcpServerData, DeleteMcpServerErrors, DeleteMcpServerResponses, DeleteToolData, DeleteToolErrors, DeleteToolResponses, DeleteWorkflowData, DeleteWorkflowErrors, DeleteWorkflowResponses, ExecuteToolData, ExecuteToolErrors, ExecuteToolResponses, ExportBundleData, ExportBundleErrors, ExportBundleResponses, GetMeData, GetMeErrors, GetMeResponses, GetMyQuotaData, GetMyQuotaErrors, GetMyQuotaResponses, GetQuotaData, GetQuotaErrors, GetQuotaResponses, GetRunCassetteData, GetRunCassetteErrors, GetRunCassetteResponses, GetRunData, GetRunErrors, GetRunResponses, GetTestRunData, GetTestRunErrors, GetTestRunResponses, GetTestSuiteData, GetTestSuiteErrors, GetTestSuiteResponses, GetToolData, GetToolErrors, GetToolResponses, GetToolVersionData, GetToolVersionErrors, GetToolVersionResponses, GetUsageData, GetUsageErrors, GetUsageResponses, GetWorkflowData, GetWorkflowErrors, GetWorkflowResponses, GetWorkflowSchemaData, GetWorkflowSchemaErrors, GetWorkflowSchemaResponses, GetWorkflowVersionData, GetWorkflowVersionErrors, GetWorkflowVersionResponses, ImportBundleData, ImportBundleErrors, ImportBundleResponses, ImportOpenApiData, ImportOpenApiErrors, ImportOpenApiResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListApprovalsData, ListApprovalsErrors, ListApprovalsResponses, ListAuditRecordsData, ListAuditRecordsErrors, ListAuditRecordsResponses, ListBuiltinToolsData, ListBuiltinToolsErrors, ListBuiltinToolsResponses, ListImplementationTypesData, ListImplementationTypesErrors, ListImplementationTypesResponses, ListMcpServersData, ListMcpServersErrors, ListMcpServersResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListQuotasData, ListQuotasErrors, ListQuotasResponses, ListRunsData, ListRunsErrors, ListRunsResponses, ListTestRunsData, ListTestRunsErrors, ListTestRunsResponses, ListToolLogsData, ListToolLogsErrors, ListToolLogsResponses, ListToolsData, ListToolsErrors, ListToolsResponses, ListToolVersionsData, ListToolVersionsErrors, ListToolVersionsResponses, ListWorkflowsData, ListWorkflowsErrors, ListWorkflowsResponses, ListWorkflowVersionsData, ListWorkflowVersionsErrors, ListWorkflowVersionsResponses, PutQuotaData, PutQuotaErrors, PutQuotaResponses, ReplaceTestSuiteData, ReplaceTestSuiteErrors, ReplaceTestSuiteResponses, ReplaceToolData, ReplaceToolErrors, ReplaceToolResponses, ReplaceWorkflowData, ReplaceWorkflowErrors, ReplaceWorkflowResponses, ReplayRunData, ReplayRunErrors, ReplayRunResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RollbackToolData, RollbackToolErrors, RollbackToolResponses, RollbackWorkflowData, RollbackWorkflowErrors, RollbackWorkflowResponses, RunInlineWorkflowData, RunInlineWorkflowErrors, RunInlineWorkflowResponses, RunWorkflowData, RunWorkflowErrors, RunWorkflowResponses, StartTestRunData, StartTestRunErrors, StartTestRunResponses, StreamRunEventsData, StreamRunEventsErrors, StreamRunEventsResponse, StreamRunEventsResponses, SyncMcpServerData, SyncMcpServerErrors, SyncMcpServerResponses, UpdateToolData, UpdateToolErrors, UpdateToolResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -443,6 +443,55 @@ export const syncMcpServer = <ThrowOnError extends boolean = false>(options: Opt
 export const deleteMcpServer = <ThrowOnError extends boolean = false>(options: Options<DeleteMcpServerData, ThrowOnError>) => (options.client ?? client).delete<DeleteMcpServerResponses, DeleteMcpServerErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/mcp-servers/{id}',
+    ...options
+});
+
+/**
+ * The caller’s quotas, with what each window has used
+ */
+export const getMyQuota = <ThrowOnError extends boolean = false>(options?: Options<GetMyQuotaData, ThrowOnError>) => (options?.client ?? client).get<GetMyQuotaResponses, GetMyQuotaErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/quotas/me',
+    ...options
+});
+
+/**
+ * Every user that has quotas (admins)
+ */
+export const listQuotas = <ThrowOnError extends boolean = false>(options?: Options<ListQuotasData, ThrowOnError>) => (options?.client ?? client).get<ListQuotasResponses, ListQuotasErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/quotas',
+    ...options
+});
+
+/**
+ * A user’s quotas, with what each window has used (admins)
+ */
+export const getQuota = <ThrowOnError extends boolean = false>(options: Options<GetQuotaData, ThrowOnError>) => (options.client ?? client).get<GetQuotaResponses, GetQuotaErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/quotas/{user_id}',
+    ...options
+});
+
+/**
+ * Set a user’s quotas (admins): every quota at once; one left out no longer limits
+ */
+export const putQuota = <ThrowOnError extends boolean = false>(options: Options<PutQuotaData, ThrowOnError>) => (options.client ?? client).put<PutQuotaResponses, PutQuotaErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/quotas/{user_id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Runs, tokens, cost and code-tool seconds by day, workflow or model: what the quotas count
+ */
+export const getUsage = <ThrowOnError extends boolean = false>(options?: Options<GetUsageData, ThrowOnError>) => (options?.client ?? client).get<GetUsageResponses, GetUsageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/usage',
     ...options
 });
 

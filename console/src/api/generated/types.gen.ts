@@ -921,6 +921,127 @@ export type McpServerSyncResponse = {
     disabled: Array<string>;
 };
 
+export type QuotaCostDto = {
+    /**
+     * In the currency's main unit (dollars, not cents)
+     */
+    amount: number;
+    /**
+     * ISO 4217; only model calls priced in it count
+     */
+    currency: string;
+};
+
+export type QuotaLimitsDto = {
+    /**
+     * Runs of the user that have not ended (queued, running, waiting for an approval)
+     */
+    concurrent_runs?: number;
+    /**
+     * Runs the user starts per UTC day
+     */
+    runs_per_day?: number;
+    /**
+     * Model tokens (prompt + completion) the user’s runs use per UTC day
+     */
+    tokens_per_day?: number;
+    /**
+     * What the user’s model calls may cost per UTC day
+     */
+    cost_per_day?: QuotaCostDto;
+    /**
+     * What the user’s model calls may cost per UTC month
+     */
+    cost_per_month?: QuotaCostDto;
+    /**
+     * Seconds the user’s code-tool calls may run per UTC day
+     */
+    code_cpu_seconds_per_day?: number;
+};
+
+export type QuotaStateDto = {
+    quota: 'concurrent_runs' | 'runs_per_day' | 'tokens_per_day' | 'cost_per_day' | 'cost_per_month' | 'code_cpu_seconds_per_day';
+    window: 'concurrent' | 'day' | 'month';
+    /**
+     * The limit (an amount for cost quotas)
+     */
+    limit: number;
+    /**
+     * What the window has used so far, counted as the limit is
+     */
+    used: number;
+    resets_at: string | null;
+    /**
+     * New runs are refused (429) while this is true
+     */
+    exceeded: boolean;
+};
+
+export type QuotaResponse = {
+    user_id: string;
+    /**
+     * The quotas set; none set: no limit
+     */
+    limits: QuotaLimitsDto;
+    /**
+     * Each quota set, with what its window has used
+     */
+    states: Array<QuotaStateDto>;
+    updated_at: string | null;
+};
+
+export type QuotaPageResponse = {
+    items: Array<QuotaResponse>;
+    page: number;
+    page_size: number;
+    total: number;
+};
+
+export type UsageItemDto = {
+    /**
+     * Runs started (day, workflow) or runs that called the model (model)
+     */
+    runs: number;
+    model_calls: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    cost: CostDto | null;
+    /**
+     * Seconds of code-tool calls (by day and in totals; null by workflow and by model)
+     */
+    code_cpu_seconds: number | null;
+    /**
+     * The UTC day, the workflow id (`inline` for runs of no stored workflow), or `provider/model`
+     */
+    key: string;
+};
+
+export type UsageFiguresDto = {
+    /**
+     * Runs started (day, workflow) or runs that called the model (model)
+     */
+    runs: number;
+    model_calls: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    cost: CostDto | null;
+    /**
+     * Seconds of code-tool calls (by day and in totals; null by workflow and by model)
+     */
+    code_cpu_seconds: number | null;
+};
+
+export type UsageResponse = {
+    user_id: string;
+    from: string;
+    to: string;
+    group_by: 'day' | 'workflow' | 'model';
+    items: Array<UsageItemDto>;
+    totals: UsageFiguresDto;
+};
+
 export type ToolPageResponse = {
     items: Array<ToolResponse>;
     page: number;
@@ -4735,6 +4856,216 @@ export type DeleteMcpServerResponses = {
 };
 
 export type DeleteMcpServerResponse = DeleteMcpServerResponses[keyof DeleteMcpServerResponses];
+
+export type GetMyQuotaData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/quotas/me';
+};
+
+export type GetMyQuotaErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetMyQuotaError = GetMyQuotaErrors[keyof GetMyQuotaErrors];
+
+export type GetMyQuotaResponses = {
+    200: QuotaResponse;
+};
+
+export type GetMyQuotaResponse = GetMyQuotaResponses[keyof GetMyQuotaResponses];
+
+export type ListQuotasData = {
+    body?: never;
+    path?: never;
+    query?: {
+        page?: number;
+        page_size?: number;
+    };
+    url: '/api/v1/quotas';
+};
+
+export type ListQuotasErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type ListQuotasError = ListQuotasErrors[keyof ListQuotasErrors];
+
+export type ListQuotasResponses = {
+    200: QuotaPageResponse;
+};
+
+export type ListQuotasResponse = ListQuotasResponses[keyof ListQuotasResponses];
+
+export type GetQuotaData = {
+    body?: never;
+    path: {
+        user_id: string;
+    };
+    query?: never;
+    url: '/api/v1/quotas/{user_id}';
+};
+
+export type GetQuotaErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetQuotaError = GetQuotaErrors[keyof GetQuotaErrors];
+
+export type GetQuotaResponses = {
+    200: QuotaResponse;
+};
+
+export type GetQuotaResponse = GetQuotaResponses[keyof GetQuotaResponses];
+
+export type PutQuotaData = {
+    body: QuotaLimitsDto;
+    path: {
+        user_id: string;
+    };
+    query?: never;
+    url: '/api/v1/quotas/{user_id}';
+};
+
+export type PutQuotaErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type PutQuotaError = PutQuotaErrors[keyof PutQuotaErrors];
+
+export type PutQuotaResponses = {
+    200: QuotaResponse;
+};
+
+export type PutQuotaResponse = PutQuotaResponses[keyof PutQuotaResponses];
+
+export type GetUsageData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Start (inclusive, ISO 8601); default: 30 days before `to`
+         */
+        from?: string;
+        /**
+         * End (exclusive, ISO 8601); default: now
+         */
+        to?: string;
+        /**
+         * UTC day, stored workflow, or model
+         */
+        group_by?: 'day' | 'workflow' | 'model';
+        /**
+         * Whose usage (admins only; default: the caller’s)
+         */
+        user_id?: string;
+    };
+    url: '/api/v1/usage';
+};
+
+export type GetUsageErrors = {
+    /**
+     * Invalid request: `errors` lists each field and the reason
+     */
+    400: Problem;
+    /**
+     * Missing or invalid API key
+     */
+    401: Problem;
+    /**
+     * The API key may not do this
+     */
+    403: Problem;
+    /**
+     * Too many requests: retry after the Retry-After header
+     */
+    429: Problem;
+    /**
+     * A dependency (the database) is unavailable: retry after the Retry-After header
+     */
+    503: Problem;
+};
+
+export type GetUsageError = GetUsageErrors[keyof GetUsageErrors];
+
+export type GetUsageResponses = {
+    200: UsageResponse;
+};
+
+export type GetUsageResponse = GetUsageResponses[keyof GetUsageResponses];
 
 export type ListToolsData = {
     body?: never;
