@@ -8,6 +8,7 @@ import type { RunContext } from '../execution/run-context';
 import { createAjv } from '../../json-schema/create-ajv';
 import type { NodeHandler, NodeServices } from './node-handler';
 import { NODE_HANDLERS, NODE_TYPES, type NodeType } from './node-handlers';
+import { OwnerEvidence } from '../../agent/selection/usage-evidence';
 
 const weather: ToolDefinition = {
   schema: { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } },
@@ -205,5 +206,57 @@ describe('NODE_HANDLERS', () => {
     // The second model answer started storing c1's log; c2 waited for it.
     expect(events.indexOf('logs stored 2')).toBeGreaterThan(events.indexOf('call c1'));
     expect(events.indexOf('logs stored 2')).toBeLessThan(events.indexOf('call c2'));
+  });
+
+  it("should teach its owner's evidence the tools the model called from the selection", async () => {
+    const tool = (name: string, description: string): ToolDefinition => ({
+      ...weather,
+      schema: { type: 'function', function: { name, description, parameters: { type: 'object', properties: {} } } },
+    });
+    const tools = [
+      tool('weather', 'Current weather for a city'),
+      tool('stock_quote', 'Latest price of a stock'),
+      tool('send_email', 'Sends an email'),
+    ];
+    const answers = [
+      chatResponse({ toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], finishReason: 'tool_calls' }),
+      chatResponse({ content: 'Sunny.' }),
+    ];
+    const base = services();
+    const toolUsage = new OwnerEvidence();
+    const deps: NodeServices = {
+      ...base,
+      toolUsage,
+      providers: {
+        ...base.providers,
+        getProvider: () => ({ name: 'local', chat: () => Promise.resolve(answers.shift()) }),
+        resolveModel: () => 'local-model',
+        contextWindow: () => 32_768,
+      } as unknown as ProviderRegistry,
+      registry: {
+        ...base.registry,
+        resolve: () => Promise.resolve({ definitions: tools, missing: [], disabled: [] }),
+      } as unknown as RegistryService,
+    };
+    const data = {
+      prompt: 'Weather in {{inputs.city}}?',
+      tools: tools.map((entry) => entry.schema.function.name),
+      tool_selection: { max_tools: 1 },
+    };
+
+    await NODE_HANDLERS.llm.run({
+      node: { ...SAMPLES.llm, data },
+      data,
+      scope: { inputs: { city: 'Berlin' } },
+      run,
+      definition,
+      services: deps,
+      handlers: NODE_HANDLERS,
+      runGraph,
+      step: { state: undefined, save: () => Promise.resolve() },
+    });
+
+    expect([...toolUsage.of('user-1').scores('weather Berlin').keys()]).toEqual(['weather']);
+    expect(toolUsage.of('user-2').scores('weather Berlin').size).toBe(0);
   });
 });
