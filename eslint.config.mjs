@@ -80,6 +80,8 @@ export default tseslint.config(
       'test/*.js',
       'console/src/api/generated/**',
       'console/*.mts',
+      // The Python sandbox's child: plain CommonJS started without a transpiler (see python-sandbox.ts).
+      'runtime/*.cjs',
     ],
   },
   eslint.configs.recommended,

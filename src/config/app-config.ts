@@ -188,6 +188,10 @@ const SETTINGS = {
     ),
     /** How long a call may wait for a sandbox slot; the wait never counts against its own limits. */
     maxQueueMs: int('CODE_SANDBOX_QUEUE_TIMEOUT_MS', 30000, 100, 600000),
+    /** Python (Pyodide) processes; each runs one call at a time, for one user at a time. */
+    pythonProcesses: int('PYTHON_SANDBOX_PROCESSES', 2, 1, 64),
+    /** `namespaces`: own user, network and PID namespaces (needs unshare); `none`: the permission model only. */
+    pythonIsolation: oneOf('PYTHON_SANDBOX_ISOLATION', ['namespaces', 'none'] as const, 'namespaces'),
   },
   tools: {
     defaultTimeoutMs: int('TOOL_TIMEOUT_MS', 30000, 100, 600000),

@@ -74,7 +74,7 @@ export class ExecutorCatalog implements ToolImplementations {
     type: ImplementationType,
     config: Record<string, unknown>,
     tool: Pick<StoredTool, 'name' | 'functionSchema'>,
-  ): ConfigProblem[] {
+  ): ConfigProblem[] | Promise<ConfigProblem[]> {
     const validate = this.validators.get(type);
     if (!validate) return [{ path: '', message: `unknown implementation type "${type}"` }];
     if (!validate(config)) {

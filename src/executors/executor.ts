@@ -33,7 +33,10 @@ export interface ToolExecutor<C = Record<string, unknown>> {
   /** JSON pointers (e.g. `/auth/token`) of secrets whose names shared/secrets does not already recognise. */
   secretPaths: readonly string[];
   /** Extra checks beyond the JSON Schema; return problems as `{path, message}`. */
-  validateConfig?(config: C, tool: Pick<StoredTool, 'name' | 'functionSchema'>): ConfigProblem[];
+  validateConfig?(
+    config: C,
+    tool: Pick<StoredTool, 'name' | 'functionSchema'>,
+  ): ConfigProblem[] | Promise<ConfigProblem[]>;
   toDefinition(tool: StoredTool & { implementationConfig: C }): ToolDefinition | Promise<ToolDefinition>;
   /** The named tools this type ships (the builtins), and whether configuration leaves each usable. */
   variants?(): ExecutorVariant[];

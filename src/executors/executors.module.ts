@@ -14,10 +14,11 @@ import { createBuiltinExecutor } from './builtin/builtin-executor';
 import { BUILTIN_TOOLS } from './builtin/builtin-tools';
 import { closeQueryConnections } from './builtin/sql/query-connections';
 import { warnAboutQueryExposure } from './builtin/sql/query-exposure';
-import { createCodeExecutor } from './code/code-executor';
+import { createCodeExecutor, type PythonRunner } from './code/code-executor';
+import { namespacesAvailable, PythonSandbox } from './code/python-sandbox';
 import { CodeSandbox } from './code/sandbox';
 import { ExecutorCatalog } from './executor-catalog';
-import { BUILTIN_CATALOG, CODE_SANDBOX, EXECUTOR_CATALOG, OUTBOUND_CLIENT } from './executors.tokens';
+import { BUILTIN_CATALOG, CODE_SANDBOX, EXECUTOR_CATALOG, OUTBOUND_CLIENT, PYTHON_RUNNER } from './executors.tokens';
 import { createHttpExecutor } from './http/http-executor';
 import { createMcpExecutor } from './mcp/mcp-executor';
 import { MCP_TOOL_CALLER, type McpToolCaller } from './mcp/mcp-tool-caller';
@@ -60,16 +61,46 @@ import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workfl
         }),
     },
     {
+      provide: PYTHON_RUNNER,
+      inject: [APP_CONFIG],
+      useFactory: ({ code }: AppConfig): PythonRunner => {
+        const logger = new Logger(PythonSandbox.name);
+        if (code.pythonIsolation === 'namespaces' && !namespacesAvailable()) {
+          const reason =
+            'Python code tools are not available on this service: it cannot start a process in its own user and ' +
+            'network namespaces (unshare failed); an operator may set PYTHON_SANDBOX_ISOLATION=none to run them ' +
+            'under the permission model only, with network access';
+          logger.warn(reason);
+          return { unavailable: reason };
+        }
+        return new PythonSandbox({
+          processes: code.pythonProcesses,
+          maxQueueMs: code.maxQueueMs,
+          isolation: code.pythonIsolation,
+          logger,
+        });
+      },
+    },
+    {
       provide: BUILTIN_CATALOG,
       useFactory: () => new BuiltinCatalog(BUILTIN_TOOLS),
     },
     {
       provide: EXECUTOR_CATALOG,
-      inject: [APP_CONFIG, OUTBOUND_CLIENT, CODE_SANDBOX, BUILTIN_CATALOG, WORKFLOW_TOOL_RUNNER, MCP_TOOL_CALLER],
+      inject: [
+        APP_CONFIG,
+        OUTBOUND_CLIENT,
+        CODE_SANDBOX,
+        PYTHON_RUNNER,
+        BUILTIN_CATALOG,
+        WORKFLOW_TOOL_RUNNER,
+        MCP_TOOL_CALLER,
+      ],
       useFactory: (
         config: AppConfig,
         outbound: OutboundClient,
         sandbox: CodeSandbox,
+        python: PythonRunner,
         builtins: BuiltinCatalog,
         workflowRunner: Port<WorkflowToolRunner>,
         mcpCaller: Port<McpToolCaller>,
@@ -81,7 +112,7 @@ import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from './workflow/workfl
             queryDatabase: config.queryDatabase,
           }),
           http: createHttpExecutor({ outbound }),
-          code: createCodeExecutor(sandbox, config.code),
+          code: createCodeExecutor(sandbox, config.code, python),
           workflow: createWorkflowExecutor(() => workflowRunner.get(), config.workflows.maxDepth),
           mcp: createMcpExecutor(() => mcpCaller.get(), config.tools.defaultTimeoutMs),
         }),
@@ -104,6 +135,7 @@ export class ExecutorsModule implements OnModuleInit, OnApplicationBootstrap, On
 
   constructor(
     @Inject(CODE_SANDBOX) private readonly sandbox: CodeSandbox,
+    @Inject(PYTHON_RUNNER) private readonly python: PythonRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_TOOL_RUNNER) private readonly workflowRunner: Port<WorkflowToolRunner>,
     @Inject(MCP_TOOL_CALLER) private readonly mcpCaller: Port<McpToolCaller>,
@@ -124,6 +156,7 @@ export class ExecutorsModule implements OnModuleInit, OnApplicationBootstrap, On
 
   async onApplicationShutdown(): Promise<void> {
     this.sandbox.dispose();
+    if (this.python instanceof PythonSandbox) this.python.dispose();
     await this.queryExposureCheck;
     await closeQueryConnections();
   }

@@ -71,7 +71,7 @@ export class ToolFieldsService {
       config = this.implementations.restoreSecrets(input.implementation_type, config, existing.implementationConfig);
     }
     if (normalized.ok) {
-      const configProblems = this.implementations.validateConfig(input.implementation_type, config, {
+      const configProblems = await this.implementations.validateConfig(input.implementation_type, config, {
         name: input.name,
         functionSchema: normalized.schema,
       });

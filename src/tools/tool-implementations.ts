@@ -63,7 +63,7 @@ export interface ToolImplementations {
     type: ImplementationType,
     config: Record<string, unknown>,
     tool: { name: string; functionSchema: FunctionTool },
-  ): ConfigProblem[];
+  ): ConfigProblem[] | Promise<ConfigProblem[]>;
   /** A copy of the config with every secret masked. */
   mask(type: ImplementationType, config: Record<string, unknown>): Record<string, unknown>;
   /** Keeps stored secrets where a client sent the mask back unchanged (GET then PUT must not wipe them). */

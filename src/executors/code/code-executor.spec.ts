@@ -78,12 +78,13 @@ describe(createCodeExecutor.name, () => {
     it.each([
       [{ language: 'javascript', code: 'return 1' }],
       [{ language: 'javascript', code: 'return 1', timeout_ms: 5000, memory_mb: 128 }],
+      [{ language: 'python', code: 'def main(args):\n    return 1' }],
     ])('should accept %p', (config) => {
       expect(validate(config)).toBe(true);
     });
 
     it.each([
-      [{ language: 'python', code: 'return 1' }],
+      [{ language: 'ruby', code: 'return 1' }],
       [{ language: 'javascript' }],
       [{ language: 'javascript', code: '' }],
       [{ language: 'javascript', code: 'return 1', timeout_ms: 5001 }],

@@ -33,7 +33,7 @@ export class OpenApiImportService {
   ) {}
 
   async import(input: ImportOpenApiDto, principal: Principal): Promise<OpenApiImportResponse> {
-    const auth = this.checkAuth(input.auth);
+    const auth = await this.checkAuth(input.auth);
     const { document, documentUrl } = await this.load(input);
     const dialect = dialectOf(document);
     const { operations, webhooks } = listOperations(document);
@@ -79,9 +79,9 @@ export class OpenApiImportService {
   }
 
   /** Credentials are checked once, as the http type checks them, so a typo is one 400 rather than a skip per operation. */
-  private checkAuth(auth: Record<string, unknown> | undefined): HttpAuthConfig | undefined {
+  private async checkAuth(auth: Record<string, unknown> | undefined): Promise<HttpAuthConfig | undefined> {
     if (auth === undefined) return undefined;
-    const problems = this.implementations.validateConfig(
+    const problems = await this.implementations.validateConfig(
       'http',
       { url: 'https://example.com/', auth },
       {
