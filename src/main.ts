@@ -5,6 +5,7 @@ import { startTracing } from './telemetry/tracing-sdk';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listenMessage } from './listen-message';
+import { HttpDrain } from './common/http/http-drain';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -16,9 +17,12 @@ async function main(): Promise<void> {
   const { createApp } = await import('./bootstrap');
   const { Logger } = await import('nestjs-pino');
   const app = await createApp(config);
+  const drain = new HttpDrain(app.getHttpServer() as Server);
   // Shutdown hooks drain runs (a worker hands them back) and close streams; then the process ends with 0.
+  // Meanwhile the HTTP server moves clients off their kept-alive sockets and cuts what is left at the grace limit.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      drain.begin(config.shutdownGraceMs);
       app.close().then(
         () => process.exit(0),
         (error: unknown) => {

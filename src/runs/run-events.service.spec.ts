@@ -8,7 +8,7 @@ import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { countStatements } from '../../test/support/statement-counter';
 import { waitFor } from '../../test/support/wait-for';
 import { RunEventEntity } from './run-event.entity';
-import { RunEventsService } from './run-events.service';
+import { RECONNECT_AFTER_MS, RunEventsService } from './run-events.service';
 import type { RunEvent } from './run-event-types';
 import type { RunRedis } from './run-redis';
 import type { AppConfig } from '../config/app-config';
@@ -337,6 +337,26 @@ describe(RunEventsService.name, () => {
       ]);
       expect(stream.messages[1].data).toEqual({ node_id: 'start', at: expect.any(String) as string });
       expect(stream.isCompleted()).toBe(true);
+    });
+
+    it('should end open streams, and streams opened later at once, with a retry hint and the last id on shutdown', async () => {
+      sut.emit(RUN_ID, 'run.started', {});
+      sut.emit(RUN_ID, 'node.started', { node_id: 'start' });
+      const open = collect(sut.stream(RUN_ID, 0, () => Promise.resolve(false)));
+      await open.received(2);
+
+      sut.beforeApplicationShutdown();
+      await open.done;
+      const later = collect(sut.stream(RUN_ID, 1, () => Promise.resolve(false)));
+      await later.done;
+
+      expect(open.messages.at(-1)).toEqual({
+        id: '2',
+        retry: RECONNECT_AFTER_MS,
+        comment: expect.any(String) as string,
+      });
+      expect(later.messages).toEqual([{ id: '1', retry: RECONNECT_AFTER_MS, comment: expect.any(String) as string }]);
+      expect(open.isCompleted() && later.isCompleted()).toBe(true);
     });
 
     it('should resume after the given sequence number from memory', async () => {

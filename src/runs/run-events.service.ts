@@ -50,6 +50,9 @@ const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
  */
 const HEARTBEAT_MS = 15_000;
 
+/** When a client should reconnect to a stream this process ends because it is stopping (to another process). */
+export const RECONNECT_AFTER_MS = 1000;
+
 const toMessage = (event: RunEvent): MessageEvent => ({
   id: String(event.seq),
   type: event.type,
@@ -70,8 +73,10 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
    * restart). They get events appended to its stored log, and join the live log when the run starts here.
    */
   private readonly waiting = new Map<string, Set<Listener>>();
-  /** Open SSE streams, completed on shutdown so that the HTTP server can close. */
+  /** Open SSE streams, ended on shutdown (with a retry hint) so that the HTTP server can close. */
   private readonly streams = new Set<() => void>();
+  /** Set when shutdown begins: a stream opened from then on ends at once, telling its client to reconnect. */
+  private stopping = false;
 
   constructor(
     @InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>,
@@ -354,11 +359,17 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
         }
         subscriber.complete();
       };
+      // Its id is the last one delivered, so that the client's Last-Event-ID still says where to resume.
+      const end = () => {
+        if (subscriber.closed) return;
+        subscriber.next({ id: String(lastSeq), retry: RECONNECT_AFTER_MS, comment: 'shutting down: reconnect' });
+        subscriber.complete();
+      };
+      if (this.stopping) return end();
       const heartbeat = setInterval(() => {
         subscriber.next({ comment: 'keep-alive' });
         if (started) endIfComplete(true).catch((error: unknown) => subscriber.error(error));
       }, HEARTBEAT_MS);
-      const end = () => subscriber.complete();
       this.streams.add(end);
       const start = async () => {
         stop = await this.subscribe(runId, afterSeq, forward);
@@ -375,8 +386,12 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     });
   }
 
-  /** Ends every open event stream cleanly so that the HTTP server can close its connections. */
+  /**
+   * Ends every open event stream, and from now on every new one at once, with a retry hint: its client
+   * reconnects (to another process) and resumes from its Last-Event-ID; the HTTP server can close.
+   */
   beforeApplicationShutdown(): void {
+    this.stopping = true;
     for (const end of [...this.streams]) end();
   }
 
