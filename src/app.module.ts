@@ -48,8 +48,9 @@ export class AppModule {
           },
         }),
         TypeOrmModule.forRootAsync({
-          useFactory: () => databaseOptions(config.database, false),
-          dataSourceFactory: (options) => openDatabase(options as DataSourceOptions, config.migrationsRun),
+          useFactory: () => databaseOptions(config.database, false, config.databaseTimeoutMs),
+          dataSourceFactory: (options) =>
+            openDatabase(options as DataSourceOptions, config.migrationsRun, config.databaseTimeoutMs),
         }),
         HealthModule,
         IdempotencyModule,

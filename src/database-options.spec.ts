@@ -14,10 +14,10 @@ describe(databaseOptions.name, () => {
 
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('should open an embedded SQLite file in WAL mode, syncing at checkpoints, with foreign keys and a busy timeout', async () => {
+  it('should open an embedded SQLite file in WAL mode, syncing at checkpoints, with foreign keys and a busy timeout of DATABASE_TIMEOUT_MS', async () => {
     const file = join(directory, 'toolflow.sqlite');
     const dataSource = await new DataSource(
-      databaseOptions({ type: 'sqlite', database: file, url: `sqlite:${file}` }, false),
+      databaseOptions({ type: 'sqlite', database: file, url: `sqlite:${file}` }, false, 7000),
     ).initialize();
     try {
       const pragma = async (name: string): Promise<unknown> =>
@@ -27,7 +27,7 @@ describe(databaseOptions.name, () => {
       // 1 = NORMAL: with WAL, durable against a killed process; FULL (2) would sync every commit.
       expect(await pragma('synchronous')).toBe(1);
       expect(await pragma('foreign_keys')).toBe(1);
-      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('busy_timeout')).toBe(7000);
     } finally {
       await dataSource.destroy();
     }

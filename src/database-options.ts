@@ -22,7 +22,8 @@ import { WorkflowVersionEntity } from './workflow/workflow-version.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
 import { ToolEntity } from './tools/tool.entity';
 import { ToolVersionEntity } from './tools/tool-version.entity';
-import type { DatabaseConfig } from './config/app-config';
+import { type DatabaseConfig, DEFAULT_DATABASE_TIMEOUT_MS } from './config/app-config';
+import { limitDatabaseTime } from './common/database-time-limits';
 import { startSqliteCheckpointer, type SqliteCheckpointer } from './common/sqlite-checkpointer';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver';
 
@@ -49,8 +50,16 @@ export const entities = [
   QuotaEntity,
 ];
 
-/** One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI (ormconfig.ts) and the tests. Never synchronize. */
-export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean): DataSourceOptions {
+/**
+ * One DataSource definition (a root file: it lists every module's entities) for the app, the TypeORM CLI
+ * (ormconfig.ts) and the tests. Never synchronize. `timeoutMs` (DATABASE_TIMEOUT_MS) bounds opening a MySQL
+ * connection and waiting for a SQLite lock; openDatabase bounds the rest.
+ */
+export function databaseOptions(
+  database: DatabaseConfig,
+  migrationsRun: boolean,
+  timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
+): DataSourceOptions {
   const common = { entities, migrations, migrationsRun, synchronize: false, logging: false } as const;
   if (database.type === 'mysql') {
     return {
@@ -60,7 +69,7 @@ export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean
       charset: 'utf8mb4_unicode_ci',
       timezone: 'Z',
       connectorPackage: 'mysql2',
-      extra: { connectionLimit: 20 },
+      extra: { connectionLimit: 20, connectTimeout: timeoutMs },
     };
   }
   if (database.database !== ':memory:') mkdirSync(dirname(database.database), { recursive: true });
@@ -70,7 +79,7 @@ export function databaseOptions(database: DatabaseConfig, migrationsRun: boolean
     database: database.database,
     enableWAL: true,
     prepareDatabase: (db: { pragma(statement: string): unknown }) => {
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${timeoutMs}`);
       // With WAL, NORMAL syncs at checkpoints instead of every commit: a killed process loses no committed
       // transaction (what resume relies on) and the file never corrupts; only a power loss or an OS crash may
       // undo the last commits. A commit is a few times cheaper on a busy disk.
@@ -103,8 +112,13 @@ const MIGRATION_LOCK_SECONDS = 60;
 /**
  * Opens the data source and applies pending migrations. On MySQL several processes may start at once
  * on one database: a named lock lets one of them migrate while the others wait, then find nothing to do.
+ * After them, every MySQL statement and connection checkout is bounded by `timeoutMs` (limitDatabaseTime).
  */
-export async function openDatabase(options: DataSourceOptions, migrationsRun: boolean): Promise<DataSource> {
+export async function openDatabase(
+  options: DataSourceOptions,
+  migrationsRun: boolean,
+  timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
+): Promise<DataSource> {
   if (options.type === 'better-sqlite3') {
     const dataSource = await new SqliteDataSource({ ...options, migrationsRun: false }).initialize();
     if (migrationsRun) await dataSource.runMigrations();
@@ -112,7 +126,12 @@ export async function openDatabase(options: DataSourceOptions, migrationsRun: bo
     return dataSource;
   }
   const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
-  if (!migrationsRun) return dataSource;
+  if (migrationsRun) await migrateLocked(dataSource);
+  limitDatabaseTime(dataSource, timeoutMs);
+  return dataSource;
+}
+
+async function migrateLocked(dataSource: DataSource): Promise<void> {
   // GET_LOCK belongs to a connection: this runner holds one while the migrations use others.
   const lock = dataSource.createQueryRunner();
   try {
@@ -132,5 +151,4 @@ export async function openDatabase(options: DataSourceOptions, migrationsRun: bo
   } finally {
     await lock.release();
   }
-  return dataSource;
 }

@@ -23,6 +23,9 @@ import {
 export type DatabaseConfig =
   { type: 'sqlite'; database: string; url: string } | { type: 'mysql'; url: string; database: string };
 
+/** DATABASE_TIMEOUT_MS when unset; also what tools that open the database without the app's config use. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -146,6 +149,11 @@ const SETTINGS = {
   host: text('HOST', '0.0.0.0'),
   database: url('DATABASE_URL', ['mysql', 'mariadb', 'sqlite'], toDatabaseConfig, 'sqlite:data/toolflow.sqlite'),
   migrationsRun: bool('DB_MIGRATIONS_RUN', true),
+  /**
+   * How long a database connection, a statement or (SQLite) a lock may keep a caller waiting before it fails as
+   * "database unavailable": a hung server then costs a request a 503 after this, not the whole pause.
+   */
+  databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 100, 600_000),
   adminApiKey: optionalText('ADMIN_API_KEY', false),
   bodyLimitBytes: bytes('BODY_LIMIT', MB),
   /** Browser origins allowed by CORS, each exactly as a browser sends it (`https://console.example.com`). */
