@@ -1289,12 +1289,12 @@ export type WorkflowToolConfig = {
 };
 
 /**
- * JavaScript function body run in an isolated V8 sandbox with the arguments as `args`; its JSON return value is the result.
+ * JavaScript function body run in an isolated V8 sandbox with the arguments as `args`, or a Python module defining main(args) run in a Pyodide sandbox; the JSON value returned is the result.
  */
 export type CodeToolConfig = {
-    language: 'javascript';
+    language: 'javascript' | 'python';
     /**
-     * Body of an async function receiving `args`; `return` a JSON value. No require, timers or I/O.
+     * javascript: the body of an async function receiving `args`; `return` a JSON value. No require, timers or I/O. python: a module defining `main(args)` (or `async def main(args)`) that returns a JSON value; the standard library, no network, files only in a scratch /tmp emptied before every call.
      */
     code: string;
     timeout_ms?: number;
