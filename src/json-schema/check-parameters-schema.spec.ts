@@ -166,3 +166,40 @@ describe('checkParametersSchema memory', () => {
     expect(Math.max(...perInstance.values())).toBeLessThanOrEqual(200);
   });
 });
+
+describe('checkParametersSchema with unknownKeywords: refuse', () => {
+  const refuse = (schema: unknown) => checkParametersSchema(schema, { unknownKeywords: 'refuse' });
+
+  it('should refuse a misspelled keyword, naming it and the keyword meant', () => {
+    const { problems, warnings } = refuse({ type: 'object', propertes: { city: { type: 'string' } } });
+
+    expect(problems).toEqual([
+      { path: '/propertes', message: 'unknown keyword "propertes" would validate nothing; did you mean "properties"?' },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('should refuse unknown keywords at any depth, misleading ones with their explanation, and keep x- extensions', () => {
+    const { problems } = refuse({
+      type: 'object',
+      'x-group': 'main',
+      properties: {
+        city: { type: 'string', optional: true, 'x-ui': 'text', example: 'Oslo' },
+        tags: { type: 'array', items: { type: 'string', colour: 'blue' } },
+      },
+    });
+
+    expect(problems).toEqual([
+      { path: '/properties/city/optional', message: expect.stringContaining('"required" array') },
+      { path: '/properties/city/example', message: expect.stringContaining('did you mean "examples"?') },
+      { path: '/properties/tags/items/colour', message: expect.stringContaining('name your own annotations "x-…"') },
+    ]);
+  });
+
+  it('should still only warn about an unknown format', () => {
+    const { problems, warnings } = refuse({ type: 'object', properties: { day: { type: 'string', format: 'dd' } } });
+
+    expect(problems).toEqual([]);
+    expect(warnings.map((warning) => warning.keyword)).toEqual(['format']);
+  });
+});

@@ -41,12 +41,22 @@ const ajvFor = (draft: SchemaDraft): AjvCore => {
   return ajv;
 };
 
+export interface SchemaCheckOptions {
+  /**
+   * `warn` (default): a keyword validation would ignore is a warning. `refuse`: it is a problem, except `x-…`
+   * extensions; for schemas a person writes through the API, where a misspelled `propertes` would silently
+   * validate nothing.
+   */
+  unknownKeywords?: 'warn' | 'refuse';
+}
+
 /**
  * Checks a tool's `parameters` schema on save. Problems block saving (not a valid JSON Schema,
- * root not `type: "object"`, a pattern the linear-time regex engine cannot run); warnings name
- * keywords that validation will ignore, with the intended keyword when the name is a near miss.
+ * root not `type: "object"`, a pattern the linear-time regex engine cannot run, and with `refuse` a keyword
+ * JSON Schema does not know); warnings name keywords that validation will ignore, with the intended keyword
+ * when the name is a near miss, and formats that are not validated.
  */
-export function checkParametersSchema(parameters: unknown): SchemaCheckResult {
+export function checkParametersSchema(parameters: unknown, options: SchemaCheckOptions = {}): SchemaCheckResult {
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     return { problems: [{ path: '', message: 'parameters must be a JSON Schema object' }], warnings: [] };
   }
@@ -62,7 +72,30 @@ export function checkParametersSchema(parameters: unknown): SchemaCheckResult {
     ...protoNameProblems(schema),
   ];
   if (problems.length === 0) problems.push(...compileProblems(draftResult.draft, schema));
-  return { problems, warnings: keywordWarnings(schema, Object.keys(ajv.formats)) };
+  const warnings = keywordWarnings(schema, Object.keys(ajv.formats));
+  if (options.unknownKeywords !== 'refuse') return { problems, warnings };
+  return { problems: [...problems, ...unknownKeywordProblems(schema)], warnings: warnings.filter(isFormatWarning) };
+}
+
+const isFormatWarning = (warning: SchemaWarning): boolean => warning.keyword === 'format';
+
+/** Every keyword JSON Schema does not know, `x-…` extensions aside, with the keyword meant when it is a near miss. */
+function unknownKeywordProblems(schema: JsonSchema): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  walkSchema(schema, (subschema, pointer) => {
+    for (const keyword of Object.keys(subschema)) {
+      if (JSON_SCHEMA_KEYWORDS.includes(keyword) || keyword.startsWith('x-')) continue;
+      const suggestion = closestMatch(keyword, JSON_SCHEMA_KEYWORDS);
+      const hint = suggestion
+        ? `did you mean "${suggestion}"?`
+        : (MISLEADING_ANNOTATIONS[keyword] ?? 'JSON Schema has no such keyword (name your own annotations "x-…")');
+      problems.push({
+        path: appendPointer(pointer, keyword),
+        message: `unknown keyword "${keyword}" would validate nothing; ${hint}`,
+      });
+    }
+  });
+  return problems;
 }
 
 function rootTypeProblems(schema: JsonSchema): SchemaProblem[] {

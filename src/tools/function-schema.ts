@@ -68,7 +68,8 @@ export function normalizeFunctionSchema(input: unknown, name: string, descriptio
   if (!isRecord(parameters)) {
     problems.push({ field: `${base}.parameters`, message: 'must be a JSON Schema object' });
   } else {
-    const check = checkParametersSchema(parameters);
+    // Written by a person: a keyword JSON Schema does not know is a mistake, not an annotation (docs/tools.md).
+    const check = checkParametersSchema(parameters, { unknownKeywords: 'refuse' });
     for (const problem of check.problems) {
       problems.push({ field: pointerToField(`${base}.parameters`, problem.path), message: problem.message });
     }

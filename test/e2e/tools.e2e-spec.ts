@@ -301,26 +301,58 @@ describe('Tools API (e2e)', () => {
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     });
 
-    it('should accept annotation keywords but warn about near-misses and unknown formats', async () => {
-      const body = toolBody({ name: 'warned' });
+    it('should refuse a misspelled schema keyword with a 400 naming the field and the keyword meant', async () => {
+      const body = toolBody({ name: 'misspelled' });
       (body.function_schema as { function: { parameters: unknown } }).function.parameters = {
         type: 'object',
         propertes: { a: { type: 'string' } },
-        require: ['a'],
-        properties: {
-          date: { type: 'string', format: 'dd-mm-yyyy', example: '01-02-2026', 'x-ui': 'date' },
-          note: { type: 'string', optional: true },
-        },
+        properties: { note: { type: 'string', optional: true } },
       };
-      const response = await create(body).expect(201);
-      const warnings = response.body.warnings as Array<{ keyword: string; suggestion?: string; field: string }>;
-      expect(warnings).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ keyword: 'propertes', suggestion: 'properties' }),
-          expect.objectContaining({ keyword: 'require', suggestion: 'required' }),
-          expect.objectContaining({ keyword: 'format' }),
-        ]),
-      );
+      const response = await create(body);
+      expect(response.status).toBe(400);
+      expect((response.body as Problem).errors).toEqual([
+        {
+          field: 'function_schema.function.parameters.propertes',
+          message: 'unknown keyword "propertes" would validate nothing; did you mean "properties"?',
+        },
+        {
+          field: 'function_schema.function.parameters.properties.note.optional',
+          message: expect.stringContaining('"required" array'),
+        },
+      ]);
+      await request(sut.http).get('/api/v1/tools/misspelled').set(bearer(userKey)).expect(404);
+    });
+
+    it('should refuse an unknown keyword on PUT and PATCH too, and accept x- extensions', async () => {
+      const body = toolBody({ name: 'extended' });
+      const fn = (body.function_schema as { function: { parameters: Record<string, unknown> } }).function;
+      fn.parameters = {
+        type: 'object',
+        'x-owner': 'team',
+        properties: { day: { type: 'string', format: 'dd-mm-yyyy', 'x-ui': 'date' } },
+      };
+      const created = await create(body).expect(201);
+      expect(created.body.warnings).toEqual([expect.objectContaining({ keyword: 'format' })]);
+      const id = (created.body as { id: string }).id;
+
+      const misspelled = { type: 'object', properties: { day: { type: 'string', maxLenght: 3 } } };
+      const put = await request(sut.http)
+        .put(`/api/v1/tools/${id}`)
+        .set(bearer(userKey))
+        .send({ ...body, function_schema: { type: 'function', function: { ...fn, parameters: misspelled } } });
+      expect(put.status).toBe(400);
+      expect((put.body as Problem).errors).toEqual([
+        {
+          field: 'function_schema.function.parameters.properties.day.maxLenght',
+          message: expect.stringContaining('did you mean "maxLength"?'),
+        },
+      ]);
+      const patch = await request(sut.http)
+        .patch(`/api/v1/tools/${id}`)
+        .set(bearer(userKey))
+        .send({ function_schema: { type: 'function', function: { ...fn, parameters: misspelled } } });
+      expect(patch.status).toBe(400);
+      expect(JSON.stringify(patch.body)).toContain('did you mean \\"maxLength\\"?');
     });
 
     it('should never answer 500 for odd but well-formed bodies', async () => {
