@@ -24,6 +24,7 @@ import { TestSuites1796172000000 } from './1796172000000-test-suites';
 import { ApprovalDecidedKeyName1796180000000 } from './1796180000000-approval-decided-key-name';
 import { AuditRecords1796190000000 } from './1796190000000-audit-records';
 import { Quotas1796191000000 } from './1796191000000-quotas';
+import { ToolCallLogRepair1796192000000 } from './1796192000000-tool-call-log-repair';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   ApprovalDecidedKeyName1796180000000,
   AuditRecords1796190000000,
   Quotas1796191000000,
+  ToolCallLogRepair1796192000000,
 ];

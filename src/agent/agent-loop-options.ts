@@ -3,7 +3,7 @@ import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatProvider, ReasoningEffort, ResponseFormat, ToolChoice } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
 import type { ToolCallStatus } from '../shared/tool-call-status';
-import type { ToolCall } from '../shared/tool-types';
+import type { ToolCall, ToolCallRepair, ToolCallRepairKind } from '../shared/tool-types';
 import type { AnswerCheck, AnswerRetry } from './answer-check';
 import type { ApprovalGate } from './approval-gate';
 import type { AgentLoopCheckpoint } from './loop-checkpoint';
@@ -43,14 +43,24 @@ export type AgentTool = Pick<ToolDefinition, 'schema' | 'effect'>;
 export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
   onText?(delta: string): void;
   onReasoning?(delta: string): void;
-  onToolCall?(event: { id: string; name: string; index: number }): void;
+  /**
+   * A call starts streaming; for a call recovered from the model's text (see ToolCallRepair) it fires once the answer
+   * is complete, with its `repair`, followed by one onToolParam with its whole arguments, before onModelCall.
+   */
+  onToolCall?(event: { id: string; name: string; index: number; repair?: ToolCallRepair }): void;
   onToolParam?(event: { id: string; name: string; argsDelta: string }): void;
   /** Fires once per executed call with the executor's outcome (not for calls the loop skipped). */
   onAfterToolCall?(outcome: O): void;
   /** Fires for a call in flight when the loop's signal aborted (a cancel, the run's time limit), instead of onAfterToolCall. */
   onToolCallStopped?(event: { call: ToolCall; reason: unknown; durationMs: number }): void;
   /** `iteration` numbers every model call from 1, the final-answer call included; `usage` is that call's. */
-  onModelCall?(event: { iteration: number; usage: TokenUsage; tools: string[]; cost?: Cost | null }): void;
+  onModelCall?(event: {
+    iteration: number;
+    usage: TokenUsage;
+    tools: string[];
+    cost?: Cost | null;
+    repair?: ModelCallRepair;
+  }): void;
   /** The tokens of a tool result's summary, which count in the loop's usage without being a model call of it. */
   onSummaryUsage?(usage: TokenUsage, cost?: Cost | null): void;
   onRetry?(event: { attempt: number; delayMs: number; reason: string }): void;
@@ -58,6 +68,17 @@ export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeL
   onContextTrimmed?(event: ContextTrimEvent): void;
   /** A final answer failed `answerCheck` and went back to the model. */
   onAnswerRetry?(event: AnswerRetry): void;
+}
+
+/**
+ * A model answer whose tool calls were repaired: the first repaired call's kind and the ids of every repaired call.
+ * `text`, when the calls were read from the answer's text, is what is left of that text without them: it replaces
+ * the text streamed by onText, which was the calls.
+ */
+export interface ModelCallRepair {
+  kind: ToolCallRepairKind;
+  callIds: string[];
+  text?: string;
 }
 
 export interface ContextTrimEvent extends ContextTrim {

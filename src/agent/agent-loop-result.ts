@@ -2,6 +2,7 @@ import type { Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { AgentStopReason } from './stop-reason';
+import type { ToolCallRepair } from '../shared/tool-types';
 
 export interface AgentToolCallRecord {
   id: string;
@@ -12,6 +13,8 @@ export interface AgentToolCallRecord {
   /** What the model got back, truncated. */
   response: string;
   duration_ms: number;
+  /** How the call was recovered from a weak model's answer, when it was. */
+  repair?: ToolCallRepair;
 }
 
 export interface AgentLoopUsage extends TokenUsage {

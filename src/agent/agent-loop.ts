@@ -1,12 +1,13 @@
 import { addCosts, type Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
-import type { ChatRequest, ChatResponse } from '../llm/provider';
+import type { ChatRequest, ChatResponse, ChatStreamEvent } from '../llm/provider';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope } from './abort-scope';
 import { AwaitingApprovalError } from './approval-gate';
 import { AgentLoopError } from './agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import { announceRepairedCalls } from './repaired-calls';
 import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
 import { AnswerRetries } from './answer-check';
 import { toAssistantMessage } from './assistant-message';
@@ -238,7 +239,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       await this.prepareSelection();
       let response: ChatResponse;
       try {
-        response = await this.callModel(this.nextRequest());
+        response = await this.callModel(this.nextRequest(), true);
       } catch (error) {
         if (error instanceof NodeTokenBudgetRefusal) return this.finish('budget_tokens');
         throw error;
@@ -358,11 +359,20 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return true;
   }
 
-  private async callModel(request: ChatRequest): Promise<ChatResponse> {
+  /** `runsCalls`: the answer's calls will run, so the calls recovered from its text are announced like streamed ones. */
+  private async callModel(request: ChatRequest, runsCalls = false): Promise<ChatResponse> {
     this.scope.throwIfAborted();
-    const onEvent = forwardStreamEvents(this.options.hooks ?? {});
+    const hooks = this.options.hooks ?? {};
+    const forward = forwardStreamEvents(hooks);
+    const streamed = new Set<string>();
+    const onEvent = (event: ChatStreamEvent): void => {
+      if (event.type === 'tool-call-start') streamed.add(event.id);
+      if (event.type === 'retry') streamed.clear();
+      forward(event);
+    };
     const fitted = this.budget.forCall(this.fitContext(request));
     const response = await this.scope.race(this.options.provider.chat(fitted, { signal: this.scope.signal, onEvent }));
+    const repair = runsCalls ? announceRepairedCalls(response, streamed, hooks) : undefined;
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
     this.usage.totalTokens += response.usage.totalTokens;
@@ -374,6 +384,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       usage: response.usage,
       tools: request.tools?.map((tool) => tool.function.name) ?? [],
       ...(cost !== undefined && { cost }),
+      ...(repair !== undefined && { repair }),
     });
     return response;
   }
@@ -537,6 +548,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       status,
       response: truncate(response, RECORDED_RESPONSE_MAX_CHARS),
       duration_ms: durationMs,
+      ...(call.repair !== undefined && { repair: { kind: call.repair.kind } }),
     });
   }
 

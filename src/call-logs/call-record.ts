@@ -1,4 +1,4 @@
-import type { ToolCall } from '../shared/tool-types';
+import type { ToolCall, ToolCallRepairKind } from '../shared/tool-types';
 import { redactJsonText } from '../shared/json-text-redactor';
 import { secretArgumentNames } from '../shared/argument-secrets';
 import type { ToolCallStatus } from '../shared/tool-call-status';
@@ -22,6 +22,8 @@ export interface ToolCallRecord {
   errorMessage: string | null;
   durationMs: number;
   startedAt: Date;
+  /** How the call was repaired (see ToolCallRepairKind); absent or null: it was not. */
+  repair?: ToolCallRepairKind | null;
 }
 
 /** A logged call as read back: its record, its row id and when the row was written. */
@@ -41,7 +43,7 @@ export interface CallSite {
 
 /** The log row of a call: who called which tool with what, and how it was `answered`. */
 export const toCallRecord = (
-  call: Pick<ToolCall, 'id' | 'name' | 'arguments'>,
+  call: Pick<ToolCall, 'id' | 'name' | 'arguments' | 'repair'>,
   { tool, runId, nodeId, userId }: CallSite,
   answered: Pick<ToolCallRecord, 'output' | 'status' | 'errorMessage' | 'durationMs' | 'startedAt'>,
 ): ToolCallRecord => ({
@@ -55,6 +57,7 @@ export const toCallRecord = (
   input: tool?.schema
     ? redactJsonText(call.arguments, secretArgumentNames(tool.schema.function.parameters))
     : call.arguments,
+  repair: call.repair?.kind ?? null,
   ...answered,
 });
 
@@ -74,5 +77,6 @@ export const toLoggedToolCall = (entity: ToolCallLogEntity): LoggedToolCall => (
   errorMessage: entity.errorMessage,
   durationMs: entity.durationMs,
   startedAt: entity.startedAt,
+  repair: entity.repair,
   createdAt: entity.createdAt,
 });

@@ -1,9 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { TOOL_CALL_STATUSES } from '../shared/tool-call-status';
+import { TOOL_CALL_REPAIR_KINDS, type ToolCallRepairKind } from '../shared/tool-types';
 
 /** What `started_at` of a logged call means (see RegistryService.logUnloggedCalls for calls logged at a resume). */
 export const STARTED_AT_DESCRIPTION =
   'When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored';
+
+/** The repair mark of a call (see ToolCallRepairKind). */
+export class ToolCallRepairDto {
+  @ApiProperty({ enum: TOOL_CALL_REPAIR_KINDS, example: 'json_answer' }) kind!: ToolCallRepairKind;
+}
 
 export class ToolCallLogResponse {
   @ApiProperty() id!: string;
@@ -20,6 +26,13 @@ export class ToolCallLogResponse {
   status!: string;
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty({ example: 12 }) duration_ms!: number;
+  @ApiProperty({
+    type: ToolCallRepairDto,
+    nullable: true,
+    description:
+      "How the call was repaired from a weak model's answer (docs/providers.md, Repaired calls); null: it was not",
+  })
+  repair!: ToolCallRepairDto | null;
   @ApiProperty({ description: STARTED_AT_DESCRIPTION }) started_at!: string;
   @ApiProperty() created_at!: string;
 }

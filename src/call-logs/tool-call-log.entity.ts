@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ToolCallStatus } from '../shared/tool-call-status';
+import type { ToolCallRepairKind } from '../shared/tool-types';
 
 @Entity('tool_call_logs')
 @Index('idx_tool_call_logs_tool_created', ['toolId', 'createdAt'])
@@ -43,6 +44,9 @@ export class ToolCallLogEntity {
 
   @Column({ name: 'duration_ms', type: 'int' })
   durationMs!: number;
+
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  repair!: ToolCallRepairKind | null;
 
   @Column({ name: 'started_at', type: 'datetime', precision: 3 })
   startedAt!: Date;

@@ -38,6 +38,7 @@ export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogRes
   status: entity.status,
   error_message: entity.errorMessage,
   duration_ms: entity.durationMs,
+  repair: entity.repair === null ? null : { kind: entity.repair },
   started_at: entity.startedAt.toISOString(),
   created_at: entity.createdAt.toISOString(),
 });

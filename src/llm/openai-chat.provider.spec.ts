@@ -243,7 +243,9 @@ describe(OpenAIChatProvider.name, () => {
       const response = await chat();
 
       expect(response.content).toBe('');
-      expect(response.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+      expect(response.toolCalls).toEqual([
+        { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}', repair: { kind: 'tool_call_tag' } },
+      ]);
       expect(response.repairs).toHaveLength(1);
     });
 
@@ -252,7 +254,9 @@ describe(OpenAIChatProvider.name, () => {
 
       const response = await chat();
 
-      expect(response.toolCalls).toEqual([{ id: 'c', name: 'get_weather', arguments: '{"city":"北京"}' }]);
+      expect(response.toolCalls).toEqual([
+        { id: 'c', name: 'get_weather', arguments: '{"city":"北京"}', repair: { kind: 'tool_name' } },
+      ]);
       expect(response.repairs).toHaveLength(1);
     });
   });

@@ -23,14 +23,14 @@ describe(repairToolCalls.name, () => {
   it('should split quoted key=value arguments off a name', () => {
     const result = repair({ toolCalls: [call('get_weather" city="北京', '')] });
 
-    expect(result.toolCalls).toEqual([call('get_weather', '{"city":"北京"}')]);
+    expect(result.toolCalls).toEqual([{ ...call('get_weather', '{"city":"北京"}'), repair: { kind: 'tool_name' } }]);
     expect(result.repairs).toEqual(['tool call c1: name "get_weather\\" city=\\"北京" became "get_weather"']);
   });
 
   it('should split a JSON object off a name', () => {
     const result = repair({ toolCalls: [call('get_weather {"city":"x"}', '{}')] });
 
-    expect(result.toolCalls).toEqual([call('get_weather', '{"city":"x"}')]);
+    expect(result.toolCalls).toEqual([{ ...call('get_weather', '{"city":"x"}'), repair: { kind: 'tool_name' } }]);
     expect(result.repairs).toHaveLength(1);
   });
 
@@ -60,14 +60,18 @@ describe(repairToolCalls.name, () => {
     });
 
     expect(result.content).toBe('Let me check.');
-    expect(result.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(result.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}', repair: { kind: 'tool_call_tag' } },
+    ]);
     expect(result.repairs).toEqual(['tool call call_0: "get_weather" recovered from a tool_call tag in the text']);
   });
 
   it('should keep raw arguments of a broken or unclosed <tool_call> for the argument parser', () => {
     const result = repair({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris",}}' });
 
-    expect(result.toolCalls).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city": "Paris",}' }]);
+    expect(result.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_weather', arguments: '{"city": "Paris",}', repair: { kind: 'tool_call_tag' } },
+    ]);
     expect(result.content).toBe('');
   });
 
@@ -79,8 +83,8 @@ describe(repairToolCalls.name, () => {
     });
 
     expect(result.toolCalls).toEqual([
-      { id: 'call_0', name: 'get_time', arguments: '{"tz":"UTC"}' },
-      { id: 'call_1', name: 'get_weather', arguments: '{"city":"Rome"}' },
+      { id: 'call_0', name: 'get_time', arguments: '{"tz":"UTC"}', repair: { kind: 'tool_call_tag' } },
+      { id: 'call_1', name: 'get_weather', arguments: '{"city":"Rome"}', repair: { kind: 'function_tag' } },
     ]);
   });
 
@@ -95,8 +99,13 @@ describe(repairToolCalls.name, () => {
 
     expect(result.content).toBe('Calling now:');
     expect(result.toolCalls).toEqual([
-      { id: 'call_0', name: 'get_weather', arguments: '{"city":"北京","days":3,"metric":true}' },
-      { id: 'call_1', name: 'get_time', arguments: '{}' },
+      {
+        id: 'call_0',
+        name: 'get_weather',
+        arguments: '{"city":"北京","days":3,"metric":true}',
+        repair: { kind: 'python_call' },
+      },
+      { id: 'call_1', name: 'get_time', arguments: '{}', repair: { kind: 'python_call' } },
     ]);
     expect(result.repairs[0]).toContain('python call');
   });
@@ -128,6 +137,12 @@ describe(repairToolCalls.name, () => {
     expect(repair({ content, toolNames: [] }).toolCalls).toEqual([]);
   });
   describe('whole answers that are only tool calls', () => {
+    const KINDS: Record<string, string> = {
+      'JSON answer': 'json_answer',
+      'json code fence': 'json_fence',
+      '[TOOL_CALLS] list': 'tool_calls_list',
+      python_tag: 'python_tag',
+    };
     const recovered = (content: string) => {
       const result = repair({ content });
       return {
@@ -163,6 +178,7 @@ describe(repairToolCalls.name, () => {
       expect(result.toolCalls).toEqual([['get_weather', { city: 'Paris' }]]);
       expect(result.content).toBe('');
       expect(result.repairs).toEqual([`tool call call_0: "get_weather" recovered from a ${source} in the text`]);
+      expect(repair({ content }).toolCalls[0].repair?.kind).toBe(KINDS[source]);
     });
 
     it('should recover a bare JSON array of calls and Llama calls joined by semicolons', () => {

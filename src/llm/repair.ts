@@ -1,5 +1,5 @@
-import type { ToolCall } from '../shared/tool-types';
-import { extractTextToolCalls } from './text-tool-calls';
+import type { ToolCall, ToolCallRepairKind } from '../shared/tool-types';
+import { extractTextToolCalls, type TextToolCall } from './text-tool-calls';
 import { parseJsonWithin } from '../shared/json-depth';
 
 export interface RepairInput {
@@ -18,6 +18,17 @@ export interface RepairResult {
   repairs: string[];
 }
 
+/** The repair kind of each markup a call can be read from. */
+const KIND_OF_SOURCE: Record<TextToolCall['source'], ToolCallRepairKind> = {
+  'JSON answer': 'json_answer',
+  'json code fence': 'json_fence',
+  '[TOOL_CALLS] list': 'tool_calls_list',
+  python_tag: 'python_tag',
+  'tool_call tag': 'tool_call_tag',
+  'function tag': 'function_tag',
+  'python call': 'python_call',
+};
+
 // A name with junk attached: `get_weather" city="x`, `get_weather {"city":"x"}`, `functions.get_weather`.
 const NAME_WITH_TAIL = /^[\s"'`]*(?:functions\.)?([A-Za-z_][\w-]*)([\s\S]*)$/;
 const KEY_VALUE = /([A-Za-z_]\w*)\s*[=:]\s*("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s,)}]+)/g;
@@ -25,7 +36,8 @@ const KEY_VALUE = /([A-Za-z_]\w*)\s*[=:]\s*("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'
 /**
  * Recovers tool calls from models that do not emit clean `tool_calls`. Argument JSON is kept raw:
  * fixing it is the registry argument parser's job. Calls written in the text are looked for only
- * when the provider returned no structured call, so a call is never counted twice.
+ * when the provider returned no structured call, so a call is never counted twice. Every call repaired here
+ * carries its `repair` mark.
  */
 export function repairToolCalls(input: RepairInput): RepairResult {
   const known = new Set(input.toolNames);
@@ -41,7 +53,7 @@ export function repairToolCalls(input: RepairInput): RepairResult {
   const extracted = extractTextToolCalls(input.content, known);
   for (const call of extracted.calls) {
     const id = input.nextId();
-    toolCalls.push({ id, name: call.name, arguments: call.arguments });
+    toolCalls.push({ id, name: call.name, arguments: call.arguments, repair: { kind: KIND_OF_SOURCE[call.source] } });
     repairs.push(`tool call ${id}: "${call.name}" recovered from a ${call.source} in the text`);
   }
   return { content: extracted.content, toolCalls, repairs };
@@ -52,7 +64,12 @@ function repairName(call: ToolCall, known: ReadonlySet<string>): ToolCall | null
   const match = NAME_WITH_TAIL.exec(call.name);
   if (match === null || !known.has(match[1])) return null;
   const fromName = argumentsFromTail(match[2]);
-  return { ...call, name: match[1], arguments: mergeArguments(call.arguments, fromName) };
+  return {
+    ...call,
+    name: match[1],
+    arguments: mergeArguments(call.arguments, fromName),
+    repair: { kind: 'tool_name' },
+  };
 }
 
 function argumentsFromTail(tail: string): string | Record<string, unknown> | null {

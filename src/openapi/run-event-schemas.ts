@@ -1,6 +1,25 @@
 import type { RunEventType } from '../runs/run-event-types';
+import { TOOL_CALL_REPAIR_KINDS } from '../shared/tool-types';
 
 type Schema = Record<string, unknown>;
+
+const REPAIR_DOC = 'docs/providers.md, Repaired calls';
+const callRepair = {
+  type: 'object',
+  description: `Present when the call was repaired from a weak model's answer (${REPAIR_DOC})`,
+  properties: { kind: { type: 'string', enum: [...TOOL_CALL_REPAIR_KINDS] } },
+};
+const modelCallRepair = {
+  type: 'object',
+  description:
+    `Present when calls of this answer were repaired (${REPAIR_DOC}): \`kind\` of the first, \`call_ids\` of all; ` +
+    '`text`, when they were read from the text, is what is left of it: it replaces the llm.delta text streamed',
+  properties: {
+    kind: { type: 'string', enum: [...TOOL_CALL_REPAIR_KINDS] },
+    call_ids: { type: 'array', items: { type: 'string' } },
+    text: { type: 'string' },
+  },
+};
 
 const nodeId = { type: 'string', description: 'The node this event is about', example: 'llm-1' };
 const callId = { type: 'string', description: 'The tool call id', example: 'call_1' };
@@ -81,11 +100,18 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
       offered_tools: { type: 'array', items: { type: 'string' }, example: ['get_weather', 'search_tools'] },
       prompt_tokens: { type: 'integer' },
       completion_tokens: { type: 'integer' },
+      repair: modelCallRepair,
     },
   },
   'tool.call': {
     description: 'The model (or a tool node) called a tool',
-    properties: { node_id: nodeId, call_id: callId, name: { type: 'string' }, index: { type: 'integer' } },
+    properties: {
+      node_id: nodeId,
+      call_id: callId,
+      name: { type: 'string' },
+      index: { type: 'integer' },
+      repair: callRepair,
+    },
   },
   'tool.args.delta': {
     description: 'Arguments of a tool call as the model streams them',
@@ -112,6 +138,7 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
         description: 'What the call cost; null when its model has no known price (GET /providers)',
         properties: { amount: { type: 'number', example: 0.00125 }, currency: { type: 'string', example: 'USD' } },
       },
+      repair: modelCallRepair,
     },
   },
   'llm.output_retry': {
@@ -141,6 +168,7 @@ export const RUN_EVENT_DATA: Record<RunEventType, { description: string; propert
         type: 'boolean',
         description: 'Present (true) when the arguments were broken JSON, repaired before the call',
       },
+      repair: callRepair,
     },
   },
   'node.item': {

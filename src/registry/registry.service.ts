@@ -230,14 +230,18 @@ export class RegistryService implements OnApplicationShutdown {
       defaultTimeoutMs: this.config.tools.defaultTimeoutMs,
       logger: { warn: (message, error) => this.logger.warn({ err: error }, message) },
     });
+    const call = outcome.repair === undefined ? options.call : { ...options.call, repair: outcome.repair };
     await this.store(
-      recordOf(options, {
-        output: outcome.status === 'success' ? outcome.response : null,
-        status: outcome.status,
-        errorMessage: outcome.status === 'success' ? null : outcome.response,
-        durationMs: outcome.metadata.duration_ms,
-        startedAt: outcome.startedAt,
-      }),
+      recordOf(
+        { ...options, call },
+        {
+          output: outcome.status === 'success' ? outcome.response : null,
+          status: outcome.status,
+          errorMessage: outcome.status === 'success' ? null : outcome.response,
+          durationMs: outcome.metadata.duration_ms,
+          startedAt: outcome.startedAt,
+        },
+      ),
     );
     return outcome;
   }

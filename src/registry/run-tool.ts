@@ -10,7 +10,7 @@ import {
 import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from '../shared/tool-definition';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 import type { ToolCallStatus } from '../shared/tool-call-status';
-import { type JsonSchema, type ToolCall } from '../shared/tool-types';
+import { type JsonSchema, type ToolCall, type ToolCallRepair } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
 import { closestMatch } from '../json-schema/edit-distance';
 import { Deadline } from '../common/deadline';
@@ -29,6 +29,8 @@ export interface ToolRunOutcome {
   /** Field errors when the arguments were rejected. */
   errors?: ArgumentError[];
   metadata: { duration_ms: number; repaired_arguments?: boolean; repair_note?: string } & Record<string, unknown>;
+  /** How the call was repaired: recovered from the model's text (the call's own mark), else `arguments` when its JSON was. */
+  repair?: ToolCallRepair;
   /** Validated (and `parseParams`-transformed) arguments. */
   params?: Record<string, unknown>;
   usage?: ToolExecuteResult['usage'];
@@ -83,10 +85,12 @@ export async function runTool(options: RunToolOptions): Promise<ToolRunOutcome> 
     partial = executionFailure(error);
   }
   const finishedAt = new Date();
+  const repairMark = call.repair ?? (repair.repaired_arguments === true ? { kind: 'arguments' as const } : undefined);
   const outcome: ToolRunOutcome = {
     ...partial,
     call,
     toolName: call.name,
+    ...(repairMark !== undefined && { repair: repairMark }),
     metadata: { ...partial.metadata, ...repair, duration_ms: finishedAt.getTime() - startedAt.getTime() },
     startedAt,
     finishedAt,

@@ -24,7 +24,16 @@ const versionsOf = (pins: ToolPins): Record<string, number> =>
 /** What a run's answer shows of a logged call. */
 export type CallRow = Pick<
   ToolCallRecord,
-  'nodeId' | 'callId' | 'toolName' | 'status' | 'input' | 'output' | 'errorMessage' | 'durationMs' | 'startedAt'
+  | 'nodeId'
+  | 'callId'
+  | 'toolName'
+  | 'status'
+  | 'input'
+  | 'output'
+  | 'errorMessage'
+  | 'durationMs'
+  | 'startedAt'
+  | 'repair'
 >;
 
 /**
@@ -143,6 +152,7 @@ export function toRunDetail(
         error_message: call.errorMessage,
         duration_ms: call.durationMs,
         started_at: call.startedAt.toISOString(),
+        ...(call.repair ? { repair: { kind: call.repair } } : {}),
       };
     }),
   }));

@@ -6,7 +6,7 @@ import { PageQuery } from '../common/http/pagination';
 import { sortDescription } from '../common/http/sort';
 import { RUN_BUDGET_PROPERTIES, RUN_STOP_REASONS } from './run-budgets';
 import { PendingApprovalDto } from './approval.dto';
-import { STARTED_AT_DESCRIPTION } from '../call-logs/tool-call-log.dto';
+import { STARTED_AT_DESCRIPTION, ToolCallRepairDto } from '../call-logs/tool-call-log.dto';
 
 export const RUN_SORT_FIELDS = {
   created_at: 'createdAt',
@@ -128,6 +128,11 @@ export class NodeRunToolCallDto {
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty() duration_ms!: number;
   @ApiProperty({ description: STARTED_AT_DESCRIPTION }) started_at!: string;
+  @ApiPropertyOptional({
+    type: ToolCallRepairDto,
+    description: "Present when the call was repaired from a weak model's answer (docs/providers.md, Repaired calls)",
+  })
+  repair?: ToolCallRepairDto;
 }
 
 export class NodeRunDto {

@@ -21,9 +21,35 @@ export interface FunctionTool {
   };
 }
 
+/**
+ * How a call was recovered from a weak model's answer: written into its text as a bare JSON object
+ * (`json_answer`), a json code fence, after `[TOOL_CALLS]`, in `<tool_call>` tags, as `<function=…>`, after
+ * `<|python_tag|>` or as a Python-style call; a streamed call whose name had junk glued to it (`tool_name`); or
+ * arguments that were broken JSON (`arguments`).
+ */
+export const TOOL_CALL_REPAIR_KINDS = [
+  'json_answer',
+  'json_fence',
+  'tool_calls_list',
+  'tool_call_tag',
+  'function_tag',
+  'python_tag',
+  'python_call',
+  'tool_name',
+  'arguments',
+] as const;
+export type ToolCallRepairKind = (typeof TOOL_CALL_REPAIR_KINDS)[number];
+
+/** The mark of a repaired call, the same on its events, its log row and the run's record. */
+export interface ToolCallRepair {
+  kind: ToolCallRepairKind;
+}
+
 /** One tool call as the model made it: `arguments` is the raw string the model produced. */
 export interface ToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** Present when the call was not a clean structured call of the provider (see ToolCallRepairKind). */
+  repair?: ToolCallRepair;
 }

@@ -207,3 +207,54 @@ describe('applyEvent (cost)', () => {
     expect(costText({ amount: 0.1 + 0.2, currency: 'EUR' })).toBe('0.3 EUR');
   });
 });
+
+describe('applyEvent (repaired calls)', () => {
+  it('should show a call recovered from the text as a repaired call and drop the raw call from the text', () => {
+    const raw = '{"name": "lookup", "arguments": {"id": "t"}}';
+    const state = fold([
+      { type: 'run.started', data: { at: at(0) } },
+      { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+      { type: 'llm.delta', data: { node_id: 'llm-1', delta: raw, at: at(1) } },
+      {
+        type: 'tool.call',
+        data: { node_id: 'llm-1', call_id: 'call_0', name: 'lookup', repair: { kind: 'json_answer' }, at: at(2) },
+      },
+      { type: 'tool.args.delta', data: { node_id: 'llm-1', call_id: 'call_0', delta: '{"id":"t"}', at: at(2) } },
+      {
+        type: 'llm.usage',
+        data: {
+          node_id: 'llm-1',
+          usage: { total_tokens: 9 },
+          repair: { kind: 'json_answer', call_ids: ['call_0'], text: '' },
+          at: at(2),
+        },
+      },
+      {
+        type: 'tool.result',
+        data: {
+          node_id: 'llm-1',
+          call_id: 'call_0',
+          name: 'lookup',
+          status: 'success',
+          repair: { kind: 'json_answer' },
+        },
+      },
+    ]);
+
+    const [modelCall] = state.nodes[0].modelCalls;
+    expect(modelCall.text).toBe('');
+    expect(modelCall.toolCalls).toEqual([
+      expect.objectContaining({ callId: 'call_0', args: '{"id":"t"}', repaired: true, repairKind: 'json_answer' }),
+    ]);
+  });
+
+  it('should mark a call whose arguments were repaired', () => {
+    const state = fold([
+      { type: 'node.started', data: { node_id: 'llm-1', node_type: 'llm', at: at(0) } },
+      { type: 'tool.call', data: { node_id: 'llm-1', call_id: 'c', name: 'lookup', at: at(1) } },
+      { type: 'tool.result', data: { node_id: 'llm-1', call_id: 'c', status: 'success', repaired: true, at: at(2) } },
+    ]);
+
+    expect(state.nodes[0].modelCalls[0].toolCalls[0]).toMatchObject({ repaired: true, repairKind: 'arguments' });
+  });
+});

@@ -17,6 +17,7 @@ export interface NodeRunBody {
     model_arguments?: unknown;
     edited_by?: string | null;
     edited_at?: string;
+    repair?: { kind: string };
   }>;
 }
 

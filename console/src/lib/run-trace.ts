@@ -17,6 +17,8 @@ export interface ToolCallView {
   startedAt: number;
   endedAt: number | null;
   repaired: boolean;
+  /** How it was repaired (json_answer, tool_call_tag, arguments, …), when it was. */
+  repairKind: string | null;
   /** Since when it waits for a person's approval (while it waits). */
   waitingSince: number | null;
   /** The model's arguments, when a person approved the call with others (`args` is then what ran). */
@@ -37,6 +39,7 @@ const newToolCall = (callId: string, name: string, at: number): ToolCallView => 
   startedAt: at,
   endedAt: null,
   repaired: false,
+  repairKind: null,
   waitingSince: null,
   modelArgs: null,
   editedBy: null,
@@ -197,6 +200,17 @@ function findToolCall(node: NodeView, callId: string): ToolCallView | undefined 
   return undefined;
 }
 
+/** The `repair` of an event (docs/providers.md, Repaired calls), when it has one. */
+const repairOf = (data: Record<string, unknown>): { kind?: unknown; text?: unknown } | null =>
+  typeof data.repair === 'object' && data.repair !== null ? (data.repair as { kind?: unknown; text?: unknown }) : null;
+
+function markRepair(toolCall: ToolCallView, data: Record<string, unknown>): void {
+  const kind = repairOf(data)?.kind;
+  if (typeof kind === 'string') toolCall.repairKind = kind;
+  else if (data.repaired === true) toolCall.repairKind ??= 'arguments';
+  toolCall.repaired = toolCall.repairKind !== null;
+}
+
 /** Applies one event; returns the same (mutated) state so it works on a Vue reactive object. */
 export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
   const { data } = event;
@@ -267,6 +281,9 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       const call = node.modelCalls.at(-1) ?? modelCallFor(node, at, false);
       if (data.usage && typeof data.usage === 'object') call.usage = data.usage as Usage;
       if ('cost' in data) call.cost = (data.cost as Cost | null) ?? null;
+      // The streamed text was the calls the model wrote into it: what is left of it is the text.
+      const repairedText = repairOf(data)?.text;
+      if (typeof repairedText === 'string') call.text = repairedText;
       call.endedAt = at;
       call.lastAt = at;
       break;
@@ -274,7 +291,9 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
     case 'tool.call': {
       const node = nodeFor(state, data, at);
       const call = modelCallFor(node, at, false);
-      call.toolCalls.push(newToolCall(text(data.call_id), text(data.name), at));
+      const toolCall = newToolCall(text(data.call_id), text(data.name), at);
+      markRepair(toolCall, data);
+      call.toolCalls.push(toolCall);
       break;
     }
     case 'tool.args.delta': {
@@ -297,7 +316,7 @@ export function applyEvent(state: TraceState, event: TraceEvent): TraceState {
       toolCall.waitingSince = null;
       // The call event comes while the model still streams; the tool itself ran for duration_ms before its result.
       if (toolCall.durationMs !== null) toolCall.startedAt = at - toolCall.durationMs;
-      toolCall.repaired = data.repaired === true;
+      markRepair(toolCall, data);
       break;
     }
     case 'node.finished': {

@@ -13,8 +13,10 @@ const isHookAnswered = (name: string, status: AgentToolCallStatus): status is To
 
 /** The logged calls among the records of a loop (a checkpoint's or a finished node's `tool_calls`). */
 export function answeredCallsOfRecords(records: readonly AgentToolCallRecord[]): AnsweredCall[] {
-  return records.flatMap(({ id, name, arguments: args, status, response, duration_ms }) =>
-    isHookAnswered(name, status) ? [{ id, name, arguments: args, status, response, durationMs: duration_ms }] : [],
+  return records.flatMap(({ id, name, arguments: args, status, response, duration_ms, repair }) =>
+    isHookAnswered(name, status)
+      ? [{ id, name, arguments: args, status, response, durationMs: duration_ms, ...(repair && { repair }) }]
+      : [],
   );
 }
 
@@ -31,6 +33,7 @@ export function answeredCallsOfCheckpoint(checkpoint: AgentLoopCheckpoint): Answ
             status: answer.status,
             response: answer.response,
             durationMs: answer.durationMs,
+            ...(call.repair && { repair: call.repair }),
           },
         ]
       : [],

@@ -3,6 +3,7 @@ import type { RunEventType } from '../../runs/run-event-types';
 import { stoppedCallResponse, type ToolRunOutcome } from '../../registry/run-tool';
 import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import type { RunMeter } from '../execution/run-meter';
+import { modelCallRepairMark } from './model-call-repair';
 
 /** Tool responses in events are previews; the node run's output has them whole. */
 const PREVIEW_CHARS = 1000;
@@ -37,7 +38,8 @@ export function llmNodeEvents({
   return {
     onText: (delta) => emit('llm.delta', { node_id: nodeId, delta }),
     onReasoning: (delta) => emit('llm.reasoning', { node_id: nodeId, delta }),
-    onToolCall: ({ id, name, index }) => emit('tool.call', { node_id: nodeId, call_id: id, name, index }),
+    onToolCall: ({ id, name, index, repair }) =>
+      emit('tool.call', { node_id: nodeId, call_id: id, name, index, ...(repair && { repair }) }),
     onToolParam: ({ id, name, argsDelta }) => {
       const delta = redactedDelta(id, argsDelta);
       if (delta !== '') emit('tool.args.delta', { node_id: nodeId, call_id: id, name, delta });
@@ -51,6 +53,7 @@ export function llmNodeEvents({
         duration_ms: outcome.metadata.duration_ms,
         response: outcome.response.slice(0, PREVIEW_CHARS),
         ...(outcome.metadata.repaired_arguments === true ? { repaired: true } : {}),
+        ...(outcome.repair && { repair: outcome.repair }),
       }),
     onToolCallStopped: ({ call, reason, durationMs }) =>
       emit('tool.result', {
@@ -61,7 +64,8 @@ export function llmNodeEvents({
         duration_ms: durationMs,
         response: stoppedCallResponse(call.name, reason).slice(0, PREVIEW_CHARS),
       }),
-    onModelCall: ({ iteration, usage, tools: offered, cost = null }) => {
+    onModelCall: ({ iteration, usage, tools: offered, cost = null, repair }) => {
+      const repairMark = modelCallRepairMark(repair);
       emit('llm.usage', {
         node_id: nodeId,
         iteration,
@@ -73,6 +77,7 @@ export function llmNodeEvents({
           ...(usage.reasoningTokens !== undefined && { reasoning_tokens: usage.reasoningTokens }),
         },
         cost,
+        ...repairMark,
       });
       onModelAnswer(offered);
       emit('llm.call', {
@@ -81,6 +86,7 @@ export function llmNodeEvents({
         offered_tools: offered,
         prompt_tokens: usage.promptTokens,
         completion_tokens: usage.completionTokens,
+        ...repairMark,
       });
       // Last: reaching the run's token budget aborts the run, after this call's events are out.
       meter?.addModelCall(usage, 1, cost);

@@ -10,6 +10,7 @@ import type { OwnerEvidence } from '../../agent/selection/usage-evidence';
 import type { NodeState, NodeStep } from '../execution/run-checkpointer';
 import type { OutputShape, OutputShapeContext } from './output-shape';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
+import type { ToolCallRepair } from '../../shared/tool-types';
 
 /** What handlers use at run time; the workflow module provides it. */
 export interface NodeServices {
@@ -48,6 +49,7 @@ export interface AnsweredCall {
   /** The result or error as stored. */
   response: string;
   durationMs: number;
+  repair?: ToolCallRepair;
 }
 
 /** What checks beyond the schema may consult: the configured providers. */

@@ -184,6 +184,10 @@ export type ExecuteToolResponse = {
     errors?: Array<ArgumentErrorDto>;
 };
 
+export type ToolCallRepairDto = {
+    kind: 'json_answer' | 'json_fence' | 'tool_calls_list' | 'tool_call_tag' | 'function_tag' | 'python_tag' | 'python_call' | 'tool_name' | 'arguments';
+};
+
 export type ToolCallLogResponse = {
     id: string;
     tool_id: string | null;
@@ -198,6 +202,7 @@ export type ToolCallLogResponse = {
     status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome' | 'rejected';
     error_message: string | null;
     duration_ms: number;
+    repair: ToolCallRepairDto | null;
     /**
      * When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored
      */
@@ -462,6 +467,10 @@ export type NodeRunToolCallDto = {
      * When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored
      */
     started_at: string;
+    /**
+     * Present when the call was repaired from a weak model's answer (docs/providers.md, Repaired calls)
+     */
+    repair?: ToolCallRepairDto;
 };
 
 export type NodeRunDto = {
@@ -1556,6 +1565,14 @@ export type LlmCallEvent = {
     offered_tools?: Array<string>;
     prompt_tokens?: number;
     completion_tokens?: number;
+    /**
+     * Present when calls of this answer were repaired (docs/providers.md, Repaired calls): `kind` of the first, `call_ids` of all; `text`, when they were read from the text, is what is left of it: it replaces the llm.delta text streamed
+     */
+    repair?: {
+        kind?: 'json_answer' | 'json_fence' | 'tool_calls_list' | 'tool_call_tag' | 'function_tag' | 'python_tag' | 'python_call' | 'tool_name' | 'arguments';
+        call_ids?: Array<string>;
+        text?: string;
+    };
     at: string;
 };
 
@@ -1573,6 +1590,12 @@ export type ToolCallEvent = {
     call_id?: string;
     name?: string;
     index?: number;
+    /**
+     * Present when the call was repaired from a weak model's answer (docs/providers.md, Repaired calls)
+     */
+    repair?: {
+        kind?: 'json_answer' | 'json_fence' | 'tool_calls_list' | 'tool_call_tag' | 'function_tag' | 'python_tag' | 'python_call' | 'tool_name' | 'arguments';
+    };
     at: string;
 };
 
@@ -1622,6 +1645,14 @@ export type LlmUsageEvent = {
         amount?: number;
         currency?: string;
     } | null;
+    /**
+     * Present when calls of this answer were repaired (docs/providers.md, Repaired calls): `kind` of the first, `call_ids` of all; `text`, when they were read from the text, is what is left of it: it replaces the llm.delta text streamed
+     */
+    repair?: {
+        kind?: 'json_answer' | 'json_fence' | 'tool_calls_list' | 'tool_call_tag' | 'function_tag' | 'python_tag' | 'python_call' | 'tool_name' | 'arguments';
+        call_ids?: Array<string>;
+        text?: string;
+    };
     at: string;
 };
 
@@ -1658,6 +1689,12 @@ export type ToolResultEvent = {
      * Present (true) when the arguments were broken JSON, repaired before the call
      */
     repaired?: boolean;
+    /**
+     * Present when the call was repaired from a weak model's answer (docs/providers.md, Repaired calls)
+     */
+    repair?: {
+        kind?: 'json_answer' | 'json_fence' | 'tool_calls_list' | 'tool_call_tag' | 'function_tag' | 'python_tag' | 'python_call' | 'tool_name' | 'arguments';
+    };
     at: string;
 };
 
