@@ -177,7 +177,11 @@ export class PythonSandbox {
 
   constructor(private readonly options: PythonSandboxOptions) {
     const perOwner = options.maxPerOwner ?? Math.max(1, Math.floor(options.processes / 2));
-    this.slots = new FairSlots<Call>({ slots: options.processes, perOwner }, (call) => void this.start(call));
+    this.slots = new FairSlots<Call>({ slots: options.processes, perOwner }, (call) => {
+      this.start(call).catch((error: unknown) =>
+        this.fail(call, new CodeRunError('unavailable', `the Python sandbox failed: ${String(error)}`)),
+      );
+    });
   }
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
