@@ -89,6 +89,12 @@ describe('console (browser)', () => {
       }),
     );
     await visible(page.getByText('Schema looks valid.'));
+    // Code tools have two languages now: the person picks one, nothing is chosen for them.
+    await page
+      .locator('.field', { has: page.locator('label[for="config-language"]') })
+      .locator('.n-base-selection')
+      .click();
+    await page.locator('.n-base-select-option').getByText('javascript', { exact: true }).click();
     await page.locator('#config-code').fill('return args.a + args.b;');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL(/\/console\/tools\/[0-9a-f-]{36}$/);
