@@ -1,16 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root';
 
 export const CONSOLE_PATH = '/console';
 
 /** The built console (`vite build` → dist/console), found from the package root whether we run from src/ or dist/. */
 export function consoleDirectory(from = __dirname): string {
-  let directory = from;
-  while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory)
-    directory = dirname(directory);
-  return join(directory, 'dist', 'console');
+  return join(packageRoot(from), 'dist', 'console');
 }
 
 /**

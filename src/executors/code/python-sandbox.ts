@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Socket } from 'node:net';
 import { CodeRunError } from './code-run-error';
@@ -9,6 +8,7 @@ import { firstChildPid, processUsage } from './process-usage';
 import type { SandboxLogger } from './sandbox-child';
 import type { CodeLogEntry, SandboxOutcome } from './sandbox-state';
 import { settleOutcome } from './settle-outcome';
+import { packageRoot } from '../../common/package-root';
 import { parseJsonWithin } from '../../shared/json-depth';
 import { isRecord } from '../../shared/is-record';
 
@@ -48,14 +48,6 @@ const POLL_MS = 20;
 const MIB = 1024 * 1024;
 const START_TIMEOUT_MS = 120_000;
 
-/** The package root, from src/ or dist/: the child script lives in runtime/ beside package.json. */
-const packageRoot = (from = __dirname): string => {
-  let directory = from;
-  while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory)
-    directory = dirname(directory);
-  return directory;
-};
-
 /** Whether this machine can start a process in its own user, network and PID namespaces. */
 export const namespacesAvailable = (): boolean =>
   spawnSync('unshare', ['--user', '--map-root-user', '--net', '--pid', '--fork', 'true'], { timeout: 5000 }).status ===
@@ -77,6 +69,7 @@ class PythonProcess {
     logger?: SandboxLogger,
   ) {
     const pyodide = dirname(require.resolve('pyodide/package.json'));
+    // The child script lives in runtime/ beside package.json, from src/ and from dist/ alike.
     const script = join(packageRoot(), 'runtime', 'python-sandbox-child.cjs');
     const node = [
       '--experimental-permission',
