@@ -1,4 +1,4 @@
-import type { RecordedRequest } from './openai-test-server';
+import type { RecordedRequest } from './recorded-request';
 
 /**
  * How a test server's embeddings endpoint answers: a vector per text, an error status with its body, or a

@@ -1,12 +1,7 @@
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type EmbeddingsBehaviour, EmbeddingsScript, openaiEmbeddings } from './embeddings-endpoint';
+import { type RecordedRequest, recordRequest } from './recorded-request';
 import { chatResponseFormatError } from './structured-output-wire';
 
 /**
@@ -17,14 +12,7 @@ import { chatResponseFormatError } from './structured-output-wire';
  * `embedWith`'s vectors (floats, or base64 when asked, as the official SDK does by default).
  */
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** Parsed JSON body; `{}` when the body was not JSON (see `rawBody`). */
-  body: Record<string, unknown>;
-  rawBody: string;
-}
+export type { RecordedRequest } from './recorded-request';
 
 export interface OpenAIUsage {
   prompt_tokens: number;
@@ -379,7 +367,7 @@ export class OpenAITestServer {
       sendJson(response, 200, openaiModelList(this.modelIds));
       return;
     }
-    const recorded = await record(request);
+    const recorded = await recordRequest(request);
     this.requests.push(recorded);
     const number = this.requests.length;
     if (request.method === 'POST' && recorded.path.endsWith('/embeddings')) {
@@ -476,21 +464,6 @@ export class OpenAITestServer {
       this.timers.add(timer);
     });
   }
-}
-
-async function record(request: IncomingMessage): Promise<RecordedRequest> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  const rawBody = Buffer.concat(parts).toString('utf8');
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(rawBody);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      body = parsed as Record<string, unknown>;
-  } catch {
-    body = {};
-  }
-  return { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body, rawBody };
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

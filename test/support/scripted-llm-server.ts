@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RecordedRequest } from './openai-test-server';
+import { type RecordedRequest, recordRequest } from './recorded-request';
 import { type EmbeddingsAnswer, type EmbeddingsBehaviour, EmbeddingsScript } from './embeddings-endpoint';
 
-export type { RecordedRequest } from './openai-test-server';
+export type { RecordedRequest } from './recorded-request';
 
 /** A streamed 200 answer: each frame (an SSE event or an NDJSON line) written to the socket as it is. */
 export interface FramesTurn {
@@ -120,7 +120,7 @@ export class ScriptedLlmServer {
       sendJson(response, 200, this.options.models.answer(this.modelIds));
       return;
     }
-    const recorded = await record(request);
+    const recorded = await recordRequest(request);
     this.requests.push(recorded);
     const number = this.requests.length;
     const { embeddings } = this.options;
@@ -163,22 +163,6 @@ export class ScriptedLlmServer {
     if (turn.dropAfterFrames !== undefined) response.socket?.destroy();
     else response.end();
   }
-}
-
-async function record(request: IncomingMessage): Promise<RecordedRequest> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  const rawBody = Buffer.concat(parts).toString('utf8');
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(rawBody);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      body = parsed as Record<string, unknown>;
-    }
-  } catch {
-    body = {};
-  }
-  return { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body, rawBody };
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {

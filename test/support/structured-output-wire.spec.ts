@@ -1,4 +1,4 @@
-import type { RecordedRequest } from './openai-test-server';
+import type { RecordedRequest } from './recorded-request';
 import {
   anthropicOutputFormatError,
   chatResponseFormatError,

@@ -1,4 +1,4 @@
-import type { RecordedRequest } from './openai-test-server';
+import type { RecordedRequest } from './recorded-request';
 
 /**
  * What each API refuses in a request's structured-output field, with the API's own words, so that the test
