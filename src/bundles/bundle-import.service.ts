@@ -11,7 +11,7 @@ import { type PlannedTool, ToolImportService } from '../tools/tool-import.servic
 import type { WorkflowDefinition } from '../workflow/definition.schema';
 import { renameToolsIn } from '../workflow/rename-tools';
 import { normalizeWorkflowBody } from '../workflow/workflow-body';
-import { type PlannedWorkflow, WorkflowsService } from '../workflow/workflows.service';
+import { type PlannedWorkflow, WorkflowImportService } from '../workflow/workflow-import.service';
 import { readBundle, type BundleItems } from './read-bundle';
 import { type ConflictPolicy, type ImportItemResult, type ImportQuery, type ImportResult } from './bundle.dto';
 import { decideName, type NameDecision } from './decide-name';
@@ -52,7 +52,7 @@ const failed = (result: ImportItemResult, errors: FieldProblem[]): ImportItemRes
 export class BundleImportService {
   constructor(
     private readonly tools: ToolImportService,
-    private readonly workflows: WorkflowsService,
+    private readonly workflows: WorkflowImportService,
     private readonly dataSource: DataSource,
   ) {}
 

@@ -30,6 +30,8 @@ import { RunStarter } from './execution/run-starter.service';
 import { WorkflowToolRuns } from './execution/workflow-tool-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
+import { DefinitionChecker } from './definition-checker.service';
+import { WorkflowImportService } from './workflow-import.service';
 import { OwnerEvidence } from '../agent/selection/usage-evidence';
 
 @Module({
@@ -41,9 +43,11 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
     RunsModule,
   ],
   controllers: [WorkflowsController],
-  exports: [WorkflowsService, WorkflowVersionsService, RunStarter],
+  exports: [WorkflowsService, WorkflowImportService, WorkflowVersionsService, RunStarter],
   providers: [
     WorkflowsService,
+    DefinitionChecker,
+    WorkflowImportService,
     WorkflowVersionsService,
     ToolEmbeddingsService,
     WorkflowRunExecutor,

@@ -1,16 +1,13 @@
 import { selectRows } from '../common/plain-sql';
 import { AuditService } from '../audit/audit.service';
-import type { ToolDefinition } from '../shared/tool-definition';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { ValidateFunction } from 'ajv';
-import type AjvCore from 'ajv/dist/core';
 import { randomUUID } from 'node:crypto';
-import { type EntityManager, In, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { dependantsConflict, type Dependant } from '../common/dependants';
-import { DomainError, type FieldProblem } from '../common/errors/domain-error';
+import { DomainError } from '../common/errors/domain-error';
 import type { Page } from '../common/http/pagination';
 import { parseSort, toBuilderOrder } from '../common/http/sort';
 import { assertVersionMatches, type VersionPrecondition } from '../common/http/etag';
@@ -19,29 +16,18 @@ import {
   byIdOrName,
   isDuplicateKey,
   isVisibleTo,
-  namesTaken,
   pickByName,
-  type TakenNames,
   whereNameOrDescriptionContains,
   whereVisibleTo,
 } from '../common/owned-queries';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { createAjv } from '../json-schema/create-ajv';
-import { LruCache } from '../shared/lru-cache';
-import { detectSchemaDraft, type SchemaDraft } from '../json-schema/schema-draft';
-import { ProviderRegistry } from '../llm/provider-registry';
-import { RegistryService } from '../registry/registry.service';
 import type { StoredTool } from '../tools/stored-tool';
 import type { ToolDependants } from '../tools/tool-dependants';
 import { ToolsService } from '../tools/tools.service';
 import { NODE_HANDLERS } from './nodes/node-handlers';
-import type { HandlerNode, NodeHandler, ToolUse } from './nodes/node-handler';
+import type { HandlerNode, NodeHandler } from './nodes/node-handler';
 import type { WorkflowLookup } from '../runs/workflow-lookup';
-import type { WorkflowDefinition } from './definition.schema';
-import { WorkflowRunError } from './execution/run-context';
+import { DefinitionChecker } from './definition-checker.service';
 import type { WorkflowBody } from './workflow-body';
-import { analyzeDefinition, type DefinitionAnalysis } from './validate-definition';
 import {
   type ListWorkflowsQuery,
   WORKFLOW_DEFAULT_SORT,
@@ -49,162 +35,19 @@ import {
   type WorkflowResponse,
 } from './workflow.dto';
 import { WorkflowEntity } from './workflow.entity';
+import { toWorkflowResponse, workflowNameTaken } from './workflow-rows';
 import { WorkflowVersionEntity } from './workflow-version.entity';
 import { recordWorkflowVersion } from './workflow-version-row';
-import { isRecord } from '../shared/is-record';
 
-export interface CheckedDefinition {
-  definition: WorkflowDefinition;
-  order: string[];
-  /** The tools each node uses, as the check resolved them (not for a stored run's execution plan). */
-  tools?: ReadonlyMap<string, readonly ToolDefinition[]>;
-  /** The tools each node names and the selectors it has, by node id. */
-  toolUses: ReadonlyMap<string, ToolUse>;
-  /** What works but should change (a deprecated output field read by a reference). */
-  warnings?: FieldProblem[];
-}
-
-/** A workflow an import has checked and stores in its transaction: a new one, or the next version of the caller's. */
-export interface PlannedWorkflow {
-  readonly id: string;
-  readonly name: string;
-  readonly userId: string;
-  /** The caller's workflow this one replaces; null: a new workflow. */
-  readonly replaces: { readonly version: number } | null;
-  readonly definition: WorkflowDefinition;
-  readonly isPublic: boolean;
-  readonly enabled: boolean;
-  /** The user whose import makes the new version. */
-  readonly savedBy: string;
-}
-
-const VALIDATOR_CACHE_SIZE = 500;
-
-/** Stored workflows and the checks every definition passes on save and on run. */
+/** Stored workflows: reads, saves (each a new version), deletes, and what depends on them. */
 @Injectable()
 export class WorkflowsService implements WorkflowLookup, ToolDependants {
-  private readonly ajvByDraft: Record<SchemaDraft, AjvCore> = {
-    'draft-07': createAjv('draft-07', { useDefaults: true }),
-    '2020-12': createAjv('2020-12', { useDefaults: true }),
-  };
-  /** Compiled inputs schemas; an evicted one leaves its Ajv instance too, or the instance would keep it. */
-  private readonly inputValidators = new LruCache<string, { validate: ValidateFunction; ajv: AjvCore; schema: object }>(
-    VALIDATOR_CACHE_SIZE,
-    (_key, entry) => entry.ajv.removeSchema(entry.schema),
-  );
-  /** Structural analysis of stored definitions by `id@version`: a version never changes, so it is analysed once. */
-  private readonly analyses = new LruCache<string, DefinitionAnalysis>(VALIDATOR_CACHE_SIZE);
-
   constructor(
     @InjectRepository(WorkflowEntity) private readonly workflows: Repository<WorkflowEntity>,
-    private readonly registry: RegistryService,
+    private readonly checker: DefinitionChecker,
     private readonly tools: ToolsService,
-    private readonly providers: ProviderRegistry,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
   ) {}
-
-  /**
-   * Everything that makes a definition runnable for this caller: structure, references, tools that
-   * exist and that the caller may use, providers and models that are configured. 400 on any problem.
-   */
-  async check(
-    input: unknown,
-    principal: Principal,
-    field = 'definition',
-    version?: string,
-    /** Tool names that count as existing and enabled: those an import stores in the same transaction. */
-    providedTools: ReadonlySet<string> = new Set(),
-  ): Promise<CheckedDefinition> {
-    const analysis = this.analyze(input, version);
-    // Pointers are into the body: the definition is the body itself, or its `definition` field.
-    const pointerBase = field === 'body' ? '' : `/${field}`;
-    const inBody = (problem: FieldProblem): FieldProblem => ({
-      ...problem,
-      field: problem.field.startsWith('definition')
-        ? problem.field.replace(/^definition/, field)
-        : `${field}.${problem.field}`,
-      ...(problem.pointer === undefined ? {} : { pointer: `${pointerBase}${problem.pointer}` }),
-    });
-    const problems: FieldProblem[] = analysis.problems.map(inBody);
-    if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
-    const definition = input as WorkflowDefinition;
-    const resolvedTools = new Map<string, readonly ToolDefinition[]>();
-    for (const [index, node] of definition.nodes.entries()) {
-      const tools = analysis.toolsByNode.get(node.id);
-      if (!tools) continue;
-      const resolved = await this.registry.resolve(tools.names, principal, { checkUsable: true });
-      resolvedTools.set(node.id, resolved.definitions);
-      const toolsField = `${field}.nodes[${index}](${node.id}).data.${tools.field}`;
-      for (const name of resolved.missing.filter((missing) => !providedTools.has(missing))) {
-        problems.push({ field: toolsField, message: `tool "${name}" does not exist or this API key may not use it` });
-      }
-      for (const name of resolved.disabled.filter((disabled) => !providedTools.has(disabled))) {
-        problems.push({ field: toolsField, message: `tool "${name}" is disabled` });
-      }
-      // A workflow that runs itself through a tool is the one being saved: its stored state does not count.
-      for (const unusable of resolved.unusable.filter((use) => use.dependency !== definition.name)) {
-        problems.push({ field: toolsField, message: `tool "${unusable.name}" ${unusable.reason}` });
-      }
-    }
-    if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
-    const warnings = analysis.warnings.map(inBody);
-    return { definition, order: analysis.order, tools: resolvedTools, toolUses: analysis.toolsByNode, warnings };
-  }
-
-  /**
-   * The node order of a stored run's definition, checked when the run was created; a run executed again
-   * (resumed) meets it here once more, and fails with the problems if the service's configuration changed since.
-   */
-  executionPlan(definition: unknown, version?: string): CheckedDefinition {
-    const analysis = this.analyze(definition, version);
-    if (analysis.problems.length > 0) {
-      const text = analysis.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
-      throw new WorkflowRunError(`the stored definition no longer runs here: ${text}`);
-    }
-    return { definition: definition as WorkflowDefinition, order: analysis.order, toolUses: analysis.toolsByNode };
-  }
-
-  /** Run inputs against the definition's `inputs` schema (defaults filled in). */
-  checkInputs(definition: WorkflowDefinition, inputs: unknown, key: string): Record<string, unknown> {
-    if (inputs !== undefined && !isRecord(inputs)) {
-      throw DomainError.validation([{ field: 'inputs', message: 'must be an object' }]);
-    }
-    const value = structuredClone(inputs ?? {});
-    if (!definition.inputs) return value;
-    const cacheKey = `${key}:${JSON.stringify(definition.inputs)}`;
-    let entry = this.inputValidators.get(cacheKey);
-    if (!entry) {
-      // The save-time check refused an unsupported `$schema`, so a stored definition always has a draft.
-      const detected = detectSchemaDraft(definition.inputs);
-      const ajv = this.ajvByDraft[detected.ok ? detected.draft : '2020-12'];
-      entry = { validate: ajv.compile(definition.inputs), ajv, schema: definition.inputs };
-      this.inputValidators.set(cacheKey, entry);
-    }
-    const { validate } = entry;
-    if (!validate(value)) {
-      throw DomainError.validation(
-        (validate.errors ?? []).map((error) => {
-          const missing = (error.params as { missingProperty?: string }).missingProperty;
-          const path = `${error.instancePath.replace(/\//g, '.')}${missing ? `.${missing}` : ''}`;
-          return { field: `inputs${path}`, message: error.message ?? 'is invalid' };
-        }),
-        'The run inputs do not match the workflow inputs schema',
-      );
-    }
-    return value;
-  }
-
-  private analyze(input: unknown, version: string | undefined): DefinitionAnalysis {
-    const cached = version === undefined ? undefined : this.analyses.get(version);
-    if (cached) return cached;
-    const analysis = analyzeDefinition(input, {
-      providers: this.providers,
-      defaultProvider: this.config.defaultProvider,
-    });
-    if (version !== undefined && analysis.problems.length === 0) this.analyses.set(version, analysis);
-    return analysis;
-  }
 
   async list(query: ListWorkflowsQuery, principal: Principal): Promise<Page<WorkflowResponse>> {
     const builder = this.workflows.createQueryBuilder('workflow');
@@ -336,75 +179,6 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     return entities.map(toWorkflowResponse);
   }
 
-  /** Names an import may clash with: the caller's own workflows and the public ones, each name to its id. */
-  namesTaken(principal: Principal): Promise<TakenNames> {
-    return namesTaken(this.workflows, principal);
-  }
-
-  /**
-   * Checks a workflow as POST (`replacing` null: a new one with id `newId`) or as a PUT of the caller's workflow
-   * `replacing` would, without storing it; `providedTools` are tools the same import stores.
-   */
-  async plan(
-    body: WorkflowBody,
-    principal: Principal,
-    target: { replacing: string | null; newId: string; providedTools: ReadonlySet<string> },
-  ): Promise<PlannedWorkflow> {
-    const { replacing, newId, providedTools } = target;
-    const existing = replacing === null ? null : await this.workflows.findOneByOrFail({ id: replacing });
-    const isPublic = body.isPublic ?? existing?.isPublic ?? false;
-    if (isPublic && !existing?.isPublic && !isAdmin(principal)) {
-      throw DomainError.validation([{ field: 'is_public', message: 'only admins make workflows public' }]);
-    }
-    const { definition } = await this.check(body.definition, principal, body.field, undefined, providedTools);
-    return {
-      id: existing?.id ?? newId,
-      name: definition.name,
-      userId: existing?.userId ?? principal.userId,
-      replaces: existing && { version: existing.version },
-      definition,
-      isPublic,
-      enabled: body.enabled ?? existing?.enabled ?? true,
-      savedBy: principal.userId,
-    };
-  }
-
-  /** Stores checked workflows inside the caller's transaction: all of them or, when one fails, none. */
-  async storePlanned(manager: EntityManager, planned: readonly PlannedWorkflow[]): Promise<void> {
-    for (const workflow of planned) {
-      const now = new Date();
-      const fields = {
-        name: workflow.name,
-        description: workflow.definition.description ?? '',
-        definition: workflow.definition,
-        isPublic: workflow.isPublic,
-        publicName: workflow.isPublic ? workflow.name : null,
-        enabled: workflow.enabled,
-        updatedAt: now,
-      };
-      try {
-        const version = workflow.replaces ? workflow.replaces.version + 1 : 1;
-        if (workflow.replaces) {
-          const changed = await manager.update(
-            WorkflowEntity,
-            { id: workflow.id, version: workflow.replaces.version },
-            { ...fields, version } as QueryDeepPartialEntity<WorkflowEntity>,
-          );
-          if (changed.affected === 0) {
-            throw DomainError.conflict(`Workflow "${workflow.name}" was changed by another request; import again`);
-          }
-        } else {
-          const row = { ...fields, id: workflow.id, userId: workflow.userId, version, createdAt: now };
-          await manager.insert(WorkflowEntity, row as QueryDeepPartialEntity<WorkflowEntity>);
-        }
-        await recordWorkflowVersion(manager, { ...fields, id: workflow.id, version }, workflow.savedBy, now);
-      } catch (error) {
-        if (isDuplicateKey(error)) throw workflowNameTaken(workflow.name, workflow.isPublic);
-        throw error;
-      }
-    }
-  }
-
   /** Refuses (409) while workflow tools run this workflow, unless `force`: then those tools are disabled. */
   async remove(idOrName: string, principal: Principal, force = false): Promise<void> {
     const existing = await this.findVisible(idOrName, principal);
@@ -473,7 +247,7 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
   private async readBody(body: WorkflowBody, principal: Principal, wasPublic = false) {
     const isPublic = body.isPublic ?? wasPublic;
     if (isPublic && !wasPublic && !isAdmin(principal)) throw DomainError.forbidden('Only admins make workflows public');
-    const { definition, warnings = [] } = await this.check(body.definition, principal, body.field);
+    const { definition, warnings = [] } = await this.checker.check(body.definition, principal, body.field);
     return { definition, isPublic, warnings };
   }
 }
@@ -495,24 +269,3 @@ const toolNamesIn = (definition: { nodes?: readonly HandlerNode[] }): string[] =
     const nested = handler?.nested?.(node.data ?? {});
     return [...(handler?.toolsUsed?.(node.data ?? {})?.names ?? []), ...(nested ? toolNamesIn(nested) : [])];
   });
-
-const workflowNameTaken = (name: string, isPublic: boolean): DomainError =>
-  DomainError.conflict(
-    isPublic
-      ? `A workflow named "${name}" already exists among your workflows or the public ones`
-      : `You already have a workflow named "${name}"`,
-    'name',
-  );
-
-export const toWorkflowResponse = (entity: WorkflowEntity): WorkflowResponse => ({
-  id: entity.id,
-  name: entity.name,
-  description: entity.description,
-  definition: entity.definition,
-  is_public: entity.isPublic,
-  enabled: entity.enabled,
-  user_id: entity.userId,
-  version: entity.version,
-  created_at: entity.createdAt.toISOString(),
-  updated_at: entity.updatedAt.toISOString(),
-});

@@ -2,7 +2,7 @@ import type { Principal } from '../../common/auth/principal';
 import type { RegistryService } from '../../registry/registry.service';
 import { type ToolDefinition, toolName } from '../../shared/tool-definition';
 import type { ToolPin } from '../../tools/stored-tool';
-import type { CheckedDefinition } from '../workflows.service';
+import type { CheckedDefinition } from '../definition-checker.service';
 
 export interface RunTools {
   /** Each node's tools: the ones it names, then what its selectors add. */

@@ -25,8 +25,7 @@ import type { ModelCalls } from '../recording/model-calls';
 import { RecordingModelCalls } from '../recording/recording-model-calls';
 import { coalesceDeltas } from '../delta-coalescer';
 import { logCheckpointedCalls } from '../checkpointed-call-logs';
-import type { CheckedDefinition } from '../workflows.service';
-import { WorkflowsService } from '../workflows.service';
+import { type CheckedDefinition, DefinitionChecker } from '../definition-checker.service';
 import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
 import { RunMeter } from './run-meter';
 import { WorkflowEngine } from './engine';
@@ -83,7 +82,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     private readonly runs: RunsService,
     private readonly nodeRuns: NodeRunsService,
     private readonly events: RunEventsService,
-    private readonly workflows: WorkflowsService,
+    private readonly checker: DefinitionChecker,
     private readonly registry: RegistryService,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     private readonly checkpoints: RunCheckpointStore,
@@ -104,7 +103,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     let checked: CheckedDefinition;
     try {
       const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
-      checked = { ...this.workflows.executionPlan(run.definition, version), tools: created?.tools };
+      checked = { ...this.checker.executionPlan(run.definition, version), tools: created?.tools };
     } catch (error) {
       await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined, created?.endStored);
       return 'ended';

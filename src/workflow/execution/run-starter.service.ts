@@ -11,7 +11,8 @@ import { RUN_SUPERVISOR, type RunSupervisor } from '../../runs/run-supervisor';
 import { RunsService } from '../../runs/runs.service';
 import { RunQueriesService } from '../../runs/run-queries.service';
 import type { ModelCalls } from '../recording/model-calls';
-import { type CheckedDefinition, WorkflowsService } from '../workflows.service';
+import { type CheckedDefinition, DefinitionChecker } from '../definition-checker.service';
+import { WorkflowsService } from '../workflows.service';
 import { WorkflowVersionsService } from '../workflow-versions.service';
 import { resolveRunTools } from './resolve-run-tools';
 import { effectiveBudgets } from './run-request';
@@ -68,6 +69,7 @@ export class RunStarter {
     private readonly runs: RunsService,
     private readonly queries: RunQueriesService,
     private readonly workflows: WorkflowsService,
+    private readonly checker: DefinitionChecker,
     private readonly versions: WorkflowVersionsService,
     private readonly registry: RegistryService,
     private readonly executor: WorkflowRunExecutor,
@@ -122,8 +124,8 @@ export class RunStarter {
   async createRun(source: RunSource): Promise<{ run: RunRecord; checked: CheckedDefinition }> {
     const { workflow, principal } = source;
     const version = workflow ? `${workflow.id}@${workflow.version}` : undefined;
-    const checked = await this.workflows.check(source.definition, principal, 'definition', version);
-    const inputs = this.workflows.checkInputs(checked.definition, source.inputs, version ?? 'inline');
+    const checked = await this.checker.check(source.definition, principal, 'definition', version);
+    const inputs = this.checker.checkInputs(checked.definition, source.inputs, version ?? 'inline');
     const tools = await resolveRunTools(checked, principal, this.registry);
     const run = await this.runs.create({
       definition: checked.definition,

@@ -1,15 +1,11 @@
 import { Test } from '@nestjs/testing';
-import { AuditService } from '../audit/audit.service';
-import { getRepositoryToken } from '@nestjs/typeorm';
 import { userPrincipal } from '../../test/factories/run.factory';
 import { loadConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryService } from '../registry/registry.service';
-import { ToolsService } from '../tools/tools.service';
 import { analyzeDefinition } from './validate-definition';
-import { WorkflowEntity } from './workflow.entity';
-import { WorkflowsService } from './workflows.service';
+import { DefinitionChecker } from './definition-checker.service';
 
 jest.mock('./validate-definition', () => {
   const actual = jest.requireActual<typeof import('./validate-definition')>('./validate-definition');
@@ -26,23 +22,20 @@ const definition = () => ({
   edges: [{ source: 'start', target: 'end' }],
 });
 
-describe(WorkflowsService.name, () => {
-  let sut: WorkflowsService;
+describe(DefinitionChecker.name, () => {
+  let sut: DefinitionChecker;
 
   beforeEach(async () => {
     jest.mocked(analyzeDefinition).mockClear();
     const moduleRef = await Test.createTestingModule({
       providers: [
-        WorkflowsService,
-        { provide: getRepositoryToken(WorkflowEntity), useValue: {} },
+        DefinitionChecker,
         { provide: RegistryService, useValue: {} },
-        { provide: ToolsService, useValue: {} },
         { provide: ProviderRegistry, useValue: {} },
-        { provide: AuditService, useValue: {} },
         { provide: APP_CONFIG, useValue: loadConfig({}) },
       ],
     }).compile();
-    sut = moduleRef.get(WorkflowsService);
+    sut = moduleRef.get(DefinitionChecker);
   });
 
   it('should analyse a stored definition once per version, not on every run', async () => {
