@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Port } from '../common/port';
-import { Queue, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../common/auth/principal';
@@ -29,8 +29,8 @@ const QUEUE_NAME = 'runs';
 const CANCELLED = 'cancelled by the client';
 /** How often a ?wait=true request looks at the run's row besides being woken by its events. */
 const WAIT_POLL_MS = 1000;
-/** Jobs that still lead to a run's execution: waiting for a worker, delayed, or taken by one. */
-const LIVE_JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+/** Jobs that still lead to a run's execution without a worker having taken them yet. */
+const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
 
@@ -248,14 +248,20 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
 
   private queueJobs(): RunQueueJobs {
     const queue = this.queue as Queue<JobData>;
+    const runIdOf = (job: Job<JobData>) => {
+      const runId = (job.data as Partial<JobData> | undefined)?.runId;
+      return typeof runId === 'string' ? [runId] : [];
+    };
     return {
-      liveRunIds: async () => {
-        const jobs = await queue.getJobs([...LIVE_JOB_STATES]);
-        return new Set(
-          jobs
-            .map((job) => (job.data as Partial<JobData> | undefined)?.runId)
-            .filter((id): id is string => typeof id === 'string'),
-        );
+      jobs: async () => {
+        // Active ones apart (a job a stalled check put back keeps the processedOn of its last taking), and after
+        // the waiting ones, so that a job taken in between is seen in one of the two lists.
+        const waiting = await queue.getJobs([...WAITING_JOB_STATES]);
+        const active = await queue.getJobs(['active']);
+        return [
+          ...waiting.flatMap((job) => runIdOf(job).map((runId) => ({ runId, takenAt: null }))),
+          ...active.flatMap((job) => runIdOf(job).map((runId) => ({ runId, takenAt: job.processedOn ?? null }))),
+        ];
       },
       enqueue: (runId) => this.enqueue(runId),
     };

@@ -5,7 +5,7 @@ import { newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { RunEntity, type RunStatus } from './run.entity';
 import { RunLeasesService } from './run-leases.service';
-import { RunReconciler } from './run-reconciler';
+import { type RunQueueJob, RunReconciler } from './run-reconciler';
 import { RunsService } from './runs.service';
 
 const LEASE_MS = 30_000;
@@ -15,7 +15,7 @@ describe(RunReconciler.name, () => {
   let runs: RunsService;
   let rows: Repository<RunEntity>;
   let leases: RunLeasesService;
-  let jobs: Set<string>;
+  let jobs: RunQueueJob[];
   let enqueued: string[];
   let sut: RunReconciler;
 
@@ -34,12 +34,12 @@ describe(RunReconciler.name, () => {
     runs = moduleRef.get(RunsService);
     rows = moduleRef.get(getRepositoryToken(RunEntity));
     leases = moduleRef.get(RunLeasesService);
-    jobs = new Set();
+    jobs = [];
     enqueued = [];
     sut = new RunReconciler(
       leases,
       {
-        liveRunIds: () => Promise.resolve(jobs),
+        jobs: () => Promise.resolve(jobs),
         enqueue: (runId) => {
           enqueued.push(runId);
           return Promise.resolve();
@@ -66,9 +66,27 @@ describe(RunReconciler.name, () => {
     expect((await sut.reconcile()).sort()).toEqual([queued, running].sort());
   });
 
+  it('should queue again a run whose job a worker took over a lease period ago without leasing the run', async () => {
+    const takenByTheDead = await stored({ status: 'queued' });
+    const leaseRanOut = await stored({ status: 'running', leaseOwner: 'dead-worker', leaseExpiresAt: past() });
+    const longAgo = Date.now() - LEASE_MS - 1000;
+    jobs.push({ runId: takenByTheDead, takenAt: longAgo }, { runId: leaseRanOut, takenAt: longAgo });
+
+    expect((await sut.reconcile()).sort()).toEqual([takenByTheDead, leaseRanOut].sort());
+    expect(await sut.reconcile()).toEqual([]);
+    expect(enqueued.sort()).toEqual([takenByTheDead, leaseRanOut].sort());
+  });
+
+  it('should leave alone a run whose job a worker took less than a lease period ago', async () => {
+    const id = await stored({ status: 'queued' });
+    jobs.push({ runId: id, takenAt: Date.now() - 1000 });
+
+    expect(await sut.reconcile()).toEqual([]);
+  });
+
   it('should leave alone runs with a live job or lease, waiting, ended and child runs, and a run just created', async () => {
     const withJob = await stored({ status: 'queued', leaseOwner: 'worker-a', leaseExpiresAt: past() });
-    jobs.add(withJob);
+    jobs.push({ runId: withJob, takenAt: null });
     await stored({ status: 'running', leaseOwner: 'worker-a', leaseExpiresAt: future() });
     await stored({ status: 'waiting' });
     await stored({ status: 'succeeded', leaseExpiresAt: past() });

@@ -3,10 +3,17 @@ import type { RunLeasesService } from './run-leases.service';
 /** How many unowned runs one pass looks at; the next pass takes the rest. */
 const BATCH = 100;
 
+/** A job in the run queue that may still lead to its run's execution. */
+export interface RunQueueJob {
+  runId: string;
+  /** When a worker took the job (ms since the epoch, that worker's clock); null while it waits or is delayed. */
+  takenAt: number | null;
+}
+
 /** What the reconciler needs from the run queue. */
 export interface RunQueueJobs {
-  /** Ids of the runs that have a job waiting, delayed or being processed. */
-  liveRunIds(): Promise<ReadonlySet<string>>;
+  /** The jobs waiting, delayed or being processed. */
+  jobs(): Promise<RunQueueJob[]>;
   enqueue(runId: string): Promise<void>;
 }
 
@@ -16,6 +23,9 @@ export interface RunQueueJobs {
  * died before leasing it or lost its lease) is claimed for one lease period and queued again, so that of
  * several workers reconciling at once exactly one re-queues it, and again only if that job is lost too.
  * A run never held is left alone for one lease period: its submitter is still queueing it.
+ * A job a worker took counts for one lease period only: a worker leases its run at once, so one that has not
+ * by then died or is stuck (a hung database connection, while its Redis connection keeps the job's lock alive).
+ * Its late lease attempt then finds the run taken or ended: a second job is harmless, the lease decides.
  */
 export class RunReconciler {
   constructor(
@@ -28,7 +38,7 @@ export class RunReconciler {
   async reconcile(): Promise<string[]> {
     const unowned = await this.leases.unowned(BATCH, this.leaseMs);
     if (unowned.length === 0) return [];
-    const live = await this.jobs.liveRunIds();
+    const live = liveRunIds(await this.jobs.jobs(), this.leaseMs);
     const requeued: string[] = [];
     for (const runId of unowned) {
       if (live.has(runId) || !(await this.leases.claimUnowned(runId, this.leaseMs))) continue;
@@ -37,4 +47,10 @@ export class RunReconciler {
     }
     return requeued;
   }
+}
+
+/** Runs whose job waits for a worker, or was taken less than a lease period ago. */
+function liveRunIds(jobs: readonly RunQueueJob[], leaseMs: number): ReadonlySet<string> {
+  const takenSince = Date.now() - leaseMs;
+  return new Set(jobs.filter((job) => job.takenAt === null || job.takenAt > takenSince).map((job) => job.runId));
 }

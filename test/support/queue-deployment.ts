@@ -53,6 +53,13 @@ export class QueueDeployment {
     return started;
   }
 
+  /** Starts one process with `overrides` on top of its role's environment (its own DATABASE_URL, limits). */
+  async startWith(role: ProcessRole, overrides: Record<string, string>): Promise<ChildApp> {
+    const started = await startChildApp({ ...this.env(role), ...overrides });
+    this.processes.push(started);
+    return started;
+  }
+
   /** Kills what still runs, drops the database and the Redis keys. */
   async close(): Promise<void> {
     for (const child of this.processes) await stopChildApp(child);
