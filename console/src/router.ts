@@ -24,6 +24,9 @@ export const router = createRouter({
     { path: '/playground', component: () => import('./views/PlaygroundView.vue'), meta: { title: 'Playground' } },
     { path: '/mcp-servers', component: () => import('./views/McpServersView.vue'), meta: { title: 'MCP servers' } },
     { path: '/approvals', component: () => import('./views/ApprovalsView.vue'), meta: { title: 'Approvals' } },
+    { path: '/usage', component: () => import('./views/UsageView.vue'), meta: { title: 'Usage' } },
+    { path: '/quotas', component: () => import('./views/QuotasView.vue'), meta: { title: 'Quotas' } },
+    { path: '/audit', component: () => import('./views/AuditView.vue'), meta: { title: 'Audit trail' } },
     { path: '/:rest(.*)*', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
   ],
 });

@@ -127,6 +127,9 @@ describe('console at phone width (browser)', () => {
     ['approvals', () => 'approvals', (p) => visible(p.getByTestId('approval-card'))],
     ['MCP servers', () => 'mcp-servers', (p) => visible(p.getByRole('heading', { level: 1 }))],
     ['playground', () => 'playground', (p) => visible(p.getByLabel('Message'))],
+    ['usage', () => 'usage', (p) => visible(p.getByTestId('usage-table').getByText('Total'))],
+    ['quotas', () => 'quotas', (p) => visible(p.getByRole('heading', { name: 'Users with quotas' }))],
+    ['audit', () => 'audit', (p) => visible(p.locator('td').getByText(/lookup_long/))],
     ['not found', () => 'no-such-page', (p) => visible(p.getByRole('heading', { level: 1 }))],
   ];
 

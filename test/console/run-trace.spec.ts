@@ -1,4 +1,5 @@
-import { applyEvent, costText, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/lib/run-trace';
+import { costText } from '../../console/src/lib/cost';
+import { applyEvent, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/lib/run-trace';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());

@@ -64,3 +64,7 @@ export async function api<T>(
 }
 
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** An API refusal with its status (`429 Quota runs_per_day … is used up`): what a person acts on differs by status. */
+export const refusalText = (error: unknown): string =>
+  error instanceof ApiError ? `${error.status} ${error.message}` : errorText(error);

@@ -11,8 +11,13 @@ import type {
   McpServerWriteResponse,
   Page,
   ProviderListResponse,
+  QuotaLimitsDto,
+  QuotaPageResponse,
+  QuotaResponse,
+  UsageResponse,
   ApprovalPageResponse,
   ApiKeyPageResponse,
+  AuditPageResponse,
   MeResponse,
   DecideApprovalDto,
   RunResponse,
@@ -116,4 +121,24 @@ export const approvalsApi = {
   /** 422 names the fields of edited arguments that do not fit the tool's schema; 409 when already decided. */
   decide: (runId: string, approvalId: string, body: DecideApprovalDto) =>
     api<RunResponse>('POST', `/runs/${runId}/approvals/${approvalId}`, body),
+};
+
+export const quotasApi = {
+  /** The caller's own quotas, with what each window has used. */
+  mine: () => api<QuotaResponse>('GET', '/quotas/me'),
+  /** Every user that has quotas (admins). */
+  list: (query: Query) => api<QuotaPageResponse>('GET', withQuery('/quotas', query)),
+  get: (userId: string) => api<QuotaResponse>('GET', `/quotas/${encodeURIComponent(userId)}`),
+  /** Replaces all of a user's quotas (admins): one left out no longer limits; 400 names each bad field. */
+  put: (userId: string, limits: QuotaLimitsDto) =>
+    api<QuotaResponse>('PUT', `/quotas/${encodeURIComponent(userId)}`, limits),
+};
+
+export const usageApi = {
+  /** Runs, tokens and cost by day, workflow or model; `user_id` only for admins. */
+  get: (query: Query) => api<UsageResponse>('GET', withQuery('/usage', query)),
+};
+
+export const auditApi = {
+  list: (query: Query) => api<AuditPageResponse>('GET', withQuery('/audit', query)),
 };

@@ -1,5 +1,6 @@
 /** Folds the run's event stream (GET /runs/:id/events) into nodes → model calls → tool calls, for the run page. */
 
+import type { Cost } from './cost';
 import { putNestedRun, toNestedRun, type NestedRunView } from './nested-runs';
 
 export interface TraceEvent {
@@ -63,18 +64,6 @@ export interface ModelCallView {
   usage: Usage | null;
   /** From its llm.usage: what the call cost; null when its model has no known price; undefined: not said. */
   cost?: Cost | null;
-}
-
-export interface Cost {
-  amount: number;
-  currency: string;
-}
-
-/** `0.0022 USD`; an unknown cost says so rather than showing 0. */
-export function costText(cost: Cost | null | undefined): string {
-  if (cost === undefined) return '';
-  if (cost === null) return 'cost unknown';
-  return `${Number(cost.amount.toPrecision(6))} ${cost.currency}`;
 }
 
 export interface Usage {
