@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
-import { bulkInsert, incrementColumn, selectRows, updateRows, upsertRow } from './plain-sql';
+import { bulkInsert, incrementColumn, insertRowIf, selectRows, updateRows, upsertRow } from './plain-sql';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
@@ -90,6 +90,32 @@ describe('bulk writes', () => {
 
       counter.stop();
       expect(counter.statements).toEqual([]);
+    });
+  });
+
+  describe(insertRowIf.name, () => {
+    const sample = (batch: string, position: number): SampleRow => ({
+      id: randomUUID(),
+      batch,
+      position,
+      label: 'x',
+      flagged: true,
+      data: { position },
+      at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
+    });
+    const fewerThan = (batch: string, limit: number) => ({
+      sql: '(SELECT COUNT(*) FROM samples WHERE batch = ?) < ?',
+      parameters: [batch, limit],
+    });
+
+    it('should store the row while the condition over the other rows holds, and only then', async () => {
+      const rows = [1, 2, 3].map((position) => sample('q', position));
+      const stored = [];
+      for (const row of rows) stored.push(await insertRowIf(samples.manager, SampleRow, row, 'id', fewerThan('q', 2)));
+
+      expect(stored).toEqual([true, true, false]);
+      const read = await samples.find({ where: { batch: 'q' }, order: { position: 'ASC' } });
+      expect(read).toEqual(rows.slice(0, 2));
     });
   });
 

@@ -32,6 +32,30 @@ export async function bulkInsert<T extends ObjectLiteral>(
 }
 
 /**
+ * Inserts one whole row only when `condition` (SQL with `?` parameters, typically counts of other rows) holds, in
+ * one INSERT … SELECT … WHERE statement built and converted as bulkInsert does; true when the row was stored.
+ * SQLite runs the statement under its write lock, so the check and the insert are one step across processes;
+ * MySQL/MariaDB make it so only inside a transaction that serialises the writers (see the caller).
+ */
+export async function insertRowIf<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  row: T,
+  key: keyof T & string,
+  condition: { sql: string; parameters: unknown[] },
+): Promise<boolean> {
+  const { driver } = manager.connection;
+  const { columns, into } = insertParts(manager, target);
+  const values = columns.map(() => '?').join(', ');
+  await manager.query(`${into} SELECT ${values} FROM (SELECT 1 AS one) AS candidate WHERE ${condition.sql}`, [
+    ...columns.map((column) => persistentValue(driver, column, row)),
+    ...condition.parameters,
+  ]);
+  const stored = await selectRows(manager, target, { [key]: row[key] } as Partial<T>);
+  return stored.length === 1;
+}
+
+/**
  * Inserts one whole row, or overwrites every other column of the row with the same `key` (a primary or unique
  * column, by property name): one statement like TypeORM's upsert, built and converted as bulkInsert does, with
  * none of the query builder's cost (a run stores its checkpoint this way after every step).
@@ -161,6 +185,8 @@ function whereClause(
 
 interface InsertParts {
   columns: ColumnMetadata[];
+  /** `INSERT INTO table (columns)` */
+  into: string;
   /** `INSERT INTO table (columns) VALUES ` */
   head: string;
   /** One row's placeholders. */
@@ -176,9 +202,11 @@ function insertParts(manager: EntityManager, target: EntityTarget<ObjectLiteral>
   if (!parts) {
     const columns = metadata.columns;
     const names = columns.map((column) => driver.escape(column.databaseName)).join(', ');
+    const into = `INSERT INTO ${driver.escape(metadata.tableName)} (${names})`;
     parts = {
       columns,
-      head: `INSERT INTO ${driver.escape(metadata.tableName)} (${names}) VALUES `,
+      into,
+      head: `${into} VALUES `,
       tuple: `(${columns.map(() => '?').join(', ')})`,
     };
     insertPartsOf.set(metadata, parts);

@@ -5,7 +5,7 @@ import { AuditService } from '../audit/audit.service';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { Page, PageQuery } from '../common/http/pagination';
-import type { RunAdmission } from '../runs/run-admission';
+import type { InsertRunWithin, RunAdmission, RunCountLimits } from '../runs/run-admission';
 import { windowOf } from './quota-windows';
 import { QuotaUsage } from './quota-usage';
 import { QuotaEntity } from './quota.entity';
@@ -29,6 +29,36 @@ const WINDOWS: Record<QuotaName, QuotaWindow> = {
 
 /** When a run of a user at its concurrency limit may try again: runs end on their own, so soon. */
 const CONCURRENT_RETRY_SECONDS = 5;
+
+/** The quotas a new run's insert checks itself (see admit). */
+const RUN_COUNTS: QuotaName[] = ['concurrent_runs', 'runs_per_day'];
+/** Admissions refused by a parallel one that then find a place free again (a run ended) try this often. */
+const ADMISSION_ATTEMPTS = 3;
+
+/** The run-count quotas set, as limits of the insert of a run at `now`. */
+const runCountLimits = (limits: QuotaLimitsDto, now: Date): RunCountLimits => ({
+  ...(limits.concurrent_runs !== undefined && { inProgress: limits.concurrent_runs }),
+  ...(limits.runs_per_day !== undefined && {
+    createdSince: { from: windowOf('day', now).from, limit: limits.runs_per_day },
+  }),
+});
+
+/** The 429 of a quota used up: its window, when it resets and when to try again. */
+function refusal(userId: string, state: QuotaStateDto, now: Date): DomainError {
+  const retryAfter =
+    state.resets_at === null
+      ? CONCURRENT_RETRY_SECONDS
+      : Math.max(1, Math.ceil((Date.parse(state.resets_at) - now.getTime()) / 1000));
+  const until = state.resets_at === null ? 'until one of them ends' : `until ${state.resets_at}`;
+  return new DomainError(
+    'too_many_requests',
+    `Quota ${state.quota} of user "${userId}" is used up (${state.used} of ${state.limit} per ${state.window}): ` +
+      `no new run ${until}`,
+    [],
+    { quota: state.quota, window: state.window, limit: state.limit, used: state.used, resets_at: state.resets_at },
+    retryAfter,
+  );
+}
 
 /** Only the quotas the body sets, in a fixed order: what is stored and shown. */
 const setLimits = (body: QuotaLimitsDto): QuotaLimitsDto =>
@@ -76,27 +106,48 @@ export class QuotasService implements RunAdmission {
     return this.toResponse(userId, row);
   }
 
-  /** RunAdmission: throws 429 when one of the user's quotas is used up. */
-  async admit(userId: string): Promise<void> {
+  /**
+   * RunAdmission: throws 429 when one of the user's quotas is used up, else stores the run through `insert`
+   * with the run-count quotas as limits of the insert itself, so parallel admissions cannot both take the last
+   * place. A refused insert means a parallel one took it: the states read again name the quota (a run that
+   * ended meanwhile frees a place: then the admission tries again).
+   */
+  async admit(userId: string, insert: InsertRunWithin): Promise<void> {
     const row = await this.quotas.findOneBy({ userId });
-    if (!row) return;
-    const now = new Date();
-    for (const state of await this.states(userId, row.limits, now)) {
-      if (!state.exceeded) continue;
-      const retryAfter =
-        state.resets_at === null
-          ? CONCURRENT_RETRY_SECONDS
-          : Math.max(1, Math.ceil((Date.parse(state.resets_at) - now.getTime()) / 1000));
-      const until = state.resets_at === null ? 'until one of them ends' : `until ${state.resets_at}`;
-      throw new DomainError(
-        'too_many_requests',
-        `Quota ${state.quota} of user "${userId}" is used up (${state.used} of ${state.limit} per ${state.window}): ` +
-          `no new run ${until}`,
-        [],
-        { quota: state.quota, window: state.window, limit: state.limit, used: state.used, resets_at: state.resets_at },
-        retryAfter,
-      );
+    if (!row) {
+      await insert({}, this.quotas.manager);
+      return;
     }
+    for (let attempt = 1; ; attempt += 1) {
+      const now = new Date();
+      const states = await this.states(userId, row.limits, now);
+      const exceeded = states.find((state) => state.exceeded);
+      if (exceeded) throw refusal(userId, exceeded, now);
+      if (await this.insertLocked(userId, runCountLimits(row.limits, now), insert)) return;
+      if (attempt < ADMISSION_ATTEMPTS) continue;
+      const counted = states.find((state) => RUN_COUNTS.includes(state.quota));
+      if (!counted) throw new Error(`The run of user "${userId}" was not stored under no run-count quota`);
+      throw refusal(userId, { ...counted, used: counted.limit }, now);
+    }
+  }
+
+  /**
+   * Runs `insert` while no other admission of the user runs. SQLite needs nothing more: its INSERT … SELECT
+   * counts and writes under the database's write lock. MySQL/MariaDB count in a consistent read, so the user's
+   * quotas row is locked first (a transaction per admission, READ COMMITTED: the count sees the runs the
+   * admissions before it committed).
+   */
+  private insertLocked(userId: string, limits: RunCountLimits, insert: InsertRunWithin): Promise<boolean> {
+    const manager = this.quotas.manager;
+    if (manager.connection.options.type !== 'mysql') return insert(limits, manager);
+    return manager.transaction('READ COMMITTED', async (locked) => {
+      await locked
+        .createQueryBuilder(QuotaEntity, 'quota')
+        .setLock('pessimistic_write')
+        .where('quota.user_id = :userId', { userId })
+        .getOne();
+      return insert(limits, locked);
+    });
   }
 
   private async toResponse(userId: string, row: QuotaEntity | null): Promise<QuotaResponse> {

@@ -1,10 +1,27 @@
+import type { EntityManager } from 'typeorm';
+
+/** Bounds on a user's stored top-level runs that a new run must stay under to be stored. */
+export interface RunCountLimits {
+  /** At most this many runs not ended (queued, running, waiting), the new one included. */
+  inProgress?: number;
+  /** At most `limit` runs created since `from`, the new one included. */
+  createdSince?: { from: Date; limit: number };
+}
+
+/**
+ * Stores a new top-level run when its counts stay within `limits`, in one step with the counting (parallel
+ * stores at a limit of k store k runs); false when a limit refused it. `manager` is the one to write with.
+ */
+export type InsertRunWithin = (limits: RunCountLimits, manager: EntityManager) => Promise<boolean>;
+
 /**
  * Port: before a run is created for a user, runs/ asks the module that keeps quotas (quotas/ registers
- * RUN_ADMISSION) whether the user may start one more; it throws a DomainError (429) naming the quota when not.
+ * RUN_ADMISSION) whether the user may start one more; it throws a DomainError (429) naming the quota when not,
+ * and otherwise stores the run through `insert` with the limits on run counts the user's quotas set.
  * Child runs of workflow tools are part of their parent's run and are not asked about.
  */
 export interface RunAdmission {
-  admit(userId: string): Promise<void>;
+  admit(userId: string, insert: InsertRunWithin): Promise<void>;
 }
 
 export const RUN_ADMISSION = Symbol('RUN_ADMISSION');

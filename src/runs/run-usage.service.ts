@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, MoreThanOrEqual, Repository } from 'typeorm';
 import { ModelExchangeEntity } from './model-exchange.entity';
-import { RunEntity, type RunStatus } from './run.entity';
+import { IN_PROGRESS_STATUSES, RunEntity } from './run.entity';
 
 /** What grouped usage is grouped by. */
 export type UsageGrouping = 'day' | 'workflow' | 'model';
@@ -30,8 +30,6 @@ export interface UsageWindow {
   to: Date;
 }
 
-const IN_PROGRESS: RunStatus[] = ['queued', 'running', 'waiting'];
-
 const dayOf = (value: unknown): string =>
   value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10);
 
@@ -49,7 +47,7 @@ export class RunUsageService {
 
   /** The user's runs that have not ended (queued, running or waiting for an approval). */
   runsInProgress(userId: string): Promise<number> {
-    return this.runs.countBy({ userId, status: In(IN_PROGRESS), parentRunId: IsNull() });
+    return this.runs.countBy({ userId, status: In([...IN_PROGRESS_STATUSES]), parentRunId: IsNull() });
   }
 
   /** The user's runs created since `from`. */

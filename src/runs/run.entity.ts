@@ -7,6 +7,8 @@ import type { ToolPins } from '../tools/stored-tool';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'waiting';
 export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+/** A run not ended, which holds a place in its user's concurrent_runs quota. */
+export const IN_PROGRESS_STATUSES: readonly RunStatus[] = ['queued', 'running', 'waiting'];
 export const isFinished = (status: string): boolean => (FINISHED_STATUSES as readonly string[]).includes(status);
 
 export interface UsageTotals {

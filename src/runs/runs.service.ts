@@ -12,6 +12,7 @@ import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
 import { RUN_ADMISSION, type RunAdmission } from './run-admission';
+import { insertRunWithin } from './insert-run-within';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { type RunRecord, toRunRecord } from './run-record';
 import { RunJournal } from './run-journal';
@@ -93,7 +94,6 @@ export class RunsService {
   }
 
   async create(input: NewRun): Promise<RunRecord> {
-    if (!input.parentRunId) await this.admission.get().admit(input.userId);
     const createdAt = new Date();
     const entity = this.runs.create({
       id: randomUUID(),
@@ -116,7 +116,8 @@ export class RunsService {
       finishedAt: null,
       toolPins: input.toolPins ?? null,
     });
-    await bulkInsert(this.runs.manager, RunEntity, [entity]);
+    if (input.parentRunId) await bulkInsert(this.runs.manager, RunEntity, [entity]);
+    else await this.admission.get().admit(input.userId, (limits, manager) => insertRunWithin(manager, entity, limits));
     return toRunRecord(entity);
   }
 

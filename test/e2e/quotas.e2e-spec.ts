@@ -52,6 +52,14 @@ const approvalTool = (name: string) => ({
   effect: 'dangerous',
 });
 
+/** Runs posted at once against a quota of a few. */
+const PARALLEL = 12;
+const statusCounts = (responses: Array<{ status: number }>): Record<number, number> => {
+  const counts: Record<number, number> = {};
+  for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+};
+
 const nextUtcMidnight = (): string => {
   const now = new Date();
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
@@ -241,6 +249,44 @@ describe('Quotas and usage (e2e)', () => {
     expect(JSON.stringify(grouping.body)).toContain('group_by');
     const order = await carol.get('/usage?from=2026-12-02&to=2026-12-01').expect(400);
     expect(JSON.stringify(order.body)).toContain('from');
+  });
+
+  it('should accept exactly k of n parallel runs against a concurrency quota of k', async () => {
+    const daveKey = await sut.createUserKey('dave');
+    const dave = new WorkflowApi(sut.http, daveKey);
+    await dave.createTool(approvalTool('wipe_quota'));
+    await putQuota('dave', { concurrent_runs: 2 }).expect(200);
+    llm.script(
+      Array.from({ length: PARALLEL }, (_, index) =>
+        reply.toolCalls([{ name: 'wipe_quota', id: `call_${index}`, arguments: { target: 'disk' } }]),
+      ),
+    );
+    const definition = agentWorkflow({ provider: 'priced', tools: ['wipe_quota'] });
+    const responses = await Promise.all(
+      Array.from({ length: PARALLEL }, () => dave.runInline(definition, { question: 'Wipe.' }, false)),
+    );
+    expect(statusCounts(responses)).toEqual({ 202: 2, 429: PARALLEL - 2 });
+    const state = ((await dave.get('/quotas/me').expect(200)).body as QuotaBody).states[0];
+    expect(state).toMatchObject({ quota: 'concurrent_runs', used: 2, exceeded: true });
+  });
+
+  it('should accept exactly k of n parallel runs against a daily run quota of k', async () => {
+    const erinKey = await sut.createUserKey('erin');
+    const stored = await new WorkflowApi(sut.http, erinKey).post('/workflows', agentWorkflow({ provider: 'priced' }));
+    const erinWorkflowId = (stored.body as { id: string }).id;
+    await putQuota('erin', { runs_per_day: 3 }).expect(200);
+    llm.script(Array.from({ length: 3 }, () => reply.text('Fine.', { usage: USAGE })));
+    const responses = await Promise.all(
+      Array.from({ length: PARALLEL }, () =>
+        request(sut.http)
+          .post(`/api/v1/workflows/${erinWorkflowId}/runs`)
+          .set(bearer(erinKey))
+          .send({ inputs: { question: 'Hi?' } }),
+      ),
+    );
+    expect(statusCounts(responses)).toEqual({ 202: 3, 429: PARALLEL - 3 });
+    const refused = responses.find((response) => response.status === 429);
+    expect(refused?.body).toMatchObject({ quota: 'runs_per_day', limit: 3, used: 3 });
   });
 
   it('should audit every quota change', async () => {

@@ -15,7 +15,8 @@ import { RunJournal } from '../../src/runs/run-journal';
 import { RUN_EXECUTOR } from '../../src/runs/run-supervisor';
 import { WORKFLOW_LOOKUP } from '../../src/runs/workflow-lookup';
 import { portProvider, providedPort } from '../../src/common/port';
-import { RUN_ADMISSION } from '../../src/runs/run-admission';
+import { RUN_ADMISSION, type RunAdmission } from '../../src/runs/run-admission';
+import { DataSource } from 'typeorm';
 
 /** A Nest testing module over a migrated in-memory SQLite database holding the runs tables. */
 export async function runsTestingModule(
@@ -37,7 +38,15 @@ export async function runsTestingModule(
       RunJournal,
       portProvider(RUN_EXECUTOR),
       portProvider(WORKFLOW_LOOKUP),
-      { provide: RUN_ADMISSION, useValue: providedPort(RUN_ADMISSION, { admit: () => Promise.resolve() }) },
+      {
+        // No quotas: every run is stored.
+        provide: RUN_ADMISSION,
+        useFactory: (dataSource: DataSource) =>
+          providedPort<RunAdmission>(RUN_ADMISSION, {
+            admit: async (_userId, insert) => void (await insert({}, dataSource.manager)),
+          }),
+        inject: [DataSource],
+      },
       ...providers,
     ],
   }).compile();
