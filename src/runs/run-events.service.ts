@@ -1,14 +1,5 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type MessageEvent,
-  type OnApplicationShutdown,
-  Optional,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Observable } from 'rxjs';
 import { Between, MoreThan, Repository } from 'typeorm';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { AppConfig } from '../config/app-config';
@@ -19,7 +10,8 @@ import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RUN_REDIS, type RunRedis } from './run-redis';
 
-type Listener = (event: RunEvent) => void;
+/** Told of one run's events, in order. */
+export type Listener = (event: RunEvent) => void;
 /** Told of every event of every run as it is emitted (the port metrics use); must not throw. */
 export type RunEventObserver = (runId: string, event: RunEvent) => void;
 
@@ -44,27 +36,13 @@ const FLUSH_DELAY_MS = 50;
  * Live subscribers get every event at once whatever its type.
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
-/**
- * A comment line every so often keeps proxies from closing a quiet stream; the stream of a run that finished
- * then also asks whether its log is complete (its worker died before storing run.finished).
- */
-const HEARTBEAT_MS = 15_000;
-
-/** When a client should reconnect to a stream this process ends because it is stopping (to another process). */
-export const RECONNECT_AFTER_MS = 1000;
-
-const toMessage = (event: RunEvent): MessageEvent => ({
-  id: String(event.seq),
-  type: event.type,
-  data: { ...event.data, at: event.at },
-});
 
 /**
  * The event log of each run: numbered in order, pushed to live subscribers at once, and written to
  * `run_events` in small batches (a token stream would otherwise be one INSERT per token).
  */
 @Injectable()
-export class RunEventsService implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class RunEventsService implements OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
   private readonly observers = new Set<RunEventObserver>();
@@ -73,10 +51,6 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
    * restart). They get events appended to its stored log, and join the live log when the run starts here.
    */
   private readonly waiting = new Map<string, Set<Listener>>();
-  /** Open SSE streams, ended on shutdown (with a retry hint) so that the HTTP server can close. */
-  private readonly streams = new Set<() => void>();
-  /** Set when shutdown begins: a stream opened from then on ends at once, telling its client to reconnect. */
-  private stopping = false;
 
   constructor(
     @InjectRepository(RunEventEntity) private readonly events: Repository<RunEventEntity>,
@@ -319,7 +293,8 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
     };
   }
 
-  private async storedAfter(runId: string, afterSeq: number, upToSeq?: number): Promise<RunEvent[]> {
+  /** The stored events after `afterSeq` (up to `upToSeq`), in order. */
+  async storedAfter(runId: string, afterSeq: number, upToSeq?: number): Promise<RunEvent[]> {
     const seq = upToSeq === undefined ? MoreThan(afterSeq) : Between(afterSeq + 1, upToSeq);
     const stored = await this.events.find({ where: { runId, seq }, order: { seq: 'ASC' } });
     return stored.map((entity) => ({
@@ -328,71 +303,6 @@ export class RunEventsService implements BeforeApplicationShutdown, OnApplicatio
       data: entity.data,
       at: entity.createdAt.toISOString(),
     }));
-  }
-
-  /**
-   * The events after `afterSeq` as Server-Sent Events: past ones first, then live ones, with a heartbeat
-   * comment while it is quiet; completes after run.finished. `logComplete` says the run has finished and
-   * nothing more will be added to its stored log (no worker still holds it): it ends the stream of a run that
-   * finished without a stored run.finished (e.g. its worker died) and does not execute here. A run whose row
-   * says finished while its worker still stores the end of its log gets run.finished live, once stored.
-   */
-  stream(runId: string, afterSeq: number, logComplete: () => Promise<boolean>): Observable<MessageEvent> {
-    return new Observable<MessageEvent>((subscriber) => {
-      let stop: () => void = () => undefined;
-      let lastSeq = afterSeq;
-      let started = false;
-      const forward = (event: RunEvent) => {
-        if (subscriber.closed || event.seq <= lastSeq) return;
-        lastSeq = event.seq;
-        subscriber.next(toMessage(event));
-        if (event.type === 'run.finished') subscriber.complete();
-      };
-      const endIfComplete = async (atHeartbeat: boolean) => {
-        if (subscriber.closed || !(await logComplete()) || this.isLive(runId)) return;
-        if (this.redis) {
-          // Read after the run was seen complete: what its worker stored last is in it.
-          for (const event of await this.storedAfter(runId, lastSeq)) forward(event);
-          // A run cancelled while queued gets its run.finished from the api process just after its row changed:
-          // it comes live, or the next heartbeat ends the stream.
-          if (!atHeartbeat) return;
-        }
-        subscriber.complete();
-      };
-      // Its id is the last one delivered, so that the client's Last-Event-ID still says where to resume.
-      const end = () => {
-        if (subscriber.closed) return;
-        subscriber.next({ id: String(lastSeq), retry: RECONNECT_AFTER_MS, comment: 'shutting down: reconnect' });
-        subscriber.complete();
-      };
-      if (this.stopping) return end();
-      const heartbeat = setInterval(() => {
-        subscriber.next({ comment: 'keep-alive' });
-        if (started) endIfComplete(true).catch((error: unknown) => subscriber.error(error));
-      }, HEARTBEAT_MS);
-      this.streams.add(end);
-      const start = async () => {
-        stop = await this.subscribe(runId, afterSeq, forward);
-        if (subscriber.closed) return stop();
-        started = true;
-        await endIfComplete(false);
-      };
-      start().catch((error: unknown) => subscriber.error(error));
-      return () => {
-        clearInterval(heartbeat);
-        this.streams.delete(end);
-        stop();
-      };
-    });
-  }
-
-  /**
-   * Ends every open event stream, and from now on every new one at once, with a retry hint: its client
-   * reconnects (to another process) and resumes from its Last-Event-ID; the HTTP server can close.
-   */
-  beforeApplicationShutdown(): void {
-    this.stopping = true;
-    for (const end of [...this.streams]) end();
   }
 
   async onApplicationShutdown(): Promise<void> {
