@@ -25,6 +25,7 @@ import { ApprovalDecidedKeyName1796180000000 } from './1796180000000-approval-de
 import { AuditRecords1796190000000 } from './1796190000000-audit-records';
 import { Quotas1796191000000 } from './1796191000000-quotas';
 import { ToolCallLogRepair1796192000000 } from './1796192000000-tool-call-log-repair';
+import { ModelExchangeItems1796195000000 } from './1796195000000-model-exchange-items';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   AuditRecords1796190000000,
   Quotas1796191000000,
   ToolCallLogRepair1796192000000,
+  ModelExchangeItems1796195000000,
 ];

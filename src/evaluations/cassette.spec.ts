@@ -5,6 +5,7 @@ import { checkCassette, exchangesOf, toCassette } from './cassette';
 
 const exchange = (overrides: Partial<ModelExchange> = {}): ModelExchange => ({
   nodeId: 'llm-1',
+  item: '',
   callIndex: 0,
   provider: 'openai',
   model: 'm',

@@ -10,6 +10,12 @@ export const CASSETTE_FORMAT = 'toolflow-cassette/1';
 const Exchange = Type.Object(
   {
     node_id: Type.String({ minLength: 1 }),
+    item: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: 'The map item or loop iteration the node ran in (`each[2]`); absent or empty: outside any',
+      }),
+    ),
     call_index: Type.Integer({ minimum: 0 }),
     provider: Type.String(),
     model: Type.String(),
@@ -70,6 +76,7 @@ export function toCassette(
     workflow_version: run.workflowVersion,
     exchanges: exchanges.map((exchange) => ({
       node_id: exchange.nodeId,
+      item: exchange.item,
       call_index: exchange.callIndex,
       provider: exchange.provider,
       model: exchange.model,
@@ -87,6 +94,7 @@ export function exchangesOf(cassette: Cassette): ModelExchange[] {
       Pick<ChatResponse, 'content' | 'toolCalls' | 'usage'>;
     return {
       nodeId: exchange.node_id,
+      item: exchange.item ?? '',
       callIndex: exchange.call_index,
       provider: exchange.provider,
       model: exchange.model,

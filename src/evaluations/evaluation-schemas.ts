@@ -27,7 +27,12 @@ export const DIVERGENCE_SCHEMA = openApi({
   properties: {
     kind: { type: 'string', enum: [...DIVERGENCE_KINDS] },
     node_id: { type: 'string' },
-    call_index: { type: 'integer', description: 'Which model call of the node, from 0' },
+    item: {
+      type: 'string',
+      example: 'each[2]',
+      description: 'The map item or loop iteration the node ran in (absent: outside any)',
+    },
+    call_index: { type: 'integer', description: 'Which model call of the node in its item, from 0' },
     message_index: { type: 'integer', description: 'The message of the request that differs' },
     tool: { type: 'string', description: 'The tool whose definition or call arguments differ' },
     path: { type: 'string', example: 'parameters.properties.city.type' },

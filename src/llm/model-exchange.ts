@@ -9,10 +9,15 @@ export type ExchangeRequest = ChatRequest;
 
 /**
  * One model call of a run, as sent and as answered, secrets masked: what a replay answers the same call with
- * and compares the replayed request against. `callIndex` counts the calls of one node from 0.
+ * and compares the replayed request against. `callIndex` counts the calls of one node in one `item` from 0.
  */
 export interface ModelExchange {
   nodeId: string;
+  /**
+   * The map items and loop iterations the node ran inside, outermost first (`each[2]`, `each[2]/again[0]`); ''
+   * outside any. Recordings made before items were kept have '' everywhere.
+   */
+  item: string;
   callIndex: number;
   provider: string;
   model: string;
@@ -20,6 +25,9 @@ export interface ModelExchange {
   response: ChatResponse;
   durationMs: number;
 }
+
+/** One key per node and item: whose calls `callIndex` counts. */
+export const exchangeKey = (nodeId: string, item: string): string => (item === '' ? nodeId : `${item}/${nodeId}`);
 
 const maskMessage = (message: ChatMessage, secretArguments: ReadonlySet<string>): ChatMessage =>
   message.role === 'assistant' && message.tool_calls !== undefined

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One model call of a run as sent and answered, masked (shapes: ModelExchange in llm/model-exchange.ts). */
 @Entity('model_exchanges')
-@Index('uq_model_exchanges_call', ['runId', 'nodeId', 'callIndex'], { unique: true })
+@Index('uq_model_exchanges_item_call', ['runId', 'nodeId', 'item', 'callIndex'], { unique: true })
 @Index('idx_model_exchanges_created', ['createdAt'])
 export class ModelExchangeEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -13,6 +13,10 @@ export class ModelExchangeEntity {
 
   @Column({ name: 'node_id', type: 'varchar', length: 128 })
   nodeId!: string;
+
+  /** The map item or loop iteration the node ran in (`each[2]`); '': outside any, or recorded before items were kept. */
+  @Column({ type: 'varchar', length: 255, default: '' })
+  item!: string;
 
   @Column({ name: 'call_index', type: 'int' })
   callIndex!: number;

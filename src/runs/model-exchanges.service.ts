@@ -6,7 +6,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import type { ExchangeRequest, ModelExchange } from '../llm/model-exchange';
+import { exchangeKey, type ExchangeRequest, type ModelExchange } from '../llm/model-exchange';
 import type { ChatResponse } from '../llm/provider';
 import { PriceTable } from '../llm/model-prices';
 import { ModelExchangeEntity } from './model-exchange.entity';
@@ -49,23 +49,29 @@ export class ModelExchangesService {
     };
   }
 
-  /** How many calls each node of the run has recorded: a resumed run numbers its next calls after them. */
+  /**
+   * How many calls each node of the run has recorded in each item, by exchangeKey: a resumed run numbers its next
+   * calls after them.
+   */
   async callsPerNode(runId: string): Promise<Map<string, number>> {
     const rows = await this.exchanges
       .createQueryBuilder('exchange')
       .select('exchange.node_id', 'nodeId')
+      .addSelect('exchange.item', 'item')
       .addSelect('MAX(exchange.call_index)', 'last')
       .where('exchange.run_id = :runId', { runId })
       .groupBy('exchange.node_id')
-      .getRawMany<{ nodeId: string; last: number | string }>();
-    return new Map(rows.map((row) => [row.nodeId, Number(row.last) + 1]));
+      .addGroupBy('exchange.item')
+      .getRawMany<{ nodeId: string; item: string; last: number | string }>();
+    return new Map(rows.map((row) => [exchangeKey(row.nodeId, row.item), Number(row.last) + 1]));
   }
 
   /** The run's exchanges in the order they were answered. */
   async list(runId: string): Promise<ModelExchange[]> {
     const rows = await this.exchanges.find({ where: { runId }, order: { createdAt: 'ASC', callIndex: 'ASC' } });
-    return rows.map(({ nodeId, callIndex, provider, model, request, response, durationMs }) => ({
+    return rows.map(({ nodeId, item, callIndex, provider, model, request, response, durationMs }) => ({
       nodeId,
+      item,
       callIndex,
       provider,
       model,

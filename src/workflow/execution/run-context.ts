@@ -27,6 +27,11 @@ export interface RunContext {
   toolPins?: ToolPins;
   /** How LLM nodes reach their providers (recorded, or answered from a recording); absent: directly. */
   models?: ModelCalls;
+  /**
+   * The map items and loop iterations a nested graph runs inside, outermost first (`each[2]/again[0]`); absent at
+   * the top. Its nodes' model calls are recorded and replayed per item, so parallel items never swap answers.
+   */
+  item?: string;
 }
 
 /** A node failed (or was cancelled) after doing part of its work: `partialOutput` is what it had (usage …). */

@@ -230,7 +230,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
   async run({ node, data, scope, run, services: deps, step }) {
     const providerName = data.provider ?? deps.defaultProvider;
     const configured = deps.providers.getProvider(providerName);
-    const provider = run.models?.provider(node.id, configured) ?? configured;
+    const provider = run.models?.provider(node.id, configured, run.item) ?? configured;
     const model = deps.providers.resolveModel(providerName, data.model);
 
     const use = toolsUsed(data);
@@ -270,7 +270,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         messages,
         tools,
         executeTool: (call, history, signal) => {
-          const recorded = run.models?.recordedToolResult?.(node.id, call);
+          const recorded = run.models?.recordedToolResult?.(node.id, call, run.item);
           if (recorded)
             return replayedCall(call, recorded, (status) =>
               deps.registry.recordUnrunCall({

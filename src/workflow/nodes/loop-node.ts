@@ -8,6 +8,7 @@ import {
   NESTED_GRAPH_FIELDS,
   NESTED_RUN_SHAPE,
   nestedGraphOf,
+  nestedItem,
   nestedResultShape,
   type NestedRunRecord,
   USAGE_SHAPE,
@@ -107,7 +108,7 @@ export const loopNode: NodeHandler<typeof LoopNodeData> = {
       const started = Date.now();
       const iterationScope = { ...scope, iteration: index, last: state.last };
       try {
-        const result = await runGraph(graph, iterationScope, run);
+        const result = await runGraph(graph, iterationScope, { ...run, item: nestedItem(run.item, node.id, index) });
         const record: NestedRunRecord = {
           index,
           status: 'succeeded',

@@ -10,6 +10,7 @@ import {
   NESTED_GRAPH_FIELDS,
   NESTED_RUN_SHAPE,
   nestedGraphOf,
+  nestedItem,
   nestedResultShape,
   type NestedRunRecord,
   USAGE_SHAPE,
@@ -156,7 +157,11 @@ export const mapNode: NodeHandler<typeof MapNodeData> = {
       const itemScope = { ...scope, item: items[index], item_index: index };
       let record: NestedRunRecord & { result?: unknown };
       try {
-        const result = await runGraph(graph, itemScope, { ...run, signal: itemsDeadline.signal });
+        const result = await runGraph(graph, itemScope, {
+          ...run,
+          signal: itemsDeadline.signal,
+          item: nestedItem(run.item, node.id, index),
+        });
         const usage = usageOfNodes(result.nodes);
         const toolFailed = graph.field === 'tool' && result.outputs.status !== 'success';
         record = toolFailed

@@ -67,6 +67,10 @@ export interface NestedRunRecord {
   error?: string;
 }
 
+/** RunContext.item of a nested graph's run: item (or iteration) `index` of node `nodeId`, inside `outer`. */
+export const nestedItem = (outer: string | undefined, nodeId: string, index: number): string =>
+  `${outer === undefined ? '' : `${outer}/`}${nodeId}[${index}]`;
+
 /** The model usage of a nested graph's nodes (each node's `usage`, where it has one). */
 export function usageOfNodes(nodes: Record<string, Record<string, unknown>>): UsageTotals {
   const usage = emptyUsage();

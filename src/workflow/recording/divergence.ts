@@ -18,7 +18,9 @@ export type DivergenceKind = (typeof DIVERGENCE_KINDS)[number];
 export interface Divergence {
   kind: DivergenceKind;
   node_id: string;
-  /** Which model call of the node (from 0). */
+  /** The map item or loop iteration the node ran in (`each[2]`, see RunContext.item); absent: outside any. */
+  item?: string;
+  /** Which model call of the node in its item (from 0). */
   call_index: number;
   /** The message of the request that differs (kinds message and tool_arguments). */
   message_index?: number;
@@ -33,7 +35,7 @@ export interface Divergence {
   description: string;
 }
 
-type Location = Pick<Divergence, 'node_id' | 'call_index'>;
+type Location = Pick<Divergence, 'node_id' | 'item' | 'call_index'>;
 
 const join = (path: string, key: string | number) =>
   typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;

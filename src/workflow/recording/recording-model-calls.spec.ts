@@ -1,6 +1,6 @@
 import { chatResponse } from '../../../test/factories/chat-response.factory';
 import { scriptedProvider } from '../../../test/factories/scripted-provider.factory';
-import type { ModelExchange } from '../../llm/model-exchange';
+import { exchangeKey, type ModelExchange } from '../../llm/model-exchange';
 import { SECRET_MASK } from '../../shared/secrets';
 import { RecordingModelCalls } from './recording-model-calls';
 
@@ -67,6 +67,21 @@ describe(RecordingModelCalls.name, () => {
       tool_calls: [{ function: { arguments: `{"token":"${SECRET_MASK}"}` } }],
     });
     expect(exchange.response.toolCalls[0].arguments).toBe(`{"user":"ann","password":"${SECRET_MASK}"}`);
+  });
+
+  it("should number the calls of a node per map item, and keep each call's item", async () => {
+    const { sut, stored } = recorder(new Map([[exchangeKey('ask', 'each[1]'), 1]]));
+    const { provider } = scriptedProvider([{ content: 'b' }, { content: 'a' }, { content: 'a again' }]);
+    await sut.provider('ask', provider, 'each[1]').chat({ model: 'm', messages: [] });
+    await sut.provider('ask', provider, 'each[0]').chat({ model: 'm', messages: [] });
+    await sut.provider('ask', provider, 'each[0]').chat({ model: 'm', messages: [] });
+    await sut.flush();
+
+    expect(stored.map(({ item, callIndex, response }) => [item, callIndex, response.content])).toEqual([
+      ['each[1]', 1, 'b'],
+      ['each[0]', 0, 'a'],
+      ['each[0]', 1, 'a again'],
+    ]);
   });
 
   it('should number a resumed node on from the calls it recorded before', async () => {

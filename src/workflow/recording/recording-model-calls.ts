@@ -1,4 +1,10 @@
-import { maskRequest, maskResponse, secretArgumentsOf, type ModelExchange } from '../../llm/model-exchange';
+import {
+  exchangeKey,
+  maskRequest,
+  maskResponse,
+  secretArgumentsOf,
+  type ModelExchange,
+} from '../../llm/model-exchange';
 import type { ChatCallOptions, ChatProvider, ChatRequest, ChatResponse } from '../../llm/provider';
 import type { ModelCalls } from './model-calls';
 
@@ -16,20 +22,22 @@ export class RecordingModelCalls implements ModelCalls {
   constructor(
     private readonly sink: ExchangeSink,
     private readonly onError: (error: unknown) => void,
-    /** Calls each node made before (a resumed run): its next call's index starts after them. */
+    /** Calls each node made before in each item, by exchangeKey (a resumed run): the next index is after them. */
     callsBefore: ReadonlyMap<string, number> = new Map(),
   ) {
     this.#counts = new Map(callsBefore);
   }
 
-  provider(nodeId: string, provider: ChatProvider): ChatProvider {
+  provider(nodeId: string, provider: ChatProvider, item = ''): ChatProvider {
+    const key = exchangeKey(nodeId, item);
     const chat = async (request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse> => {
-      const callIndex = this.#counts.get(nodeId) ?? 0;
-      this.#counts.set(nodeId, callIndex + 1);
+      const callIndex = this.#counts.get(key) ?? 0;
+      this.#counts.set(key, callIndex + 1);
       const started = performance.now();
       const response = await provider.chat(request, options);
       this.#store({
         nodeId,
+        item,
         callIndex,
         provider: provider.name,
         model: request.model,

@@ -20,6 +20,7 @@ const second: ChatRequest = {
 const recording: ModelExchange[] = [
   {
     nodeId: 'llm-1',
+    item: '',
     callIndex: 1,
     provider: 'openai',
     model: 'm',
@@ -29,6 +30,7 @@ const recording: ModelExchange[] = [
   },
   {
     nodeId: 'llm-1',
+    item: '',
     callIndex: 0,
     provider: 'openai',
     model: 'm',
@@ -91,5 +93,73 @@ describe(ReplayModelCalls.name, () => {
       isError: false,
     });
     expect(new ReplayModelCalls(recording, 'live').recordedToolResult('llm-1', call)).toBeUndefined();
+  });
+
+  describe('in map items', () => {
+    const ask = (item: string): ChatRequest => ({ model: 'm', messages: [{ role: 'user', content: `Ping ${item}` }] });
+    const asked = (item: string, recordedItem: string, callIndex: number): ModelExchange => ({
+      nodeId: 'ask',
+      item: recordedItem,
+      callIndex,
+      provider: 'openai',
+      model: 'm',
+      request: maskRequest(ask(item)),
+      response: chatResponse({ content: `pong ${item}` }),
+      durationMs: 5,
+    });
+
+    it('should answer each item with its own recorded calls, whatever order the items call in', async () => {
+      const sut = new ReplayModelCalls([asked('a', 'each[0]', 0), asked('b', 'each[1]', 0)], 'live');
+
+      const b = await sut.provider('ask', live, 'each[1]').chat(ask('b'));
+      const a = await sut.provider('ask', live, 'each[0]').chat(ask('a'));
+
+      expect([a.content, b.content]).toEqual(['pong a', 'pong b']);
+      expect(sut.divergence).toBeNull();
+    });
+
+    it('should name the item where a replay diverges, and an item the recording does not have', async () => {
+      const sut = new ReplayModelCalls([asked('a', 'each[0]', 0), asked('b', 'each[1]', 0)], 'live');
+      await expect(sut.provider('ask', live, 'each[1]').chat(ask('B'))).rejects.toBeInstanceOf(ReplayDivergedError);
+      expect(sut.divergence).toMatchObject({ kind: 'message', node_id: 'ask', item: 'each[1]', call_index: 0 });
+
+      const extra = new ReplayModelCalls([asked('a', 'each[0]', 0)], 'live');
+      await expect(extra.provider('ask', live, 'each[1]').chat(ask('b'))).rejects.toThrow(
+        'node "ask" in each[1] made model call 0',
+      );
+    });
+
+    it('should answer a recording made before items were kept per node, in call order', async () => {
+      const sut = new ReplayModelCalls([asked('a', '', 0), asked('b', '', 1)], 'live');
+
+      const a = await sut.provider('ask', live, 'each[0]').chat(ask('a'));
+      const b = await sut.provider('ask', live, 'each[1]').chat(ask('b'));
+
+      expect([a.content, b.content]).toEqual(['pong a', 'pong b']);
+      expect(sut.divergence).toBeNull();
+    });
+
+    it('should give a tool call the result recorded in its own item, when items reuse a call id', () => {
+      const withResult = (item: string): ModelExchange => ({
+        ...asked(item, `each[${item === 'a' ? 0 : 1}]`, 1),
+        request: maskRequest({
+          model: 'm',
+          messages: [
+            ...ask(item).messages,
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'ping', arguments: '{}' } }],
+            },
+            { role: 'tool', tool_call_id: 'call_0', content: `ping ${item}` },
+          ],
+        }),
+      });
+      const sut = new ReplayModelCalls([withResult('a'), withResult('b')], 'recorded');
+      const call = { id: 'call_0', name: 'ping', arguments: '{}' };
+
+      expect(sut.recordedToolResult('ask', call, 'each[1]')).toEqual({ content: 'ping b', isError: false });
+      expect(sut.recordedToolResult('ask', call, 'each[0]')).toEqual({ content: 'ping a', isError: false });
+    });
   });
 });

@@ -4106,7 +4106,11 @@ export type ListTestRunsResponses = {
                 kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
                 node_id: string;
                 /**
-                 * Which model call of the node, from 0
+                 * The map item or loop iteration the node ran in (absent: outside any)
+                 */
+                item?: string;
+                /**
+                 * Which model call of the node in its item, from 0
                  */
                 call_index: number;
                 /**
@@ -4289,7 +4293,11 @@ export type StartTestRunResponses = {
                 kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
                 node_id: string;
                 /**
-                 * Which model call of the node, from 0
+                 * The map item or loop iteration the node ran in (absent: outside any)
+                 */
+                item?: string;
+                /**
+                 * Which model call of the node in its item, from 0
                  */
                 call_index: number;
                 /**
@@ -4455,7 +4463,11 @@ export type GetTestRunResponses = {
                 kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
                 node_id: string;
                 /**
-                 * Which model call of the node, from 0
+                 * The map item or loop iteration the node ran in (absent: outside any)
+                 */
+                item?: string;
+                /**
+                 * Which model call of the node in its item, from 0
                  */
                 call_index: number;
                 /**
@@ -4612,7 +4624,11 @@ export type ReplayRunResponses = {
             kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
             node_id: string;
             /**
-             * Which model call of the node, from 0
+             * The map item or loop iteration the node ran in (absent: outside any)
+             */
+            item?: string;
+            /**
+             * Which model call of the node in its item, from 0
              */
             call_index: number;
             /**
@@ -4689,6 +4705,10 @@ export type GetRunCassetteResponses = {
         workflow_version: number | null;
         exchanges: Array<{
             node_id: string;
+            /**
+             * The map item or loop iteration the node ran in (`each[2]`); absent or empty: outside any
+             */
+            item?: string;
             call_index: number;
             provider: string;
             model: string;
