@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ArgumentValidator } from '../src/registry/arguments';
+import { ArgumentValidator } from '../src/executors/arguments';
 
 const PROPERTY_COUNT = 20;
 const ITERATIONS = 50_000;

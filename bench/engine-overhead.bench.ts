@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
 import { OpenAIChatProvider } from '../src/llm/openai-chat.provider';
-import { ArgumentValidator } from '../src/registry/arguments';
-import { runTool } from '../src/registry/run-tool';
+import { ArgumentValidator } from '../src/executors/arguments';
+import { runTool } from '../src/executors/run-tool';
 import type { ToolDefinition } from '../src/shared/tool-definition';
 import { runAgentLoop } from '../src/agent/agent-loop';
 import { OpenAITestServer, reply, type Turn } from '../test/support/openai-test-server';

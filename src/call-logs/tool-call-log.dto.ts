@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { TOOL_CALL_STATUSES } from '../shared/tool-call-status';
 import { TOOL_CALL_REPAIR_KINDS, type ToolCallRepairKind } from '../shared/tool-types';
 
-/** What `started_at` of a logged call means (see RegistryService.logUnloggedCalls for calls logged at a resume). */
+/** What `started_at` of a logged call means (see CallLogWriter.logUnloggedCalls for calls logged at a resume). */
 export const STARTED_AT_DESCRIPTION =
   'When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored';
 

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import type { Page } from '../common/http/pagination';
+import type { Page, PageQuery } from '../common/http/pagination';
+import { isAdmin, type Principal } from '../common/auth/principal';
 import { isDuplicateKey } from '../common/owned-queries';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { redactJsonText } from '../shared/json-text-redactor';
@@ -116,6 +117,16 @@ export class ToolCallLogsService {
       take: pageSize,
     });
     return { items: entities.map(toToolCallLogResponse), page, page_size: pageSize, total };
+  }
+
+  /** Calls of a tool the principal may see, newest first: its owner and admins see every caller, others their own calls. */
+  listVisibleTo(
+    tool: { id: string; userId: string | null },
+    principal: Principal,
+    query: PageQuery,
+  ): Promise<Page<ToolCallLogResponse>> {
+    const owner = isAdmin(principal) || tool.userId === principal.userId;
+    return this.listForTool(tool.id, owner ? null : principal.userId, query.page, query.page_size);
   }
 
   /** Which calls of a run have a row: node and call id of each (a resumed run's answered calls are matched to them). */

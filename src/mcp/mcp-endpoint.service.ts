@@ -10,6 +10,7 @@ import {
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import { ToolCalls } from '../executors/tool-calls.service';
 import { RegistryService } from '../registry/registry.service';
 import { ToolsService } from '../tools/tools.service';
 import { toMcpTool } from './mcp-tool-listing';
@@ -28,7 +29,7 @@ const needsApproval = (name: string): string =>
 
 /**
  * ToolFlow as an MCP server over Streamable HTTP, stateless: every request gets its own protocol server bound to
- * the caller's API key, so any api process can answer any request. Calls run through the registry like every
+ * the caller's API key, so any api process can answer any request. Calls run through ToolCalls like every
  * other tool call (validation, logs, use counts, time limits).
  */
 @Injectable()
@@ -36,6 +37,7 @@ export class McpEndpointService {
   constructor(
     private readonly tools: ToolsService,
     private readonly registry: RegistryService,
+    private readonly toolCalls: ToolCalls,
   ) {}
 
   async handle(principal: Principal, request: Request, response: Response): Promise<void> {
@@ -74,7 +76,7 @@ export class McpEndpointService {
     if (resolved.disabled.length > 0) return textResult(`Tool "${name}" is disabled`, true);
     if (resolved.definitions.length === 0) return textResult(`Unknown tool "${name}"`, true);
     if (resolved.definitions[0].requiresApproval === true) return textResult(needsApproval(name), true);
-    const outcome = await this.registry.runCall({
+    const outcome = await this.toolCalls.runCall({
       call: { id: `mcp_${randomUUID()}`, name, arguments: JSON.stringify(args) },
       tools: resolved.definitions,
       context: { runId: null, userId: principal.userId, isAdmin: isAdmin(principal), signal, depth: 0 },

@@ -6,13 +6,19 @@ import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
 import { type Page, PageQuery } from '../common/http/pagination';
 import { ToolCallLogPageResponse, type ToolCallLogResponse } from '../call-logs/tool-call-log.dto';
-import { ExecuteToolDto, ExecuteToolResponse } from './execute-tool.dto';
-import { RegistryService } from './registry.service';
+import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
+import { ExecuteToolDto, ExecuteToolResponse } from '../executors/execute-tool.dto';
+import { ToolCalls } from '../executors/tool-calls.service';
+import { ToolsService } from '../tools/tools.service';
 
 @ApiResource('tools', 404)
 @Controller('tools')
 export class ToolExecutionController {
-  constructor(private readonly registry: RegistryService) {}
+  constructor(
+    private readonly tools: ToolsService,
+    private readonly toolCalls: ToolCalls,
+    private readonly logs: ToolCallLogsService,
+  ) {}
 
   @Post(':id/execute')
   @HttpCode(200)
@@ -29,7 +35,8 @@ export class ToolExecutionController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExecuteToolResponse> {
-    const result = await this.registry.executeOnce(id, body.arguments, principal);
+    const tool = await this.tools.findVisible(id, principal);
+    const result = await this.toolCalls.executeOnce(tool, body.arguments, principal);
     if (result.error_kind === 'invalid_arguments') response.status(422);
     return result;
   }
@@ -40,11 +47,11 @@ export class ToolExecutionController {
     summary: 'Executions of a tool, newest first (the owner and admins see every caller, others their own calls)',
   })
   @ApiOkResponse({ type: ToolCallLogPageResponse })
-  logsOf(
+  async logsOf(
     @Param('id') id: string,
     @Query() query: PageQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<Page<ToolCallLogResponse>> {
-    return this.registry.logsOf(id, principal, query);
+    return this.logs.listVisibleTo(await this.tools.findVisible(id, principal), principal, query);
   }
 }

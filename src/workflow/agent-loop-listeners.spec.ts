@@ -2,8 +2,8 @@ import { getEventListeners } from 'node:events';
 import { abortListenerLimitsExceededBy, abortListenersLeftBy } from '../../test/support/abort-listeners';
 import { OpenAITestServer, reply } from '../../test/support/openai-test-server';
 import { OpenAIChatProvider } from '../llm/openai-chat.provider';
-import { ArgumentValidator } from '../registry/arguments';
-import { runTool } from '../registry/run-tool';
+import { ArgumentValidator } from '../executors/arguments';
+import { runTool } from '../executors/run-tool';
 import type { ToolDefinition } from '../shared/tool-definition';
 import { runAgentLoop } from '../agent/agent-loop';
 

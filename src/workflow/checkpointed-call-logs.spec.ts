@@ -5,9 +5,9 @@ import { userPrincipal } from '../../test/factories/run.factory';
 import { newTool } from '../../test/factories/tool.factory';
 import { permissiveImplementations } from '../../test/factories/tool-implementations.factory';
 import { sqliteTestingModule } from '../../test/support/sqlite-testing-module';
-import { EXECUTOR_CATALOG } from '../executors/executors.tokens';
-import { RegistryService } from '../registry/registry.service';
+import { CallLogWriter } from '../call-logs/call-log-writer.service';
 import { ToolCallLogsModule } from '../call-logs/tool-call-logs.module';
+import { TOOL_USE_COUNTS } from '../call-logs/tool-use-counts';
 import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import type { ToolPins } from '../tools/stored-tool';
 import { TOOL_IMPLEMENTATIONS } from '../tools/tool-implementations';
@@ -65,7 +65,7 @@ const stepInFlight = (): AgentLoopCheckpoint => ({
 
 describe(logCheckpointedCalls.name, () => {
   let moduleRef: TestingModule;
-  let registry: RegistryService;
+  let callLogs: CallLogWriter;
   let logs: ToolCallLogsService;
   let tools: Repository<ToolEntity>;
   let toolId: string;
@@ -79,7 +79,7 @@ describe(logCheckpointedCalls.name, () => {
       handlers: NODE_HANDLERS,
       checkpoint: new RunCheckpointer('run-1', { save: () => Promise.resolve() }, state, true),
       toolPins,
-      registry,
+      callLogs,
     });
 
   const useCount = async () => (await tools.findOneByOrFail({ id: toolId })).useCount;
@@ -89,7 +89,6 @@ describe(logCheckpointedCalls.name, () => {
       [TypeOrmModule.forFeature([ToolEntity, ToolVersionEntity]), ToolCallLogsModule, AuditModule],
       {
         providers: [
-          RegistryService,
           ToolsService,
           ToolFieldsService,
           ToolVersionsService,
@@ -99,11 +98,18 @@ describe(logCheckpointedCalls.name, () => {
             useValue: providedPort(TOOL_VERSION_LISTENER, { toolsChanged: () => Promise.resolve() }),
           },
           portProvider(TOOL_DEPENDANTS),
-          { provide: EXECUTOR_CATALOG, useValue: {} },
+        ],
+        overrides: [
+          [
+            TOOL_USE_COUNTS,
+            providedPort(TOOL_USE_COUNTS, {
+              add: (id: string, count: number) => moduleRef.get(ToolsService).incrementUseCount(id, count),
+            }),
+          ],
         ],
       },
     );
-    registry = moduleRef.get(RegistryService);
+    callLogs = moduleRef.get(CallLogWriter);
     logs = moduleRef.get(ToolCallLogsService);
     tools = moduleRef.get(getRepositoryToken(ToolEntity));
     const created = await moduleRef.get(ToolsService).create(newTool({ name: 'write', effect: 'mutating' }), owner);

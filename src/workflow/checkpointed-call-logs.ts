@@ -1,5 +1,5 @@
 import { toCallRecord, type ToolCallRecord } from '../call-logs/call-record';
-import type { RegistryService } from '../registry/registry.service';
+import type { CallLogWriter } from '../call-logs/call-log-writer.service';
 import type { ToolPins } from '../tools/stored-tool';
 import type { WorkflowDefinition } from './definition.schema';
 import type { NodeHandler } from './nodes/node-handler';
@@ -12,7 +12,7 @@ export interface CheckpointedCallLogs {
   handlers: Readonly<Record<string, NodeHandler>>;
   checkpoint: RunCheckpointer;
   toolPins: ToolPins | undefined;
-  registry: Pick<RegistryService, 'logUnloggedCalls'>;
+  callLogs: Pick<CallLogWriter, 'logUnloggedCalls'>;
 }
 
 /**
@@ -44,5 +44,5 @@ export async function logCheckpointedCalls(options: CheckpointedCallLogs): Promi
       );
     });
   });
-  return options.registry.logUnloggedCalls(runId, calls);
+  return options.callLogs.logUnloggedCalls(runId, calls);
 }

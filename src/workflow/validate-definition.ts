@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../common/errors/domain-error';
-import { checkParametersSchema } from '../registry/arguments';
+import { checkParametersSchema } from '../json-schema/check-parameters-schema';
 import { checkShape } from './definition-shape';
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from './definition.schema';
 import { graphOrder } from './graph-order';

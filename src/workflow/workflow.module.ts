@@ -9,6 +9,8 @@ import { ExecutorsModule } from '../executors/executors.module';
 import { ProviderRegistry } from '../llm/provider-registry';
 import { RegistryModule } from '../registry/registry.module';
 import { RegistryService } from '../registry/registry.service';
+import { ToolCalls } from '../executors/tool-calls.service';
+import { CallLogWriter } from '../call-logs/call-log-writer.service';
 import { WORKFLOW_TOOL_RUNNER, type WorkflowToolRunner } from '../executors/workflow/workflow-tool-runner';
 import { RunsModule } from '../runs/runs.module';
 import { NodeRunsService } from '../runs/node-runs.service';
@@ -57,6 +59,8 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
       provide: WORKFLOW_ENGINE,
       inject: [
         RegistryService,
+        ToolCalls,
+        CallLogWriter,
         ProviderRegistry,
         NodeRunsService,
         ToolResultsService,
@@ -67,6 +71,8 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
       ],
       useFactory: (
         registry: RegistryService,
+        toolCalls: ToolCalls,
+        callLogs: CallLogWriter,
         providers: ProviderRegistry,
         nodeRuns: NodeRunsService,
         toolResults: ToolResultsService,
@@ -81,6 +87,8 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
             providers,
             prices,
             registry,
+            toolCalls,
+            callLogs,
             defaultProvider: config.defaultProvider,
             defaultTimeoutMs: config.llmLimits.nodeTimeoutMs,
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },

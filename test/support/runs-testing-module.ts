@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { databaseOptions } from '../../src/database-options';
 import { ToolCallLogsModule } from '../../src/call-logs/tool-call-logs.module';
+import { TOOL_USE_COUNTS } from '../../src/call-logs/tool-use-counts';
 import { AuditModule } from '../../src/audit/audit.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
@@ -49,7 +50,11 @@ export async function runsTestingModule(
       },
       ...providers,
     ],
-  }).compile();
+  })
+    // No tool runs here; call-logs/ still needs its use counts port to start.
+    .overrideProvider(TOOL_USE_COUNTS)
+    .useValue(providedPort(TOOL_USE_COUNTS, { add: () => Promise.resolve() }))
+    .compile();
   await moduleRef.init();
   return moduleRef;
 }

@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
-import { ArgumentValidator } from '../../registry/arguments';
-import { runTool } from '../../registry/run-tool';
+import { ArgumentValidator } from '../arguments';
+import { runTool } from '../run-tool';
 import type { StoredTool } from '../executor';
 import type { ToolExecuteContext, ToolExecuteResult } from '../../shared/tool-definition';
 import { CodeRunError } from './code-run-error';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '../../common/auth/principal';
 import { inSpan, markSpanFailed } from '../../common/tracing';
-import { RegistryService } from '../../registry/registry.service';
+import { CallLogWriter } from '../../call-logs/call-log-writer.service';
 import type { UsageTotals } from '../../runs/run.entity';
 import type { RunStopReason } from '../../runs/run-budgets';
 import type { RunRecord } from '../../runs/run-record';
@@ -83,7 +83,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     private readonly nodeRuns: NodeRunsService,
     private readonly events: RunEventsService,
     private readonly checker: DefinitionChecker,
-    private readonly registry: RegistryService,
+    private readonly callLogs: CallLogWriter,
     @Inject(WORKFLOW_ENGINE) private readonly engine: WorkflowEngine,
     private readonly checkpoints: RunCheckpointStore,
     private readonly approvals: ApprovalsService,
@@ -301,7 +301,7 @@ export class WorkflowRunExecutor implements RunExecutor {
       handlers: this.engine.handlers,
       checkpoint,
       toolPins: run.toolPins ?? undefined,
-      registry: this.registry,
+      callLogs: this.callLogs,
     }).catch((error: unknown) => {
       this.logger.error({ err: error, runId: run.id }, 'could not store the tool call logs of the run');
     });
@@ -309,7 +309,7 @@ export class WorkflowRunExecutor implements RunExecutor {
 
   /** The run's tool call logs were written off the critical path; they are stored before it ends here. */
   private async storeCallLogs(runId: string): Promise<void> {
-    await this.registry.flushRun(runId).catch((error: unknown) => {
+    await this.callLogs.flushRun(runId).catch((error: unknown) => {
       this.logger.error({ err: error, runId }, 'could not store the tool call logs of the run');
     });
   }

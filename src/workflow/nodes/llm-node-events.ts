@@ -1,6 +1,6 @@
 import type { AgentLoopHooks } from '../../agent/agent-loop-options';
 import type { RunEventType } from '../../runs/run-event-types';
-import { stoppedCallResponse, type ToolRunOutcome } from '../../registry/run-tool';
+import { stoppedCallResponse, type ToolRunOutcome } from '../../executors/run-tool';
 import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import type { RunMeter } from '../execution/run-meter';
 import { modelCallRepairMark } from './model-call-repair';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ToolDefinition } from '../../shared/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
-import { validatorKey } from '../../registry/run-tool';
+import { validatorKey } from '../../executors/run-tool';
 import { toolDocument, type ToolDocument } from '../../agent/selection/tool-index';
 import { ToolSelection, type SemanticSearch } from '../../agent/selection/tool-selection';
 import type { UsageEvidence } from '../../agent/selection/usage-evidence';

@@ -7,7 +7,7 @@ import type { ToolCall } from '../../shared/tool-types';
 import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
-import type { ToolRunOutcome } from '../../registry/run-tool';
+import type { ToolRunOutcome } from '../../executors/run-tool';
 import { type AgentLoopCheckpoint, AgentLoopError, type AgentLoopResult, runAgentLoop } from '../../agent/agent-loop';
 import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from './answered-calls';
 import type { AgentToolCallRecord } from '../../agent/agent-loop-result';
@@ -273,7 +273,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           const recorded = run.models?.recordedToolResult?.(node.id, call, run.item);
           if (recorded)
             return replayedCall(call, recorded, (status) =>
-              deps.registry.recordUnrunCall({
+              deps.toolCalls.recordUnrunCall({
                 call,
                 tools,
                 nodeId: node.id,
@@ -282,7 +282,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
                 context: { ...toolContext, signal },
               }),
             );
-          return deps.registry.runCall({
+          return deps.toolCalls.runCall({
             call,
             tools: callable,
             nodeId: node.id,
@@ -298,7 +298,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
         // a later call started must not lose the log of a call that finished before it.
         onCheckpoint: step && (async (state) => void (await Promise.all([step.save(state), callLogsStored]))),
         onUnrunCall: (call, status, response) =>
-          deps.registry.recordUnrunCall({
+          deps.toolCalls.recordUnrunCall({
             call,
             tools,
             nodeId: node.id,
@@ -337,7 +337,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           meter,
           onModelAnswer: (offered) => {
             // A model answer closes the previous step: its calls' logs are written while the answer is checkpointed.
-            callLogsStored = deps.registry.flushRunInBackground(run.runId);
+            callLogsStored = deps.callLogs.flushRunInBackground(run.runId);
             offeredTools.push(offered);
           },
         }),

@@ -1,4 +1,4 @@
-import type { RegistryService } from '../../registry/registry.service';
+import type { ToolCalls } from '../../executors/tool-calls.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
 import type { WorkflowNode } from '../definition.schema';
 import type { RunContext } from '../execution/run-context';
@@ -17,15 +17,15 @@ describe(approvalGateFor.name, () => {
     emit: (type: string, data: Record<string, unknown>) => emitted.push([type, data]),
   } as unknown as RunContext;
   const step: NodeStep = { state: undefined, save: () => Promise.resolve() };
-  const registry = {
+  const toolCalls = {
     approvalRequestFor: (toolCall: { name: string }) =>
       toolCall.name === 'wipe'
         ? { arguments: { target: 'db', api_key: 'sk-1' }, parameters: { type: 'object' } }
         : null,
-  } as unknown as RegistryService;
+  } as unknown as ToolCalls;
 
   const services = (request: ApprovalsService['request']): NodeServices =>
-    ({ registry, approvals: { request } }) as unknown as NodeServices;
+    ({ toolCalls, approvals: { request } }) as unknown as NodeServices;
 
   beforeEach(() => (emitted.length = 0));
 

@@ -27,7 +27,7 @@ export function approvalGateFor(
   const { node, step, run, services } = input;
   return {
     async check(call): Promise<ApprovalDecision | 'pending' | null> {
-      const request = services.registry.approvalRequestFor(call, tools);
+      const request = services.toolCalls.approvalRequestFor(call, tools);
       if (request === null) return null;
       if (step === undefined || services.approvals === undefined) {
         return { approved: false, response: NO_APPROVAL_RESPONSE };

@@ -2,6 +2,8 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { PriceTable } from '../../llm/model-prices';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
+import type { ToolCalls } from '../../executors/tool-calls.service';
+import type { CallLogWriter } from '../../call-logs/call-log-writer.service';
 import type { ApprovalsService } from '../../runs/approvals.service';
 import type { Scope } from '../references';
 import type { RunContext } from '../execution/run-context';
@@ -18,7 +20,12 @@ export interface NodeServices {
   /** Prices model calls (cost on events, node usage and the run's budget); absent: calls carry no cost. */
   prices?: PriceTable;
   defaultProvider: string;
+  /** Resolves the tools a node names or selects. */
   registry: RegistryService;
+  /** Runs (and logs) the calls of LLM and tool nodes. */
+  toolCalls: ToolCalls;
+  /** Stores the logged calls of a run at the end of each step. */
+  callLogs: Pick<CallLogWriter, 'flushRunInBackground'>;
   /** Time limit of an LLM node that sets no `timeout_ms` (LLM_NODE_TIMEOUT_MS). */
   defaultTimeoutMs: number;
   /** Where LLM nodes keep results they cut, and the default limit (LLM_MAX_TOOL_RESULT_TOKENS); absent: no cutting. */
@@ -169,7 +176,7 @@ export interface NodeHandler<S extends TSchema = TSchema> {
   renameTools?(data: Static<S>, rename: (name: string) => string): Static<S>;
   check?(data: Static<S>, context: NodeCheckContext): DataProblem[];
   /**
-   * The calls with a log row (see RegistryService.runCall) that its stored state (its output once it finished,
+   * The calls with a log row (see ToolCalls.runCall) that its stored state (its output once it finished,
    * else its step) holds as answered, in the order they were made: a resumed run writes the rows of those whose
    * logs the process that died had not written yet.
    */

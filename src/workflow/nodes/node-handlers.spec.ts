@@ -1,6 +1,7 @@
 import { chatResponse } from '../../../test/factories/chat-response.factory';
 import type { ProviderRegistry } from '../../llm/provider-registry';
 import type { RegistryService } from '../../registry/registry.service';
+import type { ToolCalls } from '../../executors/tool-calls.service';
 import type { ToolDefinition } from '../../shared/tool-definition';
 import type { WorkflowDefinition, WorkflowNode } from '../definition.schema';
 import type { Scope } from '../references';
@@ -26,7 +27,9 @@ const services = (): NodeServices => ({
   } as unknown as ProviderRegistry,
   registry: {
     resolve: () => Promise.resolve({ definitions: [weather], missing: [], disabled: [] }),
-    flushRunInBackground: () => Promise.resolve(),
+  } as unknown as RegistryService,
+  callLogs: { flushRunInBackground: () => Promise.resolve() },
+  toolCalls: {
     // The weather tool needs no approval.
     approvalRequestFor: () => null,
     runCall: ({ call }: { call: { id: string } }) =>
@@ -37,7 +40,7 @@ const services = (): NodeServices => ({
         response: 'sunny',
         metadata: { duration_ms: 1 },
       }),
-  } as unknown as RegistryService,
+  } as unknown as ToolCalls,
 });
 
 const run: RunContext = {
@@ -167,10 +170,7 @@ describe('NODE_HANDLERS', () => {
         resolveModel: () => 'local-model',
         contextWindow: () => 32_768,
       } as unknown as ProviderRegistry,
-      registry: {
-        ...base.registry,
-        resolve: base.registry.resolve,
-        approvalRequestFor: () => null,
+      callLogs: {
         // Slower than the checkpoint: the logs of a round are still being written when the next one could start.
         flushRunInBackground: () => {
           const flush = ++flushes;
@@ -181,11 +181,14 @@ describe('NODE_HANDLERS', () => {
             }, 20),
           );
         },
+      },
+      toolCalls: {
+        approvalRequestFor: () => null,
         runCall: ({ call }: { call: { id: string } }) => {
           events.push(`call ${call.id}`);
           return Promise.resolve({ call, toolName: 'weather', status: 'success', response: 'sunny', metadata: {} });
         },
-      } as unknown as RegistryService,
+      } as unknown as ToolCalls,
     };
     const data = { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] };
     const node = { ...SAMPLES.llm, data };

@@ -45,7 +45,7 @@ export const toolNode: NodeHandler<typeof ToolNodeData> = {
     // The call's log is stored before the node's output is checkpointed, so that a crash after that cannot leave a
     // finished call without its log (a run's logs are otherwise written with the next model answer, or at its end).
     // A failed write is reported and retried with the next one.
-    await input.services.registry.flushRunInBackground(input.run.runId);
+    await input.services.callLogs.flushRunInBackground(input.run.runId);
     return output;
   },
 };
@@ -58,7 +58,7 @@ async function callTool({
   services,
   step,
 }: NodeRunInput<Static<typeof ToolNodeData>>): Promise<Record<string, unknown>> {
-  const { registry } = services;
+  const { registry, toolCalls } = services;
   const name = data.tool;
   const tools = await toolsOfNode(node.id, { field: 'tool', names: [name] }, run, registry);
   const call = {
@@ -76,7 +76,7 @@ async function callTool({
   const decision = await approvalGateFor({ node, step, run, services }, tools).check(call);
   if (decision === 'pending') throw new AwaitingApprovalError();
   if (decision?.approved === false) {
-    await registry.recordUnrunCall({
+    await toolCalls.recordUnrunCall({
       call,
       tools,
       nodeId: node.id,
@@ -91,14 +91,14 @@ async function callTool({
   if (step && !isRepeatable(tools[0].effect)) {
     if (step.state === STARTED) {
       const response = UNKNOWN_OUTCOME_RESPONSE;
-      await registry.recordUnrunCall({ call, tools, nodeId: node.id, status: 'unknown_outcome', response, context });
+      await toolCalls.recordUnrunCall({ call, tools, nodeId: node.id, status: 'unknown_outcome', response, context });
       return { output: response, data: null, status: 'unknown_outcome', error: response };
     }
     await step.save(STARTED);
   }
   if (run.meter && !run.meter.startToolCall()) throw stopError(run.signal);
   run.emit('tool.call', { node_id: node.id, call_id: call.id, name, index: 0 });
-  const outcome = await registry.runCall({ call, tools, nodeId: node.id, context });
+  const outcome = await toolCalls.runCall({ call, tools, nodeId: node.id, context });
   run.emit('tool.result', {
     node_id: node.id,
     call_id: call.id,
