@@ -20,6 +20,12 @@ import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
 import { ForceDeleteQuery } from '../common/http/force-delete-query';
+import {
+  GetVersionRoute,
+  ListVersionsRoute,
+  RollbackRoute,
+  type VersionedResource,
+} from '../common/http/version-routes';
 import type { Page } from '../common/http/pagination';
 import {
   BuiltinToolResponse,
@@ -36,6 +42,15 @@ import {
 } from './tool.dto';
 import { ToolsService } from './tools.service';
 import { ToolVersionsService } from './tool-versions.service';
+
+const TOOL_VERSIONS: VersionedResource = {
+  path: ':id',
+  name: 'Tool',
+  summaryType: ToolVersionSummary,
+  versionType: ToolVersionResponse,
+  writtenType: ToolWriteResponse,
+  rollbackSummary: 'Make the schema and implementation of an earlier version the next version',
+};
 
 /** PUT and PATCH: the tool's next version, refused with 412 when If-Match names a stale one. */
 const ApiToolEdit = (operationId: string, summary: string) =>
@@ -89,18 +104,12 @@ export class ToolsController {
     return this.tools.get(id, principal);
   }
 
-  @Get(':id/versions')
-  @ApiOperation({ operationId: 'listToolVersions', summary: 'Every version of a tool, newest first' })
-  @ApiOkResponse({ type: [ToolVersionSummary] })
-  @ApiProblemResponses(404)
+  @ListVersionsRoute(TOOL_VERSIONS)
   listVersions(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ToolVersionSummary[]> {
     return this.versions.listVersions(id, principal);
   }
 
-  @Get(':id/versions/:version')
-  @ApiOperation({ operationId: 'getToolVersion', summary: 'One version of a tool, as it was saved' })
-  @ApiOkResponse({ type: ToolVersionResponse })
-  @ApiProblemResponses(400, 404)
+  @GetVersionRoute(TOOL_VERSIONS)
   getVersion(
     @Param('id') id: string,
     @Param('version', ParseIntPipe) version: number,
@@ -109,14 +118,7 @@ export class ToolsController {
     return this.versions.getVersion(id, version, principal);
   }
 
-  @Post(':id/rollback')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'rollbackTool',
-    summary: 'Make the schema and implementation of an earlier version the next version',
-  })
-  @ApiOkResponse({ type: ToolWriteResponse })
-  @ApiProblemResponses(400, 403, 404, 409)
+  @RollbackRoute(TOOL_VERSIONS)
   rollback(
     @Param('id') id: string,
     @Body() body: RollbackToolDto,

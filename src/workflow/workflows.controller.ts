@@ -25,6 +25,12 @@ import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiIdempotencyKey } from '../common/idempotency/idempotency.interceptor';
 import { ForceDeleteQuery } from '../common/http/force-delete-query';
+import {
+  GetVersionRoute,
+  ListVersionsRoute,
+  RollbackRoute,
+  type VersionedResource,
+} from '../common/http/version-routes';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
 import { ApiIfMatch, IfMatch, VersionETagInterceptor, type VersionPrecondition } from '../common/http/etag';
@@ -45,6 +51,15 @@ import { type StartResult, RunStarter } from './execution/run-starter.service';
 import { WorkflowsService } from './workflows.service';
 import { WorkflowVersionsService } from './workflow-versions.service';
 import { RollbackWorkflowDto, WorkflowVersionResponse, WorkflowVersionSummary } from './workflow-version.dto';
+
+const WORKFLOW_VERSIONS: VersionedResource = {
+  path: 'workflows/:id',
+  name: 'Workflow',
+  summaryType: WorkflowVersionSummary,
+  versionType: WorkflowVersionResponse,
+  writtenType: WorkflowResponse,
+  rollbackSummary: 'Make the definition of an earlier version the next version (checked again as any save)',
+};
 
 const respond = (result: StartResult, response: Response): RunResponse => {
   response.status(result.finished ? 200 : 202);
@@ -99,18 +114,12 @@ export class WorkflowsController {
     return this.workflows.create(body, principal);
   }
 
-  @Get('workflows/:id/versions')
-  @ApiOperation({ operationId: 'listWorkflowVersions', summary: 'Every version of a workflow, newest first' })
-  @ApiOkResponse({ type: [WorkflowVersionSummary] })
-  @ApiProblemResponses(404)
+  @ListVersionsRoute(WORKFLOW_VERSIONS)
   listVersions(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<WorkflowVersionSummary[]> {
     return this.versions.list(id, principal);
   }
 
-  @Get('workflows/:id/versions/:version')
-  @ApiOperation({ operationId: 'getWorkflowVersion', summary: 'One version of a workflow, as it was saved' })
-  @ApiOkResponse({ type: WorkflowVersionResponse })
-  @ApiProblemResponses(400, 404)
+  @GetVersionRoute(WORKFLOW_VERSIONS)
   getVersion(
     @Param('id') id: string,
     @Param('version', ParseIntPipe) version: number,
@@ -119,14 +128,7 @@ export class WorkflowsController {
     return this.versions.get(id, version, principal);
   }
 
-  @Post('workflows/:id/rollback')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'rollbackWorkflow',
-    summary: 'Make the definition of an earlier version the next version (checked again as any save)',
-  })
-  @ApiOkResponse({ type: WorkflowResponse })
-  @ApiProblemResponses(400, 403, 404, 409)
+  @RollbackRoute(WORKFLOW_VERSIONS)
   rollback(
     @Param('id') id: string,
     @Body() body: RollbackWorkflowDto,
