@@ -1,5 +1,7 @@
 import { nestedRunsOf, nestedRunsTitle } from '../../console/src/lib/nested-runs';
-import { applyEvent, emptyTrace, type TraceEvent } from '../../console/src/lib/run-trace';
+import { applyEvent } from '../../console/src/lib/run-trace';
+import type { TraceEvent } from '../../console/src/lib/run-events';
+import { emptyTrace } from '../../console/src/lib/trace-state';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());
@@ -9,7 +11,7 @@ const usage = (total: number) => ({
   total_tokens: total,
   model_calls: 1,
 });
-const item = (index: number, status: string, extra: Record<string, unknown> = {}): TraceEvent => ({
+const item = (index: number, status: 'succeeded' | 'failed', extra: Record<string, unknown> = {}): TraceEvent => ({
   type: 'node.item',
   data: {
     node_id: 'map-1',

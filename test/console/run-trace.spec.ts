@@ -1,5 +1,8 @@
 import { costText } from '../../console/src/lib/cost';
-import { applyEvent, emptyTrace, timelineRows, type TraceEvent } from '../../console/src/lib/run-trace';
+import { applyEvent } from '../../console/src/lib/run-trace';
+import type { TraceEvent } from '../../console/src/lib/run-events';
+import { timelineRows } from '../../console/src/lib/timeline';
+import { emptyTrace } from '../../console/src/lib/trace-state';
 
 const at = (second: number) => `2026-12-01T10:00:0${second}.000Z`;
 const fold = (events: TraceEvent[]) => events.reduce(applyEvent, emptyTrace());
@@ -238,6 +241,7 @@ describe('applyEvent (repaired calls)', () => {
           name: 'lookup',
           status: 'success',
           repair: { kind: 'json_answer' },
+          at: at(3),
         },
       },
     ]);

@@ -3,7 +3,9 @@ import { onBeforeUnmount, reactive, ref, watch, type Ref } from 'vue';
 import { API_BASE, authHeaders, errorText } from '../api/http';
 import { runsApi } from '../api/resources';
 import type { RunResponse } from '../api/types';
-import { applyEvent, emptyTrace, type TraceState } from '../lib/run-trace';
+import { applyEvent } from '../lib/run-trace';
+import { toTraceEvent } from '../lib/run-events';
+import { emptyTrace, type TraceState } from '../lib/trace-state';
 
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 
@@ -39,8 +41,9 @@ export function useRunTrace(runId: Ref<string | null>) {
         signal: abort.signal,
         openWhenHidden: true,
         onmessage(message) {
-          if (!message.event || !message.data) return;
-          applyEvent(trace, { type: message.event, data: JSON.parse(message.data) as Record<string, unknown> });
+          const event = toTraceEvent(message.event, message.data);
+          if (!event) return;
+          applyEvent(trace, event);
           // The record holds what waits for a decision (pending_approvals): read it again when that changes.
           if (message.event.startsWith('approval.')) void refresh(id).catch(() => undefined);
           if (message.event === 'run.finished') throw new StreamEnded();
