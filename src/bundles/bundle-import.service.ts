@@ -18,11 +18,23 @@ import { decideName, type NameDecision } from './decide-name';
 
 const validation = createValidationPipe();
 
-/** The field problems of a DomainError (or its message) under `prefix`; other errors are not the item's fault. */
-function problemsOf(error: unknown, prefix: string): FieldProblem[] {
+type ItemList = 'tools' | 'workflows';
+
+/**
+ * The field problems of a DomainError (or its message) of item `index` of `list`: each field under `list[index]`, each
+ * pointer (JSON pointer into the body) under `/list/index`, the item's own when the problem had none.
+ * Other errors are not the item's fault.
+ */
+function problemsOf(error: unknown, list: ItemList, index: number): FieldProblem[] {
   if (!(error instanceof DomainError)) throw error;
-  if (error.problems.length === 0) return [{ field: prefix, message: error.message }];
-  return error.problems.map((problem) => ({ ...problem, field: `${prefix}.${problem.field}` }));
+  const item = `${list}[${index}]`;
+  const pointer = `/${list}/${index}`;
+  if (error.problems.length === 0) return [{ field: item, message: error.message, pointer }];
+  return error.problems.map((problem) => ({
+    ...problem,
+    field: `${item}.${problem.field}`,
+    pointer: `${pointer}${problem.pointer ?? ''}`,
+  }));
 }
 
 const writes = (decision: NameDecision): boolean => decision.status !== 'skipped' && decision.status !== 'failed';
@@ -103,7 +115,7 @@ export class BundleImportService {
           ...(warnings.length > 0 && { warnings }),
         });
       } catch (error) {
-        const errors = problemsOf(error, `tools[${index}]`);
+        const errors = problemsOf(error, 'tools', index);
         problems.push(...errors);
         toolResults.push(failed(result, errors));
       }
@@ -129,9 +141,14 @@ export class BundleImportService {
           providedTools,
         });
         plannedWorkflows.push(planned);
-        workflowResults.push({ ...result, id: dryRun && decision.targetId === null ? null : planned.id });
+        const warnings = planned.warnings.map((problem) => `${problem.field}: ${problem.message}`);
+        workflowResults.push({
+          ...result,
+          id: dryRun && decision.targetId === null ? null : planned.id,
+          ...(warnings.length > 0 && { warnings }),
+        });
       } catch (error) {
-        const errors = problemsOf(error, `workflows[${index}]`);
+        const errors = problemsOf(error, 'workflows', index);
         problems.push(...errors);
         workflowResults.push(failed(result, errors));
       }

@@ -78,6 +78,11 @@ export class Bundle {
 export class ImportProblem {
   @ApiProperty({ example: 'tools[2].function_schema.function.name' }) field!: string;
   @ApiProperty() message!: string;
+  @ApiPropertyOptional({
+    example: '/tools/2',
+    description: 'JSON pointer into the bundle: the item, or the offending value inside it when known',
+  })
+  pointer?: string;
 }
 
 export class ImportItemResult {
@@ -97,6 +102,9 @@ export class ImportItemResult {
   @ApiPropertyOptional({ type: [ImportProblem] }) errors?: ImportProblem[];
   @ApiPropertyOptional({
     type: [String],
+    description:
+      'Imported, but: a masked secret left unset (tools); a provider or model this service lacks, whose runs are ' +
+      'refused here until it is configured (workflows)',
     example: ['implementation_config.auth.token came masked and is left unset: set it with PUT or PATCH'],
   })
   warnings?: string[];

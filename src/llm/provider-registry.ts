@@ -44,11 +44,20 @@ export class UnknownProviderError extends Error {
   }
 }
 
+/** Where the providers defined by their own variables take their default model from. */
+const BUILT_IN_DEFAULT_MODELS: Readonly<Record<string, string>> = {
+  openai: 'OPENAI_DEFAULT_MODEL',
+  anthropic: 'ANTHROPIC_DEFAULT_MODEL',
+};
+
 export class ModelRequiredError extends Error {
   readonly code = 'MODEL_REQUIRED';
 
   constructor(readonly providerName: string) {
-    super(`no model given and provider "${providerName}" has no default_model`);
+    const where = BUILT_IN_DEFAULT_MODELS[providerName] ?? `its "default_model" in LLM_PROVIDERS`;
+    super(
+      `no model given and provider "${providerName}" has no default_model: name a "model" on the node, or set ${where}`,
+    );
     this.name = 'ModelRequiredError';
   }
 }

@@ -31,7 +31,7 @@ describe(DefinitionChecker.name, () => {
       providers: [
         DefinitionChecker,
         { provide: RegistryService, useValue: {} },
-        { provide: ProviderRegistry, useValue: {} },
+        { provide: ProviderRegistry, useValue: { has: (name: string) => name === 'openai', names: ['openai'] } },
         { provide: APP_CONFIG, useValue: loadConfig({}) },
       ],
     }).compile();
@@ -39,8 +39,9 @@ describe(DefinitionChecker.name, () => {
   });
 
   it('should analyse a stored definition once per version, not on every run', async () => {
-    for (let run = 0; run < 3; run++) await sut.check(definition(), userPrincipal(), 'definition', 'wf-1@1');
-    await sut.check(definition(), userPrincipal(), 'definition', 'wf-1@2');
+    for (let run = 0; run < 3; run++)
+      await sut.check(definition(), userPrincipal(), 'definition', { version: 'wf-1@1' });
+    await sut.check(definition(), userPrincipal(), 'definition', { version: 'wf-1@2' });
 
     expect(analyzeDefinition).toHaveBeenCalledTimes(2);
   });
@@ -49,6 +50,31 @@ describe(DefinitionChecker.name, () => {
     for (let run = 0; run < 2; run++) await sut.check(definition(), userPrincipal());
 
     expect(analyzeDefinition).toHaveBeenCalledTimes(2);
+  });
+
+  it('should refuse a provider this service lacks, or only warn of it for an import', async () => {
+    const elsewhere = {
+      ...definition(),
+      nodes: [
+        { id: 'start', type: 'start', data: {} },
+        { id: 'llm-1', type: 'llm', data: { prompt: 'Hi', provider: 'azure-prod' } },
+        { id: 'end', type: 'end', data: { outputs: { city: '{{inputs.city}}' } } },
+      ],
+      edges: [
+        { source: 'start', target: 'llm-1' },
+        { source: 'llm-1', target: 'end' },
+      ],
+    };
+    const problem = 'definition.nodes[1](llm-1).data.provider: unknown provider "azure-prod"; configured: openai';
+
+    await expect(sut.check(elsewhere, userPrincipal())).rejects.toMatchObject({
+      problems: [{ field: 'definition.nodes[1](llm-1).data.provider' }],
+    });
+    const { warnings = [] } = await sut.check(elsewhere, userPrincipal(), 'definition', { unconfigured: 'warn' });
+    expect(warnings.map((warning) => `${warning.field}: ${warning.message}`)).toEqual([
+      `${problem}; its runs are refused here until this is configured`,
+    ]);
+    expect(() => sut.executionPlan(elsewhere)).toThrow(problem.replace(/^definition\./, ''));
   });
 
   it('should validate run inputs with the cached validator of the version', () => {

@@ -30,6 +30,18 @@ export interface CheckedDefinition {
 
 const VALIDATOR_CACHE_SIZE = 500;
 
+export interface CheckOptions {
+  /** `id@version` of a stored definition: its structural analysis is cached. */
+  version?: string;
+  /** Tool names that count as existing and enabled: those an import stores in the same transaction. */
+  providedTools?: ReadonlySet<string>;
+  /**
+   * What a provider or model this service lacks makes of the definition: refused (saving, running), or a warning
+   * (a bundle import keeps the workflow; running it here is refused with the same message until configured).
+   */
+  unconfigured?: 'refuse' | 'warn';
+}
+
 /** The checks every definition passes on save and on run, and a run's inputs against its definition. */
 @Injectable()
 export class DefinitionChecker {
@@ -58,10 +70,9 @@ export class DefinitionChecker {
     input: unknown,
     principal: Principal,
     field = 'definition',
-    version?: string,
-    /** Tool names that count as existing and enabled: those an import stores in the same transaction. */
-    providedTools: ReadonlySet<string> = new Set(),
+    options: CheckOptions = {},
   ): Promise<CheckedDefinition> {
+    const { version, providedTools = new Set<string>(), unconfigured = 'refuse' } = options;
     const analysis = this.analyze(input, version);
     // Pointers are into the body: the definition is the body itself, or its `definition` field.
     const pointerBase = field === 'body' ? '' : `/${field}`;
@@ -73,6 +84,7 @@ export class DefinitionChecker {
       ...(problem.pointer === undefined ? {} : { pointer: `${pointerBase}${problem.pointer}` }),
     });
     const problems: FieldProblem[] = analysis.problems.map(inBody);
+    if (unconfigured === 'refuse') problems.push(...analysis.unconfigured.map(inBody));
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     const definition = input as WorkflowDefinition;
     const resolvedTools = new Map<string, readonly ToolDefinition[]>();
@@ -95,6 +107,14 @@ export class DefinitionChecker {
     }
     if (problems.length > 0) throw DomainError.validation(problems, 'The workflow definition is invalid');
     const warnings = analysis.warnings.map(inBody);
+    if (unconfigured === 'warn') {
+      warnings.push(
+        ...analysis.unconfigured.map((problem) => {
+          const found = inBody(problem);
+          return { ...found, message: `${found.message}; its runs are refused here until this is configured` };
+        }),
+      );
+    }
     return { definition, order: analysis.order, tools: resolvedTools, toolUses: analysis.toolsByNode, warnings };
   }
 
@@ -104,8 +124,9 @@ export class DefinitionChecker {
    */
   executionPlan(definition: unknown, version?: string): CheckedDefinition {
     const analysis = this.analyze(definition, version);
-    if (analysis.problems.length > 0) {
-      const text = analysis.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
+    const problems = [...analysis.problems, ...analysis.unconfigured];
+    if (problems.length > 0) {
+      const text = problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
       throw new WorkflowRunError(`the stored definition no longer runs here: ${text}`);
     }
     return { definition: definition as WorkflowDefinition, order: analysis.order, toolUses: analysis.toolsByNode };

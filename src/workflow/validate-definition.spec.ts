@@ -112,9 +112,13 @@ describe(analyzeDefinition.name, () => {
     expect(messages(input)).toEqual([]);
   });
 
-  it('should name the LLM node whose provider is not configured', () => {
+  it('should name the LLM node whose provider is not configured, apart from the problems of the definition', () => {
     const input = definition();
     input.nodes[1].data.provider = 'nowhere';
-    expect(messages(input)).toEqual(['nodes[1](llm-1).data.provider: unknown provider "nowhere"; configured: local']);
+    const sut = analyzeDefinition(input, nodeCheckContext());
+    expect(sut.problems).toEqual([]);
+    expect(sut.unconfigured).toEqual([
+      { field: 'nodes[1](llm-1).data.provider', message: 'unknown provider "nowhere"; configured: local' },
+    ]);
   });
 });

@@ -19,6 +19,8 @@ export interface DefinitionAnalysis {
   problems: FieldProblem[];
   /** What works but should change (a deprecated output field): the save response shows them. */
   warnings: FieldProblem[];
+  /** What this service lacks to run it (a provider or model it does not have); see DataProblem.unconfigured. */
+  unconfigured: FieldProblem[];
   /** Node ids in an order where every node comes after all its sources. */
   order: string[];
   /** The tools each node calls (and the data field naming them), by node id. */
@@ -46,7 +48,7 @@ export function analyzeDefinition(
   context: NodeCheckContext,
   outer: OuterGraph = NO_OUTER,
 ): DefinitionAnalysis {
-  const empty: DefinitionAnalysis = { problems: [], warnings: [], order: [], toolsByNode: new Map() };
+  const empty: DefinitionAnalysis = { problems: [], warnings: [], unconfigured: [], order: [], toolsByNode: new Map() };
   const shapeProblems = checkShape(input);
   if (shapeProblems.length > 0) return { ...empty, problems: shapeProblems };
   const definition = input as WorkflowDefinition;
@@ -157,6 +159,7 @@ export function analyzeDefinition(
   const references = checkReferences(definition, { byId, ancestors, outer: outer.visible, scope: outer.scope });
   problems.push(...references.problems);
   const warnings = [...references.warnings];
+  const unconfigured: FieldProblem[] = [];
   const toolsByNode = new Map<string, ToolUse>();
   const allIds = new Set([...outer.ids, ...byId.keys()]);
   definition.nodes.forEach((node, index) => {
@@ -189,14 +192,16 @@ export function analyzeDefinition(
       };
       problems.push(...analysis.problems.map(inside));
       warnings.push(...analysis.warnings.map(inside));
+      unconfigured.push(...analysis.unconfigured.map(inside));
       const use = mergeToolUses(tools, [...analysis.toolsByNode.values()].reduce(mergeToolUses, null));
       if (use) toolsByNode.set(node.id, { ...use, field: tools?.field ?? nested.field });
     } else if (tools) toolsByNode.set(node.id, tools);
     for (const problem of handler.check?.(data, context) ?? []) {
-      problems.push({ field: nodeField(index, node, `.data.${problem.field}`), message: problem.message });
+      const found = { field: nodeField(index, node, `.data.${problem.field}`), message: problem.message };
+      (problem.unconfigured ? unconfigured : problems).push(found);
     }
   });
-  return { problems, warnings, order, toolsByNode };
+  return { problems, warnings, unconfigured, order, toolsByNode };
 }
 
 /** Two tool uses as one: the names and selectors of both, each once. */

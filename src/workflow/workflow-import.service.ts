@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
-import { DomainError } from '../common/errors/domain-error';
+import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import { isDuplicateKey, namesTaken, type TakenNames } from '../common/owned-queries';
 import type { WorkflowDefinition } from './definition.schema';
 import { DefinitionChecker } from './definition-checker.service';
@@ -24,6 +24,8 @@ export interface PlannedWorkflow {
   readonly enabled: boolean;
   /** The user whose import makes the new version. */
   readonly savedBy: string;
+  /** What the import reports about it: a provider or model this service lacks, a deprecated field read. */
+  readonly warnings: readonly FieldProblem[];
 }
 
 /** Workflows an import (a bundle) brings: checked first, all of them, then stored in the importer's transaction. */
@@ -54,7 +56,10 @@ export class WorkflowImportService {
     if (isPublic && !existing?.isPublic && !isAdmin(principal)) {
       throw DomainError.validation([{ field: 'is_public', message: 'only admins make workflows public' }]);
     }
-    const { definition } = await this.checker.check(body.definition, principal, body.field, undefined, providedTools);
+    const { definition, warnings = [] } = await this.checker.check(body.definition, principal, body.field, {
+      providedTools,
+      unconfigured: 'warn',
+    });
     return {
       id: existing?.id ?? newId,
       name: definition.name,
@@ -64,6 +69,7 @@ export class WorkflowImportService {
       isPublic,
       enabled: body.enabled ?? existing?.enabled ?? true,
       savedBy: principal.userId,
+      warnings,
     };
   }
 

@@ -206,10 +206,10 @@ describe('Export and import (e2e)', () => {
 
     const refused = await importAs(stack.app, dave, broken).expect(400);
 
-    const body = refused.body as { errors: Array<{ field: string }> } & ImportBody;
-    expect(body.errors.map((error) => error.field)).toEqual([
-      'tools[1].name',
-      'workflows[0].definition.nodes[1](llm-1).data.tools',
+    const body = refused.body as { errors: Array<{ field: string; pointer?: string }> } & ImportBody;
+    expect(body.errors.map((error) => [error.field, error.pointer])).toEqual([
+      ['tools[1].name', '/tools/1'],
+      ['workflows[0].definition.nodes[1](llm-1).data.tools', '/workflows/0'],
     ]);
     expect(statuses(body.tools)).toEqual([
       ['good_one', 'created'],
@@ -222,6 +222,36 @@ describe('Export and import (e2e)', () => {
     expect((wrongVersion.body as { errors: Array<{ field: string }> }).errors.map((error) => error.field)).toEqual([
       'format_version',
     ]);
+  });
+
+  it('should import a workflow whose provider is not configured here with a warning, and refuse its runs saying why', async () => {
+    const frank = await fresh.createUserKey('frank');
+    const elsewhere = {
+      format: 'toolflow-bundle',
+      format_version: 1,
+      tools: [httpToolBody('plain_tool', `${stack.backend.origin}/plain?id={id}`)],
+      workflows: [
+        { id: 'w1', definition: agentWorkflow({ provider: 'azure-prod' }, { name: 'elsewhere' }), is_public: false },
+        { id: 'w2', definition: agentWorkflow({ tools: ['plain_tool'] }, { name: 'runs_here' }), is_public: false },
+      ],
+    };
+    const problem = 'definition.nodes[1](llm-1).data.provider: unknown provider "azure-prod"; configured: openai';
+
+    const imported = (await importAs(fresh, frank, elsewhere).expect(200)).body as ImportBody;
+
+    expect(statuses(imported.workflows)).toEqual([
+      ['elsewhere', 'created'],
+      ['runs_here', 'created'],
+    ]);
+    // Beside what a save also warns of (agentWorkflow reads the deprecated `output`).
+    const [warned, clean] = imported.workflows.map((workflow) => workflow.warnings ?? []);
+    expect(warned).toContain(`${problem}; its runs are refused here until this is configured`);
+    expect(clean.filter((warning) => warning.includes('provider'))).toEqual([]);
+    const frankApi = new WorkflowApi(fresh.http, frank);
+    const refused = await frankApi.post('/workflows/elsewhere/runs', { inputs: { question: 'Go?' } }).expect(400);
+    const errors = (refused.body as { errors: Array<{ field: string; message: string }> }).errors;
+    expect(errors.map((error) => `${error.field}: ${error.message}`)).toEqual([problem]);
+    await frankApi.get('/tools/plain_tool').expect(200);
   });
 
   it('should refuse a public item from a user key like the create endpoint does', async () => {

@@ -124,7 +124,7 @@ export class RunStarter {
   async createRun(source: RunSource): Promise<{ run: RunRecord; checked: CheckedDefinition }> {
     const { workflow, principal } = source;
     const version = workflow ? `${workflow.id}@${workflow.version}` : undefined;
-    const checked = await this.checker.check(source.definition, principal, 'definition', version);
+    const checked = await this.checker.check(source.definition, principal, 'definition', { version });
     const inputs = this.checker.checkInputs(checked.definition, source.inputs, version ?? 'inline');
     const tools = await resolveRunTools(checked, principal, this.registry);
     const run = await this.runs.create({

@@ -20,7 +20,7 @@ export function checkEmbeddings(
   const name = selection.embedding_provider ?? provider;
   if (!providers.has(name)) {
     const message = `unknown provider "${name}"; configured: ${providers.names.join(', ')}`;
-    return [{ field: 'tool_selection.embedding_provider', message }];
+    return [{ field: 'tool_selection.embedding_provider', message, unconfigured: true }];
   }
   if (!providers.embeds(name)) {
     const message =

@@ -135,13 +135,14 @@ const check = (data: LlmNodeData, context: NodeCheckContext): DataProblem[] => {
     problems.push({
       field: 'provider',
       message: `unknown provider "${provider}"; configured: ${providers.names.join(', ')}`,
+      unconfigured: true,
     });
     return problems;
   }
   try {
     providers.resolveModel(provider, data.model);
   } catch (error) {
-    problems.push({ field: 'model', message: (error as Error).message });
+    problems.push({ field: 'model', message: (error as Error).message, unconfigured: true });
   }
   problems.push(...checkEmbeddings(data.tool_selection, provider, context));
   if (data.output_schema !== undefined) problems.push(...checkOutputSchema(data.output_schema));

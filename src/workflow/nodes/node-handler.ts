@@ -68,6 +68,11 @@ export type NodeCheckContext = Pick<NodeServices, 'defaultProvider'> & {
 export interface DataProblem {
   field: string;
   message: string;
+  /**
+   * Set when the problem is this service's configuration (a provider or model it does not have), not the
+   * definition's: a bundle import keeps such a workflow with a warning; saving or running it here is refused.
+   */
+  unconfigured?: true;
 }
 
 /** The tools a node calls and the `data` field that names them. */

@@ -752,6 +752,10 @@ export type Bundle = {
 export type ImportProblem = {
     field: string;
     message: string;
+    /**
+     * JSON pointer into the bundle: the item, or the offending value inside it when known
+     */
+    pointer?: string;
 };
 
 export type ImportItemResult = {
@@ -777,6 +781,9 @@ export type ImportItemResult = {
      */
     reason?: string;
     errors?: Array<ImportProblem>;
+    /**
+     * Imported, but: a masked secret left unset (tools); a provider or model this service lacks, whose runs are refused here until it is configured (workflows)
+     */
     warnings?: Array<string>;
 };
 
