@@ -4,7 +4,7 @@ import { formatJunit, formatTable, type TestRunReport } from './report';
 const report: TestRunReport = {
   id: 'tr-1',
   status: 'failed',
-  summary: { cases: 2, passed: 1, failed: 1, total_tokens: 30, duration_ms: 1500 },
+  summary: { cases: 2, passed: 1, failed: 1, total_tokens: 30, duration_ms: 1500, cost: null },
   results: [
     {
       name: 'berlin',
@@ -17,6 +17,7 @@ const report: TestRunReport = {
       assertions: [{ type: 'text_contains', passed: true, actual: 'x', message: 'contains it' }],
       total_tokens: 15,
       duration_ms: 500,
+      cost: { amount: 0.0000225, currency: 'USD' },
     },
     {
       name: 'a<b>',
@@ -29,6 +30,7 @@ const report: TestRunReport = {
       assertions: [{ type: 'text_equals', passed: false, actual: 'no', message: 'expected "yes"' }],
       total_tokens: 15,
       duration_ms: 1000,
+      cost: null,
     },
   ],
 };
@@ -56,9 +58,19 @@ describe(parseTestCommand.name, () => {
 describe(formatTable.name, () => {
   it('should show a row per case with why it failed, and the summary', () => {
     const table = formatTable(report);
-    expect(table).toMatch(/PASS\s+berlin\s+1\/1\s+15\s+500\s+replay/);
-    expect(table).toMatch(/FAIL\s+a<b>\s+0\/1\s+15\s+1000\s+live\s+text_equals: expected "yes" \(actual "no"\)/);
-    expect(table).toContain('1 passed, 1 failed of 2 cases (test run tr-1)');
+    expect(table).toMatch(/RESULT\s+CASE\s+ASSERTIONS\s+TOKENS\s+COST\s+MS\s+MODE\s+WHY/);
+    expect(table).toMatch(/PASS\s+berlin\s+1\/1\s+15\s+0\.0000225 USD\s+500\s+replay/);
+    expect(table).toMatch(
+      /FAIL\s+a<b>\s+0\/1\s+15\s+unknown\s+1000\s+live\s+text_equals: expected "yes" \(actual "no"\)/,
+    );
+    expect(table).toContain('1 passed, 1 failed of 2 cases, 30 tokens, cost unknown (test run tr-1)');
+  });
+
+  it('should show the total cost, and "-" for a service that reports none', () => {
+    const priced = { ...report, summary: { ...report.summary, cost: { amount: 0.00045, currency: 'USD' } } };
+    expect(formatTable(priced)).toContain('cost 0.00045 USD (test run tr-1)');
+    const { cost: _cost, ...older } = report.results[0];
+    expect(formatTable({ ...report, results: [older] })).toMatch(/PASS\s+berlin\s+1\/1\s+15\s+-\s+500/);
   });
 });
 
@@ -66,8 +78,17 @@ describe(formatJunit.name, () => {
   it('should write a testcase per case, escaped, with a failure naming why', () => {
     const xml = formatJunit(report, 'weather');
     expect(xml).toContain('<testsuite name="weather" tests="2" failures="1" time="1.500">');
-    expect(xml).toContain('<testcase classname="weather" name="berlin" time="0.500"/>');
+    expect(xml).toContain('<testcase classname="weather" name="berlin" time="0.500">');
     expect(xml).toContain('name="a&lt;b&gt;"');
     expect(xml).toContain('<failure message="text_equals: expected &quot;yes&quot; (actual &quot;no&quot;)">run r2: ');
+  });
+
+  it('should carry the cost of the test run and of each case as a property', () => {
+    const xml = formatJunit(report, 'weather');
+    expect(xml).toMatch(/<testsuite [^>]*>\s*<properties>\s*<property name="cost" value="unknown"\/>/);
+    expect(xml).toMatch(
+      /name="berlin" time="0.500">\s*<properties>\s*<property name="cost" value="0.0000225 USD"\/>\s*<\/properties>\s*<\/testcase>/,
+    );
+    expect(xml).toMatch(/name="a&lt;b&gt;" time="1.000">\s*<properties>\s*<property name="cost" value="unknown"\/>/);
   });
 });

@@ -73,6 +73,7 @@ describe('toolflow test (CLI, e2e)', () => {
       expect(failing.stdout).toMatch(/FAIL\s+berlin/);
       expect(failing.stdout).toContain('0 passed, 1 failed of 1 cases');
       expect(readFileSync(junit, 'utf8')).toContain('<failure message="text_contains: does not contain');
+      expect(readFileSync(junit, 'utf8')).toContain('<property name="cost" value=');
 
       writeFileSync(cases, `${caseLine('Answer: Weather in Berlin?')}\n`);
       const fixed = await toolflow([...args, '--junit', junit]);
@@ -101,15 +102,24 @@ describe('toolflow test (CLI, e2e)', () => {
       const cases = join(dir, 'embedded-cases.jsonl');
       const junit = join(dir, 'embedded-junit.xml');
       const args = ['test', join(dir, 'workflow.json'), '--cases', cases, '--replay', cassettes, '--junit', junit];
-      // Nothing listens there: a model call would fail the case.
-      const offline = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_DEFAULT_MODEL: 'test-model' };
+      // Nothing listens there: a model call would fail the case. The recorded usage (10 + 5 tokens) is priced.
+      const prices = join(dir, 'prices.json');
+      writeFileSync(prices, JSON.stringify({ 'test-model': { input: 1, output: 2 } }));
+      const offline = {
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_DEFAULT_MODEL: 'test-model',
+        PRICES_FILE: prices,
+      };
       const modelCalls = stack.llm.requests.length;
 
       writeFileSync(cases, `${caseLine('sunny')}\n`);
       const failing = await toolflow(args, offline);
       expect(failing).toMatchObject({ code: 1 });
-      expect(failing.stdout).toMatch(/FAIL\s+berlin\s+0\/1\s+\d+\s+\d+\s+replay/);
-      expect(readFileSync(junit, 'utf8')).toContain('<failure');
+      expect(failing.stdout).toMatch(/FAIL\s+berlin\s+0\/1\s+15\s+0\.00002 USD\s+\d+\s+replay/);
+      expect(failing.stdout).toContain('0 passed, 1 failed of 1 cases, 15 tokens, cost 0.00002 USD');
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toContain('<failure');
+      expect(xml).toMatch(/name="berlin"[^>]*>\s*<properties>\s*<property name="cost" value="0.00002 USD"\/>/);
 
       writeFileSync(cases, `${caseLine('21 °C')}\n`);
       const fixed = await toolflow(args, offline);
