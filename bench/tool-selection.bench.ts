@@ -26,6 +26,7 @@ const BASELINE: ToolIndexOptions = {
   tokenize: { splitIdentifiers: false, stem: false },
   synonymWeight: 0,
   expand: false,
+  nameCoverage: 0,
 };
 
 const read = <T>(file: string) => JSON.parse(readFileSync(join(DATA, file), 'utf8')) as T;

@@ -95,6 +95,19 @@ describe(ToolIndex.name, () => {
     expect(first('列出账户里的所有用户')).toBe('list_users');
   });
 
+  it('should raise a tool whose name the question says above one that shares its rarer words elsewhere', () => {
+    const tools = [
+      tool('create_trouble_ticket', 'Creates a trouble ticket record for an incident in the incident table'),
+      tool('delete_record_from_table', 'Deletes the specified record from the specified table'),
+      tool('get_weather', 'Current conditions for a city'),
+    ];
+    const documents = tools.map((entry) => toolDocument(entry));
+    const question = 'remove a specific incident record from the table';
+
+    expect(new ToolIndex(documents).rank(question, 1)[0]?.name).toBe('delete_record_from_table');
+    expect(new ToolIndex(documents, { nameCoverage: 0 }).rank(question, 1)[0]?.name).toBe('create_trouble_ticket');
+  });
+
   it('should rank nothing for a question that shares no word with any tool', () => {
     expect(index.rank('zzz qqq')).toEqual([]);
   });

@@ -18,6 +18,11 @@ export interface ToolIndexOptions {
   tokenize?: TokenizeOptions;
   /** Add synonyms of the query words at this weight; 0: none. Default 0.4. */
   synonymWeight?: number;
+  /**
+   * How much a tool rises whose name the query says: its score × (1 + this × the share of its name words the
+   * query holds, each at the query's weight for it). 0: none. Default 0.5.
+   */
+  nameCoverage?: number;
   /** Keep families of sibling tools together, ordered by their distinguishing words. Default false. */
   siblings?: boolean;
   /** Widen queries with WordNet and CC-CEDICT (loaded on the first query). Default true. */
@@ -34,6 +39,8 @@ export const DEFAULT_EXPANSION: Omit<QueryOptions, 'tokenize' | 'synonymWeight' 
   relations: { compound: 1, synonym: 0.3, derived: 0.3, hypernym: 0.2, grandHypernym: 0.1 },
 };
 
+/** See ToolIndexOptions.nameCoverage (tuned on half A of bench/tool-selection.bench.ts: 0.25–1). */
+const DEFAULT_NAME_COVERAGE = 0.5;
 const DEFAULT_WEIGHTS: Record<FieldName, number> = { name: 3, description: 1, params: 0.8, paramDescriptions: 0.4 };
 // Short name fields normalise less than long descriptions.
 const LENGTH_NORMALISATION: Record<FieldName, number> = {
@@ -83,6 +90,9 @@ export class ToolIndex {
   private readonly families: ReturnType<typeof siblingFamilies> | undefined;
   readonly names: readonly string[];
   private readonly positions: ReadonlyMap<string, number>;
+  /** Every word of some tool's name, numbered; per tool, the numbers of its distinct name words. */
+  private readonly nameVocabulary = new Map<string, number>();
+  private readonly nameWords: readonly Int32Array[];
 
   constructor(
     documents: readonly ToolDocument[],
@@ -90,6 +100,14 @@ export class ToolIndex {
   ) {
     this.names = documents.map((document) => document.name);
     this.positions = new Map(this.names.map((name, tool) => [name, tool]));
+    this.nameWords = documents.map((document) =>
+      Int32Array.from(new Set(document.fields.name), (word) => {
+        const known = this.nameVocabulary.get(word);
+        if (known !== undefined) return known;
+        this.nameVocabulary.set(word, this.nameVocabulary.size);
+        return this.nameVocabulary.size - 1;
+      }),
+    );
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     const fields = FIELD_NAMES.filter((field) => weights[field] > 0);
     const averages = Object.fromEntries(
@@ -165,6 +183,7 @@ export class ToolIndex {
         if (tool !== undefined) scores.set(tool, (scores.get(tool) ?? 0) + value);
       }
     }
+    this.raiseNamed(scores, query);
     const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     const families = this.families;
     return (
@@ -179,6 +198,28 @@ export class ToolIndex {
     )
       .slice(0, limit)
       .map(([tool, score]) => ({ name: this.names[tool], score }));
+  }
+
+  /**
+   * Names are a tool's shortest summary: a tool whose name words the query holds (`delete_record_from_table`
+   * for "remove a record from the table") rises above tools that share as many rare words elsewhere.
+   */
+  private raiseNamed(scores: Map<number, number>, query: QueryTerms): void {
+    const share = this.options.nameCoverage ?? DEFAULT_NAME_COVERAGE;
+    if (share <= 0) return;
+    const weights = new Float64Array(this.nameVocabulary.size);
+    for (const map of [query.terms, ...query.groups])
+      for (const [term, weight] of map) {
+        const word = this.nameVocabulary.get(term);
+        if (word !== undefined && weight > weights[word]) weights[word] = weight;
+      }
+    for (const [tool, score] of scores) {
+      const words = this.nameWords[tool];
+      if (words.length === 0) continue;
+      let held = 0;
+      for (const word of words) held += weights[word];
+      scores.set(tool, score * (1 + (share * held) / words.length));
+    }
   }
 
   /** The score of a tool on the query terms its family does not share. */
