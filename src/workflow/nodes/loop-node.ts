@@ -4,17 +4,7 @@ import { errorMessage } from '../../shared/error-text';
 import { resolveReferences } from '../references';
 import { NodeFailure, stopError } from '../execution/run-context';
 import { CONDITION_OPERATORS, evaluateCondition } from './condition-operators';
-import {
-  NESTED_GRAPH_FIELDS,
-  NESTED_RUN_SHAPE,
-  nestedGraphOf,
-  nestedItem,
-  nestedResultShape,
-  type NestedRunRecord,
-  USAGE_SHAPE,
-  usageOfNodes,
-  usageOfRuns,
-} from './nested-graph';
+import * as nested from './nested-graph';
 import type { NodeHandler } from './node-handler';
 import { outputObject } from './output-shape';
 
@@ -23,8 +13,8 @@ export const MAX_LOOP_ITERATIONS = 1000;
 const LoopNodeData = Type.Object(
   {
     label: Type.Optional(Type.String()),
-    nodes: NESTED_GRAPH_FIELDS.nodes,
-    edges: NESTED_GRAPH_FIELDS.edges,
+    nodes: nested.GRAPH_FIELDS.nodes,
+    edges: nested.GRAPH_FIELDS.edges,
     max_iterations: Type.Integer({
       minimum: 1,
       maximum: MAX_LOOP_ITERATIONS,
@@ -48,7 +38,7 @@ type LoopNodeData = Static<typeof LoopNodeData>;
 
 /** What a resumed loop finds of an earlier execution: the iterations that ended and the outputs of the last one. */
 interface LoopStep {
-  iterations: NestedRunRecord[];
+  iterations: nested.RunRecord[];
   last: Record<string, unknown> | null;
   /** Set once the loop decided to stop (the conditions, or max_iterations), before its output was checkpointed. */
   stop_reason?: LoopStopReason;
@@ -77,21 +67,21 @@ export const loopNode: NodeHandler<typeof LoopNodeData> = {
   data: LoopNodeData,
   output: (data) =>
     outputObject({
-      output: nestedResultShape(nestedGraphOf(data)),
+      output: nested.resultShape(nested.graphOf(data)),
       count: Type.Integer({ description: 'The iterations that ran' }),
       stop_reason: enumOf(['condition', 'max_iterations'], { description: 'Why the loop stopped' }),
-      iterations: Type.Array(NESTED_RUN_SHAPE, { description: 'Each iteration, in order' }),
-      usage: USAGE_SHAPE,
+      iterations: Type.Array(nested.RUN_SHAPE, { description: 'Each iteration, in order' }),
+      usage: nested.USAGE_SHAPE,
     }),
   scope: (data) => ({
     iteration: Type.Integer({ description: 'The iteration’s index, from 0' }),
-    last: Type.Union([nestedResultShape(nestedGraphOf(data)), Type.Null()], {
+    last: Type.Union([nested.resultShape(nested.graphOf(data)), Type.Null()], {
       description: 'The outputs of the iteration before (null in the first)',
     }),
   }),
-  nested: (data) => nestedGraphOf(data),
+  nested: (data) => nested.graphOf(data),
   async run({ data, node, scope, run, step, runGraph }) {
-    const graph = nestedGraphOf(data);
+    const graph = nested.graphOf(data);
     if (graph === null) throw new Error('a loop node needs nodes');
     const stored = step?.state as LoopStep | undefined;
     const state: LoopStep = { iterations: [...(stored?.iterations ?? [])], last: stored?.last ?? null };
@@ -101,19 +91,19 @@ export const loopNode: NodeHandler<typeof LoopNodeData> = {
       count: state.iterations.length,
       stop_reason: stopReason ?? null,
       iterations: state.iterations,
-      usage: usageOfRuns(state.iterations),
+      usage: nested.usageOfRuns(state.iterations),
     });
     while (stopReason === undefined) {
       const index = state.iterations.length;
       const started = Date.now();
       const iterationScope = { ...scope, iteration: index, last: state.last };
       try {
-        const result = await runGraph(graph, iterationScope, { ...run, item: nestedItem(run.item, node.id, index) });
-        const record: NestedRunRecord = {
+        const result = await runGraph(graph, iterationScope, { ...run, item: nested.itemOf(run.item, node.id, index) });
+        const record: nested.RunRecord = {
           index,
           status: 'succeeded',
           duration_ms: Date.now() - started,
-          usage: usageOfNodes(result.nodes),
+          usage: nested.usageOfNodes(result.nodes),
         };
         state.iterations.push(record);
         state.last = result.outputs;
@@ -121,11 +111,11 @@ export const loopNode: NodeHandler<typeof LoopNodeData> = {
       } catch (error) {
         if (run.signal.aborted) throw new NodeFailure(stopError(run.signal).message, output());
         const message = errorMessage(error);
-        const record: NestedRunRecord = {
+        const record: nested.RunRecord = {
           index,
           status: 'failed',
           duration_ms: Date.now() - started,
-          usage: usageOfNodes({}),
+          usage: nested.usageOfNodes({}),
           error: message,
         };
         run.emit('node.item', { node_id: node.id, ...record });

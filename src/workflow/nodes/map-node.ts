@@ -6,17 +6,7 @@ import { errorMessage } from '../../shared/error-text';
 import { resolveReferences } from '../references';
 import { NodeFailure, stopError } from '../execution/run-context';
 import { runEach } from './item-scheduler';
-import {
-  NESTED_GRAPH_FIELDS,
-  NESTED_RUN_SHAPE,
-  nestedGraphOf,
-  nestedItem,
-  nestedResultShape,
-  type NestedRunRecord,
-  USAGE_SHAPE,
-  usageOfNodes,
-  usageOfRuns,
-} from './nested-graph';
+import * as nested from './nested-graph';
 import type { NestedGraph, NodeHandler, NodeRunInput } from './node-handler';
 import { outputObject } from './output-shape';
 import { toolNode } from './tool-node';
@@ -33,8 +23,8 @@ const MapNodeData = Type.Object(
     items: Type.Union([Type.String(), Type.Array(Type.Unknown())], {
       description: 'The array to map over: a reference such as {{inputs.cities}}, or a literal array',
     }),
-    nodes: Type.Optional(NESTED_GRAPH_FIELDS.nodes),
-    edges: Type.Optional(NESTED_GRAPH_FIELDS.edges),
+    nodes: Type.Optional(nested.GRAPH_FIELDS.nodes),
+    edges: Type.Optional(nested.GRAPH_FIELDS.edges),
     tool: Type.Optional(
       Type.String({ minLength: 1, maxLength: 64, description: 'Instead of nodes: the one tool called per item' }),
     ),
@@ -50,7 +40,7 @@ type MapNodeData = Static<typeof MapNodeData>;
 
 /** What a resumed map node finds of an earlier execution: the items that ended, with the results of those that succeeded. */
 interface MapStep {
-  items: Record<string, NestedRunRecord & { result?: unknown }>;
+  items: Record<string, nested.RunRecord & { result?: unknown }>;
 }
 
 const toolGraph = (nodeId: string, data: MapNodeData): NestedGraph => {
@@ -105,22 +95,22 @@ export const mapNode: NodeHandler<typeof MapNodeData> = {
     outputObject({
       output: Type.Array(
         data.tool === undefined
-          ? nestedResultShape(nestedGraphOf(data))
+          ? nested.resultShape(nested.graphOf(data))
           : Type.Unsafe(toolNode.output({ tool: data.tool }, context)),
         { description: 'The results in the items’ order (see on_item_error)' },
       ),
       errors: Type.Array(outputObject({ index: Type.Integer(), error: Type.String() }), {
         description: 'The items that failed',
       }),
-      items: Type.Array(NESTED_RUN_SHAPE, { description: 'Each item that ended, in order' }),
+      items: Type.Array(nested.RUN_SHAPE, { description: 'Each item that ended, in order' }),
       count: Type.Integer({ description: 'The number of items' }),
-      usage: USAGE_SHAPE,
+      usage: nested.USAGE_SHAPE,
     }),
   scope: () => ({
     item: Type.Unknown({ description: 'The current item' }),
     item_index: Type.Integer({ description: 'The current item’s index, from 0' }),
   }),
-  nested: (data) => nestedGraphOf(data),
+  nested: (data) => nested.graphOf(data),
   toolsUsed: (data) => (data.tool === undefined ? null : { field: 'tool', names: [data.tool] }),
   renameTools: (data, rename) => (data.tool === undefined ? data : { ...data, tool: rename(data.tool) }),
   check: (data) => {
@@ -140,7 +130,7 @@ export const mapNode: NodeHandler<typeof MapNodeData> = {
     const { node, data, scope, run, services, step, runGraph } = input;
     const limits = services.nested;
     const items = itemsOf(data, input, limits?.maxItems ?? DEFAULT_MAP_MAX_ITEMS);
-    const graph = nestedGraphOf(data) ?? toolGraph(node.id, data);
+    const graph = nested.graphOf(data) ?? toolGraph(node.id, data);
     const concurrency = Math.min(
       data.concurrency ?? DEFAULT_MAP_CONCURRENCY,
       limits?.maxConcurrency ?? DEFAULT_MAP_MAX_CONCURRENCY,
@@ -155,14 +145,14 @@ export const mapNode: NodeHandler<typeof MapNodeData> = {
     const runItem = async (index: number): Promise<void> => {
       const started = Date.now();
       const itemScope = { ...scope, item: items[index], item_index: index };
-      let record: NestedRunRecord & { result?: unknown };
+      let record: nested.RunRecord & { result?: unknown };
       try {
         const result = await runGraph(graph, itemScope, {
           ...run,
           signal: itemsDeadline.signal,
-          item: nestedItem(run.item, node.id, index),
+          item: nested.itemOf(run.item, node.id, index),
         });
-        const usage = usageOfNodes(result.nodes);
+        const usage = nested.usageOfNodes(result.nodes);
         const toolFailed = graph.field === 'tool' && result.outputs.status !== 'success';
         record = toolFailed
           ? { index, status: 'failed', duration_ms: Date.now() - started, usage, error: String(result.outputs.error) }
@@ -217,6 +207,6 @@ function outputOf(count: number, state: MapStep, onError: (typeof ON_ITEM_ERROR)
       .map((record) => ({ index: record.index, error: record.error })),
     items: records.map(({ result: _result, ...shown }) => shown),
     count,
-    usage: usageOfRuns(records),
+    usage: nested.usageOfRuns(records),
   };
 }

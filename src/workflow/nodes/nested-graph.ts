@@ -6,11 +6,13 @@ import { isRecord } from '../../shared/is-record';
 import type { HandlerEdge, HandlerNode, NestedGraph } from './node-handler';
 import { outputObject } from './output-shape';
 
+// What the nodes that run a nested graph (map, loop) share; they import it whole, as `nested`.
+
 /**
  * The `nodes` and `edges` of a graph nested in a node (map, loop). Only their outline is checked here: the
  * definition's check analyzes each nested graph as a workflow of its own (node data, edges, references).
  */
-export const NESTED_GRAPH_FIELDS = {
+export const GRAPH_FIELDS = {
   nodes: Type.Array(
     Type.Object(
       { id: Type.String(), type: Type.String(), data: Type.Optional(freeObject()) },
@@ -25,7 +27,7 @@ export const NESTED_GRAPH_FIELDS = {
   edges: Type.Array(freeObject(), { maxItems: 1000, description: 'Edges between the nested nodes' }),
 };
 
-export const nestedGraphOf = (data: { nodes?: unknown[]; edges?: unknown[] }): NestedGraph | null =>
+export const graphOf = (data: { nodes?: unknown[]; edges?: unknown[] }): NestedGraph | null =>
   data.nodes === undefined
     ? null
     : { field: 'nodes', nodes: data.nodes as HandlerNode[], edges: (data.edges ?? []) as HandlerEdge[] };
@@ -38,7 +40,7 @@ export const USAGE_SHAPE = outputObject({
 });
 
 /** What a map node's `items` and a loop node's `iterations` list. */
-export const NESTED_RUN_SHAPE = outputObject({
+export const RUN_SHAPE = outputObject({
   index: Type.Integer({ description: 'The item’s index, or the iteration’s (from 0)' }),
   status: enumOf(['succeeded', 'failed']),
   duration_ms: Type.Integer(),
@@ -50,7 +52,7 @@ export const NESTED_RUN_SHAPE = outputObject({
  * What one run of a nested graph outputs: its end node's `outputs`, whose fields are known when it has one end
  * node that names them; any JSON otherwise.
  */
-export function nestedResultShape(graph: NestedGraph | null): TSchema {
+export function resultShape(graph: NestedGraph | null): TSchema {
   const ends = (graph?.nodes ?? []).filter((node) => node.type === 'end');
   const outputs = (ends[0]?.data as { outputs?: unknown } | undefined)?.outputs;
   if (ends.length !== 1 || !isRecord(outputs)) return Type.Unknown();
@@ -58,7 +60,7 @@ export function nestedResultShape(graph: NestedGraph | null): TSchema {
 }
 
 /** One run of a nested graph (a map item, a loop iteration) as checkpointed and shown: no result, see the node's `output`. */
-export interface NestedRunRecord {
+export interface RunRecord {
   index: number;
   status: 'succeeded' | 'failed';
   duration_ms: number;
@@ -68,7 +70,7 @@ export interface NestedRunRecord {
 }
 
 /** RunContext.item of a nested graph's run: item (or iteration) `index` of node `nodeId`, inside `outer`. */
-export const nestedItem = (outer: string | undefined, nodeId: string, index: number): string =>
+export const itemOf = (outer: string | undefined, nodeId: string, index: number): string =>
   `${outer === undefined ? '' : `${outer}/`}${nodeId}[${index}]`;
 
 /** The model usage of a nested graph's nodes (each node's `usage`, where it has one). */
@@ -79,7 +81,7 @@ export function usageOfNodes(nodes: Record<string, Record<string, unknown>>): Us
 }
 
 /** The usage of several nested runs added up. */
-export function usageOfRuns(records: readonly NestedRunRecord[]): UsageTotals {
+export function usageOfRuns(records: readonly RunRecord[]): UsageTotals {
   const usage = emptyUsage();
   for (const record of records) addUsage(usage, record.usage);
   return usage;
