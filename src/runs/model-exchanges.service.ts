@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { bulkInsert } from '../common/plain-sql';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { exchangeKey, type ExchangeRequest, type ModelExchange } from '../llm/model-exchange';
 import type { ChatResponse } from '../llm/provider';
@@ -21,7 +21,7 @@ export class ModelExchangesService {
   ) {}
 
   async append(runId: string, exchange: ModelExchange): Promise<void> {
-    const row = {
+    const row: ModelExchangeEntity = {
       id: randomUUID(),
       runId,
       ...exchange,
@@ -31,7 +31,8 @@ export class ModelExchangesService {
       createdAt: new Date(),
       ...this.usedBy(exchange),
     };
-    await retryDatabaseWrite(() => this.exchanges.insert(row as QueryDeepPartialEntity<ModelExchangeEntity>), {
+    // Every column is set: the repository's insert would read the defaulted columns back (one SELECT per call).
+    await retryDatabaseWrite(() => bulkInsert(this.exchanges.manager, ModelExchangeEntity, [row]), {
       budgetMs: this.config.runDbRetryMs,
     });
   }

@@ -167,6 +167,18 @@ describe('What one run costs the database (e2e)', () => {
     expect(eventReads).toHaveLength(0);
   });
 
+  it('should record each model call in one INSERT, without reading the row back', async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    const exchangeReads = counter.statements.filter((sql) =>
+      /^SELECT\b[\s\S]*\bFROM\s+["`]model_exchanges["`]/i.test(sql),
+    );
+    expect(writes(counter, 'INSERT', 'model_exchanges')).toBe(ROUNDS + 1);
+    expect(exchangeReads).toEqual([]);
+  });
+
   it('should answer ?wait=true from what the run wrote, without reading it back, the same as GET reads it', async () => {
     counter.reset();
 
