@@ -36,6 +36,13 @@ describe(queryTerms.name, () => {
     expect(groupTerms('附近的理发店')).toEqual(expect.arrayContaining(['barbershop', 'hairdresser']));
   });
 
+  it('should widen a word said twice once, as its own term counts once', () => {
+    expect(queryTerms('update the instance in my instance', options()).groups).toEqual(
+      queryTerms('update the instance', options()).groups,
+    );
+    expect(queryTerms('理发店和理发店', options()).groups).toEqual(queryTerms('理发店', options()).groups);
+  });
+
   it('should not bridge Chinese function words', () => {
     expect(groupTerms('什么是')).toEqual([]);
   });

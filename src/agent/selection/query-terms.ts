@@ -47,7 +47,11 @@ export function queryTerms(query: string, options: QueryOptions): QueryTerms {
   const groups: Array<Map<string, number>> = [];
   const { lexicon } = options;
   if (lexicon === undefined) return { terms, groups };
-  const group = (fill: (addText: (text: string, weight: number) => void) => void): void => {
+  // A word said twice is widened once, as its own term counts once.
+  const widened = new Set<string>();
+  const group = (word: string, fill: (addText: (text: string, weight: number) => void) => void): void => {
+    if (widened.has(word)) return;
+    widened.add(word);
     const weights = new Map<string, number>();
     fill((text, weight) => {
       for (const token of tokenize(text, options.tokenize)) raise(weights, token, weight);
@@ -55,19 +59,19 @@ export function queryTerms(query: string, options: QueryOptions): QueryTerms {
     for (const term of terms.keys()) weights.delete(term);
     if (weights.size > 0) groups.push(withSynonyms(weights));
   };
-  expandEnglish(lexicon, plainWords(query, options.tokenize?.splitIdentifiers), (expand) =>
-    group((addText) => expand((text, relation) => addText(text, options.relations[relation]))),
+  expandEnglish(lexicon, plainWords(query, options.tokenize?.splitIdentifiers), (word, expand) =>
+    group(word, (addText) => expand((text, relation) => addText(text, options.relations[relation]))),
   );
   for (const run of cjkRuns(query)) {
     for (const word of chineseWords(run, lexicon.chinese)) {
       if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) continue;
       if (word.length === 1 && !options.singleCharacters) continue;
-      group((addText) =>
+      group(word, (addText) =>
         lexicon.chinese.senses(word).forEach((sense, index) => {
           const weight = options.chineseWeight * (index === 0 ? 1 : 0.5);
           addText(sense, weight);
           if (options.bridgedExpansion > 0)
-            expandEnglish(lexicon, plainWords(sense), (expand) =>
+            expandEnglish(lexicon, plainWords(sense), (_, expand) =>
               expand((text, relation) =>
                 addText(text, weight * options.bridgedExpansion * options.relations[relation]),
               ),
@@ -86,10 +90,14 @@ function raise(weights: Map<string, number>, term: string, weight: number): void
 type Expansion = (addRelated: (text: string, relation: Relation | 'compound') => void) => void;
 
 /**
- * Calls `onWord` once per word worth widening and per adjacent pair WordNet knows as one, with a function that
- * lists its relatives (a pair: itself as `compound` first).
+ * Calls `onWord` once per word worth widening and per adjacent pair WordNet knows as one (`barber_shop`), with
+ * a function that lists its relatives (a pair: itself as `compound` first).
  */
-function expandEnglish(lexicon: Lexicon, words: readonly string[], onWord: (expand: Expansion) => void): void {
+function expandEnglish(
+  lexicon: Lexicon,
+  words: readonly string[],
+  onWord: (word: string, expand: Expansion) => void,
+): void {
   const { wordnet } = lexicon;
   const relativesOf =
     (word: string): Expansion =>
@@ -98,12 +106,12 @@ function expandEnglish(lexicon: Lexicon, words: readonly string[], onWord: (expa
     };
   for (let index = 0; index < words.length; index++) {
     const word = words[index];
-    if (word.length >= MIN_WORD && !/\d/.test(word)) onWord(relativesOf(word));
+    if (word.length >= MIN_WORD && !/\d/.test(word)) onWord(word, relativesOf(word));
     const next = words[index + 1];
     if (next === undefined) continue;
     for (const compound of [`${word}_${next}`, `${word}${next}`]) {
       if (!wordnet.knows(compound)) continue;
-      onWord((addRelated) => {
+      onWord(compound, (addRelated) => {
         addRelated(compound.replace(/_/g, ' '), 'compound');
         relativesOf(compound)(addRelated);
       });
