@@ -25,6 +25,8 @@ export interface ToolCallOutcomeLike {
   /** The text the model gets back. */
   response: string;
   metadata?: { duration_ms?: number };
+  /** How the call was repaired: the call's own mark, or `arguments` when only its arguments were. */
+  repair?: ToolCallRepair;
 }
 
 /**

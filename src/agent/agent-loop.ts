@@ -1,7 +1,6 @@
 import { addCosts, type Cost } from '../llm/model-prices';
 import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatRequest, ChatResponse, ChatStreamEvent } from '../llm/provider';
-import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
 import { AbortScope } from './abort-scope';
 import { AwaitingApprovalError } from './approval-gate';
@@ -32,6 +31,7 @@ import {
   type LoopRound,
   type ResumeAction,
   resumeActions,
+  type RoundAnswer,
   type RoundCall,
   UNKNOWN_OUTCOME_RESPONSE,
 } from './loop-checkpoint';
@@ -432,7 +432,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     answered.forEach((item, index) => this.settle(item, round.calls[index].verdict));
     for (const malformed of round.malformed) {
-      this.record({ id: malformed.id, name: '', arguments: malformed.arguments }, 'malformed', malformed.reason, 0);
+      const call = { id: malformed.id, name: '', arguments: malformed.arguments };
+      this.record(call, { status: 'malformed', response: malformed.reason, durationMs: 0 });
     }
     if (round.malformed.length > 0) {
       this.messages.push({ role: 'user', content: malformedCallsNote(round.malformed) });
@@ -498,7 +499,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
     if (this.scope.signal.aborted) return answered;
-    item.answer = { status: answered.status, response: answered.response, durationMs: answered.durationMs };
+    item.answer = {
+      status: answered.status,
+      response: answered.response,
+      durationMs: answered.durationMs,
+      ...(answered.repair && { repair: answered.repair }),
+    };
     const storing = this.checkpoint();
     if (!lastBatch) {
       await storing;
@@ -524,7 +530,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return { call, verdict };
   }
 
-  private settle({ call, status, response, durationMs }: CallAnswer, verdict: RepetitionVerdict): void {
+  private settle({ call, status, response, durationMs, repair }: CallAnswer, verdict: RepetitionVerdict): void {
     let content = response;
     if (verdict === 'warn') content += repetitionNote(call.name, this.repetitionLimit);
     if (status !== 'skipped' && this.invalidCalls.record(call.name, status)) {
@@ -537,10 +543,10 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       content,
       ...(status === 'success' ? {} : { is_error: true }),
     });
-    this.record(call, status, content, durationMs);
+    this.record(call, { status, response: content, durationMs, repair: repair ?? call.repair });
   }
 
-  private record(call: ToolCall, status: AgentToolCallStatus, response: string, durationMs: number): void {
+  private record(call: ToolCall, { status, response, durationMs, repair }: RoundAnswer): void {
     this.toolCalls.push({
       id: call.id,
       name: call.name,
@@ -548,7 +554,7 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       status,
       response: truncate(response, RECORDED_RESPONSE_MAX_CHARS),
       duration_ms: durationMs,
-      ...(call.repair !== undefined && { repair: { kind: call.repair.kind } }),
+      ...(repair !== undefined && { repair: { kind: repair.kind } }),
     });
   }
 

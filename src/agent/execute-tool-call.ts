@@ -80,7 +80,8 @@ export class ToolCallExecutor<O extends ToolCallOutcomeLike> {
     }
     this.host.options.hooks?.onAfterToolCall?.(outcome);
     const durationMs = outcome.metadata?.duration_ms ?? elapsed();
-    return { call, status: outcome.status, response: await this.fitResult(call, outcome.response), durationMs };
+    const response = await this.fitResult(call, outcome.response);
+    return { call, status: outcome.status, response, durationMs, ...(outcome.repair && { repair: outcome.repair }) };
   }
 
   /** search_tools runs in the loop: it only reads the node's own index. */

@@ -1,7 +1,7 @@
 import type { MalformedToolCall } from '../llm/provider';
 import type { ChatMessage } from '../shared/chat-types';
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
-import type { ToolCall, ToolEffect } from '../shared/tool-types';
+import type { ToolCall, ToolCallRepair, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
 import type { InvalidCallState } from './invalid-call-tracker';
 import type { RepetitionState, RepetitionVerdict } from './repetition-breaker';
@@ -12,6 +12,8 @@ export interface RoundAnswer {
   status: AgentToolCallStatus;
   response: string;
   durationMs: number;
+  /** How the call was repaired when it ran, its arguments included (the call's own `repair` knows only the rest). */
+  repair?: ToolCallRepair;
 }
 
 /** One call of the model response being answered. */

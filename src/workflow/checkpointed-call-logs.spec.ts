@@ -178,6 +178,41 @@ describe(logCheckpointedCalls.name, () => {
     expect(await useCount()).toBe(1);
   });
 
+  it('should keep the repair mark of every call it logs: recovered calls and repaired arguments', async () => {
+    const step = stepInFlight();
+    const answer = { status: 'success' as const, response: '{"done":true}', durationMs: 4 };
+    step.toolCalls = [
+      { id: 'call_early', name: 'write', arguments: '{"id":"e"}', status: 'success', response: '{}', duration_ms: 2 },
+    ];
+    step.toolCalls[0].repair = { kind: 'arguments' };
+    step.round = {
+      calls: [
+        {
+          call: { id: 'call_recovered', name: 'write', arguments: '{"id":"r"}', repair: { kind: 'json_answer' } },
+          verdict: 'ok',
+          answer,
+        },
+        {
+          call: { id: 'call_fixed', name: 'write', arguments: '{"id": "f"' },
+          verdict: 'ok',
+          answer: { ...answer, repair: { kind: 'arguments' } },
+        },
+        { call: { id: 'call_clean', name: 'write', arguments: '{"id":"c"}' }, verdict: 'ok', answer },
+      ],
+      malformed: [],
+    };
+
+    await resume({ nodes: { 'llm-1': { step } } });
+
+    const rows = await logs.listForRun('run-1');
+    expect(rows.map((row) => [row.callId, row.repair ?? null]).sort()).toEqual([
+      ['call_clean', null],
+      ['call_early', 'arguments'],
+      ['call_fixed', 'arguments'],
+      ['call_recovered', 'json_answer'],
+    ]);
+  });
+
   it('should log the calls of a node that finished, the ones it answered itself left out', async () => {
     const record = { name: 'write', arguments: '{"id":"x"}', response: 'failed: 500', duration_ms: 3 };
     const state: RunState = {

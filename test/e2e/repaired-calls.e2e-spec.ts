@@ -101,8 +101,13 @@ describe('Calls repaired from a weak model’s text (e2e)', () => {
     });
     expect(results.find((result) => result.call_id === 'call_fine')).not.toHaveProperty('repair');
     expect(dataOf(events, 'llm.usage')[0]).not.toHaveProperty('repair');
-    const calls = (await api.getRun(run.id)).nodes?.find((node) => node.node_id === 'llm-1')?.tool_calls ?? [];
+    const node = (await api.getRun(run.id)).nodes?.find((candidate) => candidate.node_id === 'llm-1');
+    const calls = node?.tool_calls ?? [];
     expect(calls.find((call) => call.call_id === 'call_broken')).toMatchObject({ repair: { kind: 'arguments' } });
     expect(calls.find((call) => call.call_id === 'call_fine')).not.toHaveProperty('repair');
+    // The node's output says it too.
+    const outputCalls = node?.output?.tool_calls as Array<Record<string, unknown>>;
+    expect(outputCalls.find((call) => call.id === 'call_broken')).toMatchObject({ repair: { kind: 'arguments' } });
+    expect(outputCalls.find((call) => call.id === 'call_fine')).not.toHaveProperty('repair');
   });
 });

@@ -33,7 +33,8 @@ export function answeredCallsOfCheckpoint(checkpoint: AgentLoopCheckpoint): Answ
             status: answer.status,
             response: answer.response,
             durationMs: answer.durationMs,
-            ...(call.repair && { repair: call.repair }),
+            // The answer's mark also knows a repair of the arguments alone.
+            ...((answer.repair ?? call.repair) && { repair: answer.repair ?? call.repair }),
           },
         ]
       : [],
