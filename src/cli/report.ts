@@ -4,7 +4,7 @@ interface Cost {
   currency: string;
 }
 
-/** What the CLI reads of a test run (POST /workflows/{id}/test-runs). */
+/** What the CLI reads of a test run (POST /workflows/{id}/test-runs, then GET …/test-runs/{id} until it ended). */
 export interface TestRunReport {
   id: string;
   status: string;

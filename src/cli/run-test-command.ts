@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../shared/error-text';
 import { isRecord } from '../shared/is-record';
+import { sleep } from '../shared/sleep';
 import type { TestCommand } from './cli-args';
 import { formatJunit, formatTable, type TestRunReport } from './report';
 
@@ -131,6 +132,19 @@ function readCases(command: TestCommand): unknown[] {
     });
 }
 
+const POLL_MS = 500;
+
+/** The test run once every case has ended, read again every POLL_MS while it is `running`. */
+async function untilEnded(service: Service, workflowId: string, testRun: TestRunReport): Promise<TestRunReport> {
+  let current = testRun;
+  while (current.status === 'running') {
+    await sleep(POLL_MS);
+    const path = `/workflows/${workflowId}/test-runs/${current.id}`;
+    current = (await expectOk(service, 'GET', path, undefined, [200])) as TestRunReport;
+  }
+  return current;
+}
+
 /**
  * `toolflow test`: saves the workflow and its cases as the workflow's suite on the service, runs it, prints a
  * table (and writes JUnit XML when asked). Resolves to the exit code: 0 all cases passed, 1 one failed.
@@ -139,7 +153,8 @@ export async function runTestCommand(command: TestCommand, service: Service, out
   const workflow = await saveWorkflow(service, command.workflowFile);
   const cases = readCases(command);
   await expectOk(service, 'PUT', `/workflows/${workflow.id}/tests`, { cases }, [200]);
-  const report = (await expectOk(service, 'POST', `/workflows/${workflow.id}/test-runs`, {}, [201])) as TestRunReport;
+  const started = (await expectOk(service, 'POST', `/workflows/${workflow.id}/test-runs`, {}, [202])) as TestRunReport;
+  const report = await untilEnded(service, workflow.id, started);
   output.out(formatTable(report));
   if (command.junitFile !== undefined) writeFileSync(command.junitFile, formatJunit(report, workflow.name));
   return report.summary.failed === 0 ? 0 : 1;

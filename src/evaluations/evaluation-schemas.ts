@@ -88,7 +88,13 @@ export const TEST_RUN_SCHEMA = openApi({
     id: { type: 'string' },
     workflow_id: { type: 'string' },
     workflow_version: nullable('integer'),
-    status: { type: 'string', enum: ['passed', 'failed'] },
+    status: { type: 'string', enum: ['running', 'passed', 'failed'], description: '`running` until every case ended' },
+    progress: {
+      type: 'object',
+      required: ['done', 'total'],
+      description: 'Cases ended of all the test run’s cases',
+      properties: { done: { type: 'integer', example: 3 }, total: { type: 'integer', example: 10 } },
+    },
     summary: {
       type: 'object',
       properties: {

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
@@ -38,8 +38,13 @@ export interface TestRunResponse {
   id: string;
   workflow_id: string;
   workflow_version: number | null;
-  status: 'passed' | 'failed';
+  /** `running` until every case has ended. */
+  status: 'running' | 'passed' | 'failed';
+  /** Cases ended of all the test run's cases. */
+  progress: { done: number; total: number };
+  /** Of the cases ended so far; `cases` counts all of them. */
   summary: TestRunSummary;
+  /** A result per ended case: in the order they ended while running, in the suite's order once done. */
   results: CaseResult[];
   comparison: TestRunComparison | null;
   created_at: string;
@@ -51,6 +56,7 @@ const toTestRunResponse = (row: TestRunEntity): TestRunResponse => ({
   workflow_id: row.workflowId,
   workflow_version: row.workflowVersion,
   status: row.status as TestRunResponse['status'],
+  progress: { done: row.results.length, total: row.summary.cases },
   // Test runs stored before costs were kept read as of unknown cost.
   summary: { ...row.summary, cost: row.summary.cost ?? null },
   results: row.results.map((result) => ({ ...result, cost: result.cost ?? null })),
@@ -83,10 +89,19 @@ const inputsOf = (testCase: TestCase): Record<string, unknown> => ({
   ...(testCase.conversation ? { messages: testCase.conversation } : {}),
 });
 
+/** The summary of a test run with `total` cases of which `results` have ended. */
+const progressSummary = (results: readonly CaseResult[], total: number): TestRunSummary => ({
+  ...summarize(results),
+  cases: total,
+});
+
 /** Runs a workflow's suite, one run per case (or a replay of the case's cassette), and stores the results. */
 @Injectable()
 export class TestRunsService {
+  private readonly logger = new Logger(TestRunsService.name);
   private readonly judge: Judge;
+  /** Test runs started without `wait` whose cases are still running. */
+  private readonly inFlight = new Set<Promise<TestRunEntity>>();
 
   constructor(
     @InjectRepository(TestRunEntity) private readonly testRuns: Repository<TestRunEntity>,
@@ -102,8 +117,17 @@ export class TestRunsService {
     this.judge = judgeWith(providers);
   }
 
-  /** Runs the suite now (awaited) and answers with its results compared with the suite's previous test run. */
-  async start(workflowIdOrName: string, options: TestRunOptions, principal: Principal): Promise<TestRunResponse> {
+  /**
+   * Starts a test run of the suite: stored `running` at once, its cases run in the background, each result stored
+   * as its case ends; with `wait`, answers once every case has ended, compared with the suite's previous test run.
+   * A wrong version or case name fails the call before anything runs.
+   */
+  async start(
+    workflowIdOrName: string,
+    options: TestRunOptions,
+    principal: Principal,
+    wait: boolean,
+  ): Promise<TestRunResponse> {
     const { workflow, suite } = await this.suites.find(workflowIdOrName, principal);
     // The version the cases run against: a stored one (404 naming it when there is none), else the current one.
     const version =
@@ -120,28 +144,70 @@ export class TestRunsService {
       }
       cases = cases.filter((testCase) => options.cases?.includes(testCase.name));
     }
-    const createdAt = new Date();
-    const results = await inPool(cases, options.concurrency, (testCase) =>
-      this.runCase(workflow, version, testCase, options, principal),
-    );
-    const previous = await this.testRuns.findOne({ where: { suiteId: suite.id }, order: { createdAt: 'DESC' } });
-    const summary = summarize(results);
     const row: TestRunEntity = {
       id: randomUUID(),
       suiteId: suite.id,
       workflowId: workflow.id,
       workflowVersion: version.version,
+      status: 'running',
+      summary: progressSummary([], cases.length),
+      results: [],
+      comparison: null,
+      previousTestRunId: null,
+      userId: principal.userId,
+      createdAt: new Date(),
+      finishedAt: null,
+    };
+    await this.testRuns.insert(row as QueryDeepPartialEntity<TestRunEntity>);
+    const finished = this.runCases(row, cases, options.concurrency, (testCase) =>
+      this.runCase(workflow, version, testCase, options, principal),
+    );
+    if (wait) return toTestRunResponse(await finished);
+    this.inFlight.add(finished);
+    void finished
+      .catch((error: unknown) => this.logger.error(`test run ${row.id} failed: ${errorMessage(error)}`))
+      .finally(() => this.inFlight.delete(finished));
+    return toTestRunResponse(row);
+  }
+
+  /**
+   * Runs the cases, `concurrency` at once (see runCase), storing each result as it ends, then the test run's
+   * end: its status, the results in the suite's order and the comparison with the suite's previous ended test run.
+   */
+  private async runCases(
+    row: TestRunEntity,
+    cases: readonly TestCase[],
+    concurrency: number,
+    runCase: (testCase: TestCase) => Promise<CaseResult>,
+  ): Promise<TestRunEntity> {
+    const ended: CaseResult[] = [];
+    let stored: Promise<unknown> = Promise.resolve();
+    const results = await inPool(cases, concurrency, async (testCase) => {
+      const result = await runCase(testCase);
+      ended.push(result);
+      const progress = { results: [...ended], summary: progressSummary(ended, cases.length) };
+      // Progress is written in order, one write at a time; a failed write only delays what GET shows.
+      stored = stored
+        .then(() => this.testRuns.update(row.id, progress as QueryDeepPartialEntity<TestRunEntity>))
+        .catch((error: unknown) => this.logger.warn(`test run ${row.id}: progress not stored: ${errorMessage(error)}`));
+      return result;
+    });
+    await stored;
+    const previous = await this.testRuns.findOne({
+      where: { suiteId: row.suiteId, id: Not(row.id), finishedAt: Not(IsNull()) },
+      order: { createdAt: 'DESC' },
+    });
+    const summary = summarize(results);
+    const end = {
       status: summary.failed === 0 ? 'passed' : 'failed',
       summary,
       results,
       comparison: previous ? compareResults(results, previous) : null,
       previousTestRunId: previous?.id ?? null,
-      userId: principal.userId,
-      createdAt,
       finishedAt: new Date(),
     };
-    await this.testRuns.insert(row as QueryDeepPartialEntity<TestRunEntity>);
-    return toTestRunResponse(row);
+    await this.testRuns.update(row.id, end as QueryDeepPartialEntity<TestRunEntity>);
+    return { ...row, ...end };
   }
 
   /** The suite's test runs, newest first. */

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
+import { WaitQuery } from '../runs/run.dto';
 import { SUITE_BODY, TEST_RUN_SCHEMA, TEST_SUITE_SCHEMA } from './evaluation-schemas';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, testRunOptionsOf } from './test-run-options';
 import { type TestRunResponse, TestRunsService } from './test-runs.service';
@@ -56,11 +58,13 @@ export class TestSuitesController {
   @Post('workflows/:id/test-runs')
   @ApiOperation({
     operationId: 'startTestRun',
-    summary: "Run the workflow's suite: a run per case, assertions checked, compared with the previous test run",
+    summary: "Run the workflow's suite: 202 with the test run `running`, or with ?wait=true 200 once every case ended",
     description:
-      `Answers once every case has ended. \`concurrency\`: cases at once (default ${DEFAULT_CONCURRENCY}, at most ` +
-      `${MAX_CONCURRENCY}); \`budgets\`: each case's run budgets (a case's own win); \`cases\`: only these names; ` +
-      '`version`: a saved version of the workflow (GET /workflows/{id}/versions), default the current one.',
+      'A run per case, assertions checked, compared with the previous test run. Without `wait`, follow ' +
+      '`GET /workflows/{id}/test-runs/{testRunId}` (`progress`: cases done of total, results as cases end). ' +
+      `\`concurrency\`: cases at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}); \`budgets\`: ` +
+      "each case's run budgets (a case's own win); `cases`: only these names; `version`: a saved version of the " +
+      'workflow (GET /workflows/{id}/versions), default the current one.',
   })
   @ApiBody({
     required: false,
@@ -74,14 +78,21 @@ export class TestSuitesController {
       },
     },
   })
-  @ApiCreatedResponse({ schema: TEST_RUN_SCHEMA })
+  @ApiAcceptedResponse({ schema: TEST_RUN_SCHEMA, description: 'Started (`running`); follow its Location' })
+  @ApiOkResponse({ schema: TEST_RUN_SCHEMA, description: 'With ?wait=true: the ended test run' })
   @ApiProblemResponses(400, 404, 409)
-  start(
+  async start(
     @Param('id') id: string,
     @Body() body: unknown,
+    @Query() query: WaitQuery,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<TestRunResponse> {
-    return this.testRuns.start(id, testRunOptionsOf(body), principal);
+    const wait = query.wait === true;
+    const testRun = await this.testRuns.start(id, testRunOptionsOf(body), principal, wait);
+    response.status(wait ? 200 : 202);
+    response.setHeader('Location', `/api/v1/workflows/${testRun.workflow_id}/test-runs/${testRun.id}`);
+    return testRun;
   }
 
   @Get('workflows/:id/test-runs')

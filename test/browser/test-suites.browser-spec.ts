@@ -55,7 +55,11 @@ describe('console test suites (browser)', () => {
     await page.goto(`${stack.url}/console/workflows/${workflow.id}`);
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await visible(page.getByText('2 case(s) in the suite.'));
+    // The model waits: the test run is shown running, with its progress, until the cases end.
+    const release = stack.llm.hold();
     await page.getByRole('button', { name: 'Run suite' }).click();
+    await visible(page.getByTestId('test-run-progress').getByText('0 of 2 cases done'));
+    release();
 
     const failing = page.getByRole('row').filter({ hasText: 'rome' });
     await visible(failing.getByText('text_contains: does not contain "Roma" (actual "Answer: rome")'));
@@ -85,7 +89,11 @@ describe('console test suites (browser)', () => {
     const echo = (fixed: boolean) =>
       reply.from((recorded) => reply.text(`Answer: ${question(recorded).replace('rome', fixed ? 'Roma' : 'rome')}`));
     stack.llm.script([echo(false), echo(false), echo(false)]);
-    await request(stack.app.http).post(`/api/v1/workflows/${workflow.id}/test-runs`).set(admin).send({}).expect(201);
+    await request(stack.app.http)
+      .post(`/api/v1/workflows/${workflow.id}/test-runs?wait=true`)
+      .set(admin)
+      .send({})
+      .expect(200);
 
     stack.llm.script([echo(true), echo(true), echo(true)]);
     await page.goto(`${stack.url}/console/workflows/${workflow.id}/tests`);

@@ -1,5 +1,6 @@
 import { reply, type RecordedRequest } from '../support/openai-test-server';
 import { pingStackFixture } from '../support/workflow-stack';
+import { waitFor } from '../support/wait-for';
 import { agentWorkflow } from '../support/workflow-fixtures';
 
 type Message = { role: string; content?: string | null };
@@ -49,6 +50,19 @@ describe('Test suites and replay (e2e)', () => {
       ),
     );
 
+  /** GET …/test-runs/{id} until it is no longer running. */
+  const endedTestRun = async (workflowId: string, testRunId: string): Promise<TestRun> => {
+    let testRun: TestRun | undefined;
+    await waitFor(
+      async () => {
+        testRun = (await stack.api.get(`/workflows/${workflowId}/test-runs/${testRunId}`).expect(200)).body as TestRun;
+        return testRun.status !== 'running';
+      },
+      { what: `test run ${testRunId} ending` },
+    );
+    return testRun as TestRun;
+  };
+
   it('should run a suite of 10 cases, store a result per case and compare with the previous test run', async () => {
     const workflowId = await storeWorkflow({});
     const cases = Array.from({ length: 10 }, (_, index) => ({
@@ -66,13 +80,17 @@ describe('Test suites and replay (e2e)', () => {
     expect((suite.body as { cases: unknown[] }).cases).toHaveLength(10);
 
     echoModel(10);
-    const first = (await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(201))
+    // ?wait=true: answered once every case ended.
+    const first = (await stack.api.post(`/workflows/${workflowId}/test-runs?wait=true`, { concurrency: 3 }).expect(200))
       .body as TestRun;
     expect(first).toMatchObject({ status: 'passed', summary: { cases: 10, passed: 10, failed: 0 }, comparison: null });
 
     echoModel(10, ['q3', 'q7']);
-    const second = (await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(201))
-      .body as TestRun;
+    // Without wait: 202 `running`, followed until it ended.
+    const started = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(202);
+    expect(started.body).toMatchObject({ status: 'running', progress: { total: 10 } });
+    expect(started.headers.location).toBe(`/api/v1/workflows/${workflowId}/test-runs/${(started.body as TestRun).id}`);
+    const second = await endedTestRun(workflowId, (started.body as TestRun).id);
 
     expect(second).toMatchObject({ status: 'failed', summary: { cases: 10, passed: 8, failed: 2 } });
     expect(second.comparison).toMatchObject({
@@ -98,6 +116,48 @@ describe('Test suites and replay (e2e)', () => {
     await stack.api.get(`/workflows/${workflowId}/test-runs/${first.id}`).expect(200);
   });
 
+  it('should answer 202 at once and show the progress per case until the test run ends', async () => {
+    const workflowId = await storeWorkflow({});
+    const cases = ['p1', 'p2', 'p3'].map((name) => ({
+      name,
+      inputs: { question: name },
+      assertions: [{ type: 'text_contains', value: `Answer: ${name}` }],
+    }));
+    await stack.api.put(`/workflows/${workflowId}/tests`, { cases }).expect(200);
+    echoModel(3, ['p3']);
+    const release = stack.llm.hold();
+
+    const started = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 1 }).expect(202);
+    const testRunId = (started.body as TestRun).id;
+    expect(started.body).toMatchObject({ status: 'running', progress: { done: 0, total: 3 }, results: [] });
+
+    // The first case's model call is answered; the second's waits until the test lets it go.
+    await waitFor(() => stack.llm.requests.length === 1, { what: 'the first case calling its model' });
+    release();
+    const releaseRest = stack.llm.hold();
+    const path = `/workflows/${workflowId}/test-runs/${testRunId}`;
+    await waitFor(async () => ((await stack.api.get(path).expect(200)).body as TestRun).results.length === 1, {
+      what: 'the first case ending',
+    });
+    const midway = (await stack.api.get(path).expect(200)).body as TestRun & { progress: unknown };
+    expect(midway).toMatchObject({
+      status: 'running',
+      progress: { done: 1, total: 3 },
+      summary: { cases: 3, passed: 1, failed: 0 },
+      results: [{ name: 'p1', passed: true }],
+      finished_at: null,
+    });
+
+    releaseRest();
+    const ended = await endedTestRun(workflowId, testRunId);
+    expect(ended).toMatchObject({
+      status: 'failed',
+      progress: { done: 3, total: 3 },
+      summary: { cases: 3, passed: 2, failed: 1 },
+      results: [{ name: 'p1' }, { name: 'p2' }, { name: 'p3', passed: false }],
+    });
+  });
+
   it('should refuse an unknown assertion type and a bad test run body, naming the field, and a missing version', async () => {
     const workflowId = await storeWorkflow({});
     const response = await stack.api
@@ -112,6 +172,7 @@ describe('Test suites and replay (e2e)', () => {
     const badBody = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 0 }).expect(400);
     expect(JSON.stringify(badBody.body)).toContain('concurrency');
     await stack.api.post(`/workflows/${workflowId}/test-runs`, { version: 99 }).expect(404);
+    await stack.api.post(`/workflows/${workflowId}/test-runs?wait=true`, { cases: ['nope'] }).expect(400);
   });
 
   it('should replay a run with no provider contacted, and report a divergence after a tool schema changed', async () => {

@@ -29,6 +29,7 @@ import type {
   WorkflowResponse,
   GetTestSuiteResponse,
   ListTestRunsResponse,
+  GetTestRunResponse,
   StartTestRunResponse,
   WorkflowVersionResponse,
   WorkflowVersionSummary,
@@ -97,8 +98,14 @@ export const testsApi = {
   suite: (workflowId: string) => api<GetTestSuiteResponse>('GET', `/workflows/${encodeURIComponent(workflowId)}/tests`),
   testRuns: (workflowId: string) =>
     api<ListTestRunsResponse>('GET', `/workflows/${encodeURIComponent(workflowId)}/test-runs`),
+  /** Starts a test run: answered at once, `running`; follow it with `testRun`. */
   start: (workflowId: string) =>
     api<StartTestRunResponse>('POST', `/workflows/${encodeURIComponent(workflowId)}/test-runs`, {}),
+  testRun: (workflowId: string, testRunId: string) =>
+    api<GetTestRunResponse>(
+      'GET',
+      `/workflows/${encodeURIComponent(workflowId)}/test-runs/${encodeURIComponent(testRunId)}`,
+    ),
 };
 
 export const runsApi = {

@@ -4082,7 +4082,17 @@ export type ListTestRunsResponses = {
         id?: string;
         workflow_id?: string;
         workflow_version?: number | null;
-        status?: 'passed' | 'failed';
+        /**
+         * `running` until every case ended
+         */
+        status?: 'running' | 'passed' | 'failed';
+        /**
+         * Cases ended of all the test run’s cases
+         */
+        progress?: {
+            done: number;
+            total: number;
+        };
         summary?: {
             cases?: number;
             passed?: number;
@@ -4231,7 +4241,12 @@ export type StartTestRunData = {
     path: {
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Block until the run ends (up to RUN_WAIT_TIMEOUT_MS)
+         */
+        wait?: boolean;
+    };
     url: '/api/v1/workflows/{id}/test-runs';
 };
 
@@ -4265,11 +4280,171 @@ export type StartTestRunErrors = {
 export type StartTestRunError = StartTestRunErrors[keyof StartTestRunErrors];
 
 export type StartTestRunResponses = {
-    201: {
+    /**
+     * With ?wait=true: the ended test run
+     */
+    200: {
         id?: string;
         workflow_id?: string;
         workflow_version?: number | null;
-        status?: 'passed' | 'failed';
+        /**
+         * `running` until every case ended
+         */
+        status?: 'running' | 'passed' | 'failed';
+        /**
+         * Cases ended of all the test run’s cases
+         */
+        progress?: {
+            done: number;
+            total: number;
+        };
+        summary?: {
+            cases?: number;
+            passed?: number;
+            failed?: number;
+            total_tokens?: number;
+            duration_ms?: number;
+            /**
+             * The cases’ runs’ cost added up; null when any has no known price
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
+        };
+        results?: Array<{
+            name?: string;
+            passed?: boolean;
+            /**
+             * The run to open (its trace)
+             */
+            run_id?: string | null;
+            run_status?: string | null;
+            replayed?: boolean;
+            divergence?: {
+                kind: 'model' | 'message' | 'tool_arguments' | 'tools' | 'options' | 'extra_call' | 'missing_call';
+                node_id: string;
+                /**
+                 * The map item or loop iteration the node ran in (absent: outside any)
+                 */
+                item?: string;
+                /**
+                 * Which model call of the node in its item, from 0
+                 */
+                call_index: number;
+                /**
+                 * The message of the request that differs
+                 */
+                message_index?: number;
+                /**
+                 * The tool whose definition or call arguments differ
+                 */
+                tool?: string;
+                path?: string;
+                /**
+                 * What the recording has there
+                 */
+                expected?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * What the replay sent there
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                description: string;
+            } | null;
+            error?: string | null;
+            assertions?: Array<{
+                type?: 'text_equals' | 'text_contains' | 'text_matches' | 'data_schema' | 'data_subset' | 'tool_called' | 'tool_not_called' | 'max_tool_calls' | 'stop_reason' | 'max_tokens' | 'max_duration_ms' | 'judge';
+                passed?: boolean;
+                /**
+                 * What the run had
+                 */
+                actual?: {
+                    [key: string]: unknown;
+                } | Array<unknown> | string | number | boolean | null;
+                message?: string;
+                /**
+                 * False for `judge` (model-graded)
+                 */
+                deterministic?: boolean;
+            }>;
+            total_tokens?: number;
+            duration_ms?: number | null;
+            /**
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             */
+            cost?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
+        }>;
+        comparison?: {
+            previous_test_run_id?: string;
+            newly_failing?: Array<string>;
+            newly_passing?: Array<string>;
+            total_tokens_delta?: number;
+            duration_ms_delta?: number;
+            /**
+             * This test run’s cost minus the previous one’s; null when either is unknown
+             */
+            cost_delta?: {
+                /**
+                 * In the currency's main unit (dollars, not cents)
+                 */
+                amount: number;
+                currency: string;
+            } | null;
+            cases?: Array<{
+                name?: string;
+                passed?: boolean;
+                /**
+                 * Null: the case is new
+                 */
+                previous_passed?: boolean | null;
+                tokens_delta?: number | null;
+                duration_ms_delta?: number | null;
+                /**
+                 * Null when the case is new or either cost is unknown
+                 */
+                cost_delta?: {
+                    /**
+                     * In the currency's main unit (dollars, not cents)
+                     */
+                    amount: number;
+                    currency: string;
+                } | null;
+            }>;
+        } | null;
+        created_at?: string;
+        finished_at?: string | null;
+    };
+    /**
+     * Started (`running`); follow its Location
+     */
+    202: {
+        id?: string;
+        workflow_id?: string;
+        workflow_version?: number | null;
+        /**
+         * `running` until every case ended
+         */
+        status?: 'running' | 'passed' | 'failed';
+        /**
+         * Cases ended of all the test run’s cases
+         */
+        progress?: {
+            done: number;
+            total: number;
+        };
         summary?: {
             cases?: number;
             passed?: number;
@@ -4439,7 +4614,17 @@ export type GetTestRunResponses = {
         id?: string;
         workflow_id?: string;
         workflow_version?: number | null;
-        status?: 'passed' | 'failed';
+        /**
+         * `running` until every case ended
+         */
+        status?: 'running' | 'passed' | 'failed';
+        /**
+         * Cases ended of all the test run’s cases
+         */
+        progress?: {
+            done: number;
+            total: number;
+        };
         summary?: {
             cases?: number;
             passed?: number;
