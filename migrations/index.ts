@@ -26,6 +26,7 @@ import { AuditRecords1796190000000 } from './1796190000000-audit-records';
 import { Quotas1796191000000 } from './1796191000000-quotas';
 import { ToolCallLogRepair1796192000000 } from './1796192000000-tool-call-log-repair';
 import { ModelExchangeItems1796195000000 } from './1796195000000-model-exchange-items';
+import { ToolCallLogCpu1796196000000 } from './1796196000000-tool-call-log-cpu';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   Quotas1796191000000,
   ToolCallLogRepair1796192000000,
   ModelExchangeItems1796195000000,
+  ToolCallLogCpu1796196000000,
 ];

@@ -21,6 +21,8 @@ export interface ToolCallRecord {
   status: ToolCallStatus;
   errorMessage: string | null;
   durationMs: number;
+  /** CPU time the call used (code tools: metadata `cpu_ms`); absent or null: not measured. */
+  cpuMs?: number | null;
   startedAt: Date;
   /** How the call was repaired (see ToolCallRepairKind); absent or null: it was not. */
   repair?: ToolCallRepairKind | null;
@@ -45,7 +47,7 @@ export interface CallSite {
 export const toCallRecord = (
   call: Pick<ToolCall, 'id' | 'name' | 'arguments' | 'repair'>,
   { tool, runId, nodeId, userId }: CallSite,
-  answered: Pick<ToolCallRecord, 'output' | 'status' | 'errorMessage' | 'durationMs' | 'startedAt'>,
+  answered: Pick<ToolCallRecord, 'output' | 'status' | 'errorMessage' | 'durationMs' | 'cpuMs' | 'startedAt'>,
 ): ToolCallRecord => ({
   toolId: tool?.id ?? null,
   toolName: call.name.slice(0, 64),
@@ -76,6 +78,7 @@ export const toLoggedToolCall = (entity: ToolCallLogEntity): LoggedToolCall => (
   status: entity.status,
   errorMessage: entity.errorMessage,
   durationMs: entity.durationMs,
+  cpuMs: entity.cpuMs,
   startedAt: entity.startedAt,
   repair: entity.repair,
   createdAt: entity.createdAt,

@@ -27,6 +27,13 @@ export class ToolCallLogResponse {
   @ApiProperty({ nullable: true, type: String }) error_message!: string | null;
   @ApiProperty({ example: 12 }) duration_ms!: number;
   @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 9,
+    description: 'CPU time the call used (code tools), in ms; null when not measured',
+  })
+  cpu_ms!: number | null;
+  @ApiProperty({
     type: ToolCallRepairDto,
     nullable: true,
     description:

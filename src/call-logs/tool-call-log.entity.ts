@@ -45,6 +45,10 @@ export class ToolCallLogEntity {
   @Column({ name: 'duration_ms', type: 'int' })
   durationMs!: number;
 
+  /** CPU time the call used (code tools), in whole ms rounded up; null when not measured. */
+  @Column({ name: 'cpu_ms', type: 'int', nullable: true })
+  cpuMs!: number | null;
+
   @Column({ type: 'varchar', length: 32, nullable: true })
   repair!: ToolCallRepairKind | null;
 

@@ -39,6 +39,7 @@ export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogRes
   status: entity.status,
   error_message: entity.errorMessage,
   duration_ms: entity.durationMs,
+  cpu_ms: entity.cpuMs,
   repair: entity.repair === null ? null : { kind: entity.repair },
   started_at: entity.startedAt.toISOString(),
   created_at: entity.createdAt.toISOString(),
@@ -100,6 +101,7 @@ export class ToolCallLogsService {
       input: cut(maskedInput(record.input), max) ?? '',
       output: cut(record.output, max),
       errorMessage: cut(record.errorMessage, 2000),
+      cpuMs: record.cpuMs === undefined || record.cpuMs === null ? null : Math.ceil(record.cpuMs),
     };
   }
 
@@ -140,15 +142,16 @@ export class ToolCallLogsService {
   }
 
   /**
-   * How long the calls of `toolIds` made by `userId` (everyone's: null) in [from, to) took, in milliseconds per
-   * UTC day (`YYYY-MM-DD`): what code-tool quotas count as CPU time (wall time in the sandbox bounds it).
+   * The CPU time the calls of `toolIds` made by `userId` (everyone's: null) in [from, to) used, in milliseconds
+   * per UTC day (`YYYY-MM-DD`): what code-tool quotas count. A call whose CPU time was not measured (logged
+   * before it was, or ended before its code ran) counts its duration, which bounds it.
    */
-  async durationByDay(userId: string | null, toolIds: readonly string[], from: Date, to: Date) {
+  async cpuMsByDay(userId: string | null, toolIds: readonly string[], from: Date, to: Date) {
     if (toolIds.length === 0) return new Map<string, number>();
     const builder = this.logs
       .createQueryBuilder('log')
       .select('DATE(log.created_at)', 'day')
-      .addSelect('SUM(log.duration_ms)', 'ms')
+      .addSelect('SUM(COALESCE(log.cpu_ms, log.duration_ms))', 'ms')
       .where('log.tool_id IN (:...toolIds)', { toolIds: [...toolIds] })
       .andWhere('log.created_at >= :from AND log.created_at < :to', { from, to });
     if (userId !== null) builder.andWhere('log.user_id = :userId', { userId });

@@ -100,6 +100,7 @@ export class ToolCalls {
           status: outcome.status,
           errorMessage: outcome.status === 'success' ? null : outcome.response,
           durationMs: outcome.metadata.duration_ms,
+          cpuMs: typeof outcome.metadata.cpu_ms === 'number' ? outcome.metadata.cpu_ms : null,
           startedAt: outcome.startedAt,
         },
       ),

@@ -38,10 +38,10 @@ export class QuotaUsage {
     return nanos / 1e9;
   }
 
-  /** Seconds of code-tool calls by `userId` (everyone: null) in [from, to), per UTC day. */
+  /** CPU seconds of code-tool calls by `userId` (everyone: null) in [from, to), per UTC day. */
   async codeSecondsByDay(userId: string | null, from: Date, to: Date): Promise<Map<string, number>> {
     const codeTools = await this.tools.findByImplementationType('code');
-    const byDay = await this.callLogs.durationByDay(
+    const byDay = await this.callLogs.cpuMsByDay(
       userId,
       codeTools.map((tool) => tool.id),
       from,

@@ -131,7 +131,18 @@ describe('Python code tools (e2e)', () => {
 
     expect(spun.success).toBe(false);
     expect(spun.error).toMatch(/time limit|wall-clock limit/);
+    expect(spun.metadata.cpu_ms).toBeGreaterThan(0);
     expect(next).toMatchObject({ success: true, data: { sum: 2 } });
+  });
+
+  it('should count the CPU time a call used, not the time it slept', async () => {
+    await create(python('py_nap', 'import time\n\ndef main(args):\n    time.sleep(1)\n    return 1\n')).expect(201);
+
+    const napped = await execute('py_nap', { a: 1, b: 2 });
+
+    expect(napped).toMatchObject({ success: true, data: 1 });
+    expect(napped.metadata.duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(napped.metadata.cpu_ms).toBeLessThan(500);
   });
 
   it('should stop a call that allocates past its memory limit', async () => {

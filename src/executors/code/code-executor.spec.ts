@@ -55,6 +55,7 @@ describe(createCodeExecutor.name, () => {
     value: { sum: 3 },
     logs: [{ level: 'log', message: 'hi' }],
     durationMs: 4.5,
+    cpuMs: 3.123_456_7,
     queueMs: 0.182_176_000_002,
   };
   let run: jest.Mock<Promise<CodeRunResult>, [CodeRunRequest]>;
@@ -110,11 +111,11 @@ describe(createCodeExecutor.name, () => {
     expect(sut.secretPaths).toEqual([]);
   });
 
-  it('should turn the sandbox result into the response, data and metadata (the wait in whole microseconds)', async () => {
+  it('should turn the sandbox result into the response, data and metadata (the wait and the CPU time in whole microseconds)', async () => {
     await expect(execute({}, { a: 1, b: 2 })).resolves.toEqual({
       response: '{"sum":3}',
       data: { sum: 3 },
-      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5, queue_ms: 0.182 },
+      metadata: { logs: [{ level: 'log', message: 'hi' }], duration_ms: 4.5, cpu_ms: 3.123, queue_ms: 0.182 },
     });
   });
 
@@ -190,7 +191,12 @@ describe(createCodeExecutor.name, () => {
       const added = await call('add', 'bob');
       expect(added).toMatchObject({ status: 'success', data: { sum: 42 } });
       expect(added.metadata.queue_ms).toBeGreaterThan(0);
-      await expect(spinning).resolves.toMatchObject({ status: 'error', metadata: { reason: 'cpu_time' } });
+      const spun = await spinning;
+      expect(spun).toMatchObject({ status: 'error', metadata: { reason: 'cpu_time' } });
+      // What the quotas count: the isolate's CPU time, which one thread can only spend within the call's time.
+      expect(spun.metadata.cpu_ms).toBeGreaterThan(0);
+      expect(spun.metadata.cpu_ms).toBeLessThanOrEqual(spun.metadata.duration_ms);
+      expect(added.metadata.cpu_ms).toBeLessThanOrEqual(added.metadata.duration_ms);
     } finally {
       sandbox.dispose();
     }

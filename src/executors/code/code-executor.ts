@@ -44,6 +44,9 @@ const configSchema = (limits: Pick<CodeToolLimits, 'maxTimeoutMs' | 'maxMemoryMb
   );
 export type CodeToolConfig = Static<ReturnType<typeof configSchema>>;
 
+/** Microseconds are the most a wait or a CPU time measured here can tell. */
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 /** Python tools' sandbox, or why this service cannot run them. */
 export type PythonRunner = Pick<PythonSandbox, 'run' | 'check'> | { unavailable: string };
 
@@ -82,7 +85,7 @@ export const createCodeExecutor = (
       timeoutMs: wallTimeLimitMs(timeoutMs) + limits.maxQueueMs,
       execute: async (context) => {
         if ('unavailable' in runner) throw new CodeRunError('unavailable', runner.unavailable);
-        const { value, logs, durationMs, queueMs } = await runner.run({
+        const { value, logs, durationMs, cpuMs, queueMs } = await runner.run({
           code,
           args: context.params,
           timeoutMs,
@@ -94,8 +97,12 @@ export const createCodeExecutor = (
         return {
           response: JSON.stringify(value),
           data: value,
-          // Microseconds are the most a wait measured on this event loop can tell.
-          metadata: { logs, duration_ms: durationMs, queue_ms: Math.round(queueMs * 1000) / 1000 },
+          metadata: {
+            logs,
+            duration_ms: durationMs,
+            cpu_ms: roundMs(cpuMs),
+            queue_ms: roundMs(queueMs),
+          },
         };
       },
     };

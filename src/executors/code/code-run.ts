@@ -19,6 +19,8 @@ export interface CodeRunResult {
   logs: CodeLogEntry[];
   /** Time spent in the sandbox, from getting an isolate to having the result. */
   durationMs: number;
+  /** CPU time the code used (isolated-vm's cpuTime for JavaScript, /proc for Python's process). */
+  cpuMs: number;
   /** Time spent waiting for a free slot before that; never counted against the call's limits. */
   queueMs: number;
 }
@@ -28,6 +30,7 @@ export interface CodeRunOutput {
   json: string;
   logs: CodeLogEntry[];
   durationMs: number;
+  cpuMs: number;
 }
 
 /** Wall-clock ceiling for a call whose CPU budget is `timeoutMs` (waiting for a free slot not included). */

@@ -43,6 +43,11 @@ export class IsolateSandbox {
     }
     lease.onCatastrophicError = onCatastrophicError;
     const started = performance.now();
+    const cpuStart = cpuTimeMs(lease.isolate) ?? 0;
+    const cpuUsed = (): number | undefined => {
+      const now = cpuTimeMs(lease.isolate);
+      return now === undefined ? undefined : now - cpuStart;
+    };
     let stopReason: StopReason | undefined;
     const stop = (reason: StopReason): void => {
       stopReason ??= reason;
@@ -57,9 +62,11 @@ export class IsolateSandbox {
     try {
       const state = await this.runInIsolate(lease.isolate, request, argsJson);
       reusable = state.outcome !== undefined;
-      return settleOutcome(state, request, performance.now() - started);
+      return settleOutcome(state, request, performance.now() - started, cpuUsed() ?? 0);
     } catch (error) {
-      throw error instanceof CodeRunError ? error : this.failure(error, stopReason, request, lease);
+      const failure = error instanceof CodeRunError ? error : this.failure(error, stopReason, request, lease);
+      // A disposed isolate (stopped at the wall-clock limit or cancelled) no longer tells its CPU time.
+      throw failure.withCpu(cpuUsed() ?? (failure.reason === 'cpu_time' ? request.timeoutMs : undefined));
     } finally {
       clearTimeout(guard);
       request.signal?.removeEventListener('abort', onAbort);
@@ -142,6 +149,16 @@ export class IsolateSandbox {
     return new CodeRunError('unavailable', `code sandbox failed: ${message}`, logs);
   }
 }
+
+/** The CPU time the isolate has used in all, in ms; undefined once it is disposed. */
+const cpuTimeMs = (isolate: ivm.Isolate): number | undefined => {
+  if (isolate.isDisposed) return undefined;
+  try {
+    return Number(isolate.cpuTime) / 1e6;
+  } catch {
+    return undefined;
+  }
+};
 
 class LoggedFailure extends Error {
   constructor(

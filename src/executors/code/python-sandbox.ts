@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { CodeRunError } from './code-run-error';
 import { type CodeRunRequest, type CodeRunResult, wallTimeLimitMs } from './code-run';
 import { FairSlots } from './fair-slots';
-import { firstChildPid, processUsage } from './process-usage';
+import { firstChildPid, type ProcessUsage, processUsage } from './process-usage';
 import type { SandboxLogger } from './sandbox-child';
 import type { CodeLogEntry, SandboxOutcome } from './sandbox-state';
 import { settleOutcome } from './settle-outcome';
@@ -39,6 +39,8 @@ interface Call {
   queueMs: number;
   timer: NodeJS.Timeout | undefined;
   worker: PythonProcess | undefined;
+  /** What /proc said the process had used when the call was sent to it. */
+  base: ProcessUsage | undefined;
   settled: boolean;
   resolve(result: CodeRunResult): void;
   reject(error: CodeRunError): void;
@@ -47,6 +49,12 @@ interface Call {
 const POLL_MS = 20;
 const MIB = 1024 * 1024;
 const START_TIMEOUT_MS = 120_000;
+
+/** The CPU time the call's process used since the call was sent to it (ticks of 10 ms), if /proc tells. */
+const cpuUsed = (call: Call): number | undefined => {
+  const now = call.worker?.usage();
+  return now && call.base ? now.cpuMs - call.base.cpuMs : undefined;
+};
 
 /** Whether this machine can start a process in its own user, network and PID namespaces. */
 export const namespacesAvailable = (): boolean =>
@@ -122,6 +130,12 @@ class PythonProcess {
     return this.child.spawnfile === 'unshare' ? firstChildPid(pid) : pid;
   }
 
+  /** What /proc says the runtime has used so far; undefined when it cannot tell. */
+  usage(): ProcessUsage | undefined {
+    const pid = this.runtimePid;
+    return pid === undefined ? undefined : processUsage(pid);
+  }
+
   send(message: Record<string, unknown>): void {
     if (this.child.connected) this.child.send(message, (error) => error && this.kill());
   }
@@ -190,6 +204,7 @@ export class PythonSandbox {
         queueMs: 0,
         timer: undefined,
         worker: undefined,
+        base: undefined,
         settled: false,
         resolve,
         reject,
@@ -245,6 +260,7 @@ export class PythonSandbox {
       return;
     }
     worker.lastUsed = performance.now();
+    call.base = worker.usage();
     worker.send({ type: 'run', id: call.id, code: call.request.code, args: JSON.stringify(call.request.args) });
     this.watch(call, worker);
   }
@@ -253,11 +269,10 @@ export class PythonSandbox {
   private watch(call: Call, worker: PythonProcess): void {
     const { timeoutMs, memoryMb } = call.request;
     const wallStart = performance.now();
-    let base: { cpuMs: number; rssBytes: number } | undefined;
     call.timer = setInterval(() => {
-      const pid = worker.runtimePid;
-      const usage = pid === undefined ? undefined : processUsage(pid);
-      if (usage && !base) base = usage;
+      const usage = worker.usage();
+      call.base ??= usage;
+      const base = call.base;
       if (usage && base && usage.cpuMs - base.cpuMs > timeoutMs) {
         this.fail(call, new CodeRunError('cpu_time', `code exceeded its CPU time limit of ${timeoutMs} ms`));
       } else if (usage && base && usage.rssBytes - base.rssBytes > memoryMb * MIB) {
@@ -273,16 +288,17 @@ export class PythonSandbox {
     if (message.type !== 'done') return;
     const call = worker.call;
     if (!call || call.id !== message.id) return;
+    const cpuMs = cpuUsed(call) ?? message.durationMs;
     this.release(worker);
     this.settle(call, () => {
       try {
         const state = { outcome: message.outcome, logs: message.logs, droppedLogs: 0 };
-        const { json, logs, durationMs } = settleOutcome(state, call.request, message.durationMs);
-        call.resolve({ value: parseJsonWithin(json), logs, durationMs, queueMs: call.queueMs });
+        const { json, logs, durationMs } = settleOutcome(state, call.request, message.durationMs, cpuMs);
+        call.resolve({ value: parseJsonWithin(json), logs, durationMs, cpuMs, queueMs: call.queueMs });
       } catch (error) {
-        call.reject(
-          error instanceof CodeRunError ? error : new CodeRunError('not_json', 'code returned malformed JSON'),
-        );
+        const failure =
+          error instanceof CodeRunError ? error : new CodeRunError('not_json', 'code returned malformed JSON');
+        call.reject(failure.withCpu(cpuMs));
       }
     });
   }
@@ -306,12 +322,13 @@ export class PythonSandbox {
   /** Ends a running call with `error` and replaces its process: the code may still be running there. */
   private fail(call: Call, error: CodeRunError): void {
     const worker = call.worker;
+    const failure = error.withCpu(cpuUsed(call));
     if (worker) {
       this.processes = this.processes.filter((candidate) => candidate !== worker);
       worker.call = undefined;
       worker.kill();
     }
-    this.settle(call, () => call.reject(error));
+    this.settle(call, () => call.reject(failure));
   }
 
   private release(worker: PythonProcess): void {

@@ -30,7 +30,8 @@ export const serveSandbox = (options: IsolateSandboxOptions): void => {
             error instanceof CodeRunError
               ? error
               : new CodeRunError('unavailable', `code sandbox failed: ${errorMessage(error)}`);
-          reply({ type: 'failure', id, reason: failure.reason, message: failure.message, logs: failure.logs });
+          const { reason, message: text, logs, cpuMs } = failure;
+          reply({ type: 'failure', id, reason, message: text, logs, ...(cpuMs !== undefined && { cpuMs }) });
         },
       )
       .finally(() => running.delete(id));

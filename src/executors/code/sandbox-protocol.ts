@@ -10,7 +10,7 @@ export type HostMessage =
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'result'; id: number; output: CodeRunOutput }
-  | { type: 'failure'; id: number; reason: CodeFailureReason; message: string; logs: CodeLogEntry[] }
+  | { type: 'failure'; id: number; reason: CodeFailureReason; message: string; logs: CodeLogEntry[]; cpuMs?: number }
   /** The call's isolate hit a fatal V8 error; the process must be replaced. */
   | { type: 'crashed'; id: number; message: string };
 

@@ -194,10 +194,13 @@ export class CodeSandbox {
         this.crashed(child, call.id, message.message);
         return;
       case 'failure':
-        this.settle(call, () => call.reject(new CodeRunError(message.reason, message.message, message.logs)));
+        this.settle(call, () =>
+          call.reject(new CodeRunError(message.reason, message.message, message.logs, validCpu(message.cpuMs))),
+        );
         return;
       case 'result': {
         const { json, logs, durationMs } = message.output;
+        const cpuMs = validCpu(message.output.cpuMs) ?? durationMs;
         let value: unknown;
         try {
           value = parseJsonWithin(json);
@@ -207,7 +210,7 @@ export class CodeSandbox {
           );
           return;
         }
-        this.settle(call, () => call.resolve({ value, logs, durationMs, queueMs: call.queueMs }));
+        this.settle(call, () => call.resolve({ value, logs, durationMs, cpuMs, queueMs: call.queueMs }));
       }
     }
   }
@@ -290,3 +293,7 @@ const crashError = (call: Call, how: string, role?: 'sibling' | 'twice'): CodeRu
         : `this code crashed the code sandbox (${how}); ${hint}. The sandbox was replaced; other calls were not affected`;
   return new CodeRunError('crashed', message);
 };
+
+/** A CPU time reported by the child process, if it is one. */
+const validCpu = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

@@ -18,6 +18,7 @@ export const settleOutcome = (
   state: SandboxState,
   limits: { maxOutputBytes: number },
   durationMs: number,
+  cpuMs: number,
 ): CodeRunOutput => {
   const logs = collectedLogs(state);
   const { outcome } = state;
@@ -32,7 +33,7 @@ export const settleOutcome = (
     case 'ok': {
       const bytes = Buffer.byteLength(outcome.json);
       if (bytes > limits.maxOutputBytes) throw tooLarge(bytes, limits.maxOutputBytes, logs);
-      return { json: outcome.json, logs, durationMs };
+      return { json: outcome.json, logs, durationMs, cpuMs };
     }
     case 'threw':
       throw new CodeRunError(

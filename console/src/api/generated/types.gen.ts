@@ -202,6 +202,10 @@ export type ToolCallLogResponse = {
     status: 'success' | 'error' | 'timeout' | 'invalid_arguments' | 'not_found' | 'cancelled' | 'unknown_outcome' | 'rejected';
     error_message: string | null;
     duration_ms: number;
+    /**
+     * CPU time the call used (code tools), in ms; null when not measured
+     */
+    cpu_ms: number | null;
     repair: ToolCallRepairDto | null;
     /**
      * When the call started. For a call whose log was written when its run resumed from its checkpoint (README: After a crash), when that log was written: the start of such a call is not stored
