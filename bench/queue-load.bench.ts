@@ -1,14 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { type ChildApp, isRunning, startChildApp, stopChildApp } from '../test/support/child-app';
-import { OpenAITestServer, reply, type RecordedRequest, type Turn } from '../test/support/openai-test-server';
+import type { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { dropRedisPrefix, uniqueRedisPrefix } from '../test/support/test-redis';
 import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
-import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
-import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import type { ToolBackend } from '../test/support/tool-backend';
+import { llmEnv } from '../test/support/workflow-fixtures';
+import {
+  benchMysqlUrl,
+  installToolRound,
+  percentile,
+  redisCommands,
+  runBench,
+  serverQuestions,
+  startQueueProcesses,
+  toolRoundTurn,
+  withModelAndBackend,
+} from './tool-round';
 
 /**
  * Load test of queue mode (issue 9): N runs of one tool round each (model → one http tool call → model →
@@ -22,58 +32,13 @@ const RUNS = Number(process.env.BENCH_QUEUE_RUNS ?? 1000);
 const MODEL_LATENCY_MS = 200;
 const SLOTS_PER_WORKER = 16;
 const LEASE_MS = 5000;
-const ANSWER = 'Done.';
 const FINISHED = "('succeeded','failed','cancelled')";
-
-const pingParameters = {
-  type: 'object',
-  properties: { id: { type: 'string' } },
-  required: ['id'],
-  additionalProperties: false,
-};
-
-const definition = {
-  name: 'queue-load',
-  inputs: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
-  nodes: [
-    { id: 'start', type: 'start', data: {} },
-    { id: 'agent', type: 'llm', data: { prompt: '{{inputs.question}}', tools: ['ping'], max_iterations: 4 } },
-    { id: 'end', type: 'end', data: { outputs: { answer: '{{agent.output}}' } } },
-  ],
-  edges: [
-    { source: 'start', target: 'agent' },
-    { source: 'agent', target: 'end' },
-  ],
-};
-
-/** Calls the tool first, answers once the conversation holds its result; both after MODEL_LATENCY_MS. */
-const turn = (): Turn =>
-  reply.from((request: RecordedRequest) => {
-    const messages = request.body.messages as Array<{ role: string }>;
-    if (messages.at(-1)?.role === 'tool') return reply.text(ANSWER, { delayMs: MODEL_LATENCY_MS });
-    return reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'x' } }], { delayMs: MODEL_LATENCY_MS });
-  });
 
 const peakRssMb = (pid: number | undefined): number => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
 };
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-
-async function redisCommands(url: string): Promise<number> {
-  const redis = new Redis(url);
-  try {
-    const info = await redis.info('commandstats');
-    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 interface Scenario {
   label: string;
@@ -102,38 +67,24 @@ async function runScenario(
         CODE_SANDBOX_PROCESSES: '1',
         ...extra,
       });
-    // One process migrates first, so that the others start on a ready schema.
     const queueEnv = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, MAX_CONCURRENT_RUNS: String(SLOTS_PER_WORKER) };
-    const api = await startChildApp(
-      env(scenario.queue ? { ...queueEnv, ROLE: 'api' } : { MAX_CONCURRENT_RUNS: String(2 * SLOTS_PER_WORKER) }),
+    children.push(
+      ...(scenario.queue
+        ? await startQueueProcesses((role) => env({ ...queueEnv, ROLE: role }), 2)
+        : [await startChildApp(env({ MAX_CONCURRENT_RUNS: String(2 * SLOTS_PER_WORKER) }))]),
     );
-    children.push(api);
-    if (scenario.queue) {
-      children.push(...(await Promise.all([1, 2].map(() => startChildApp(env({ ...queueEnv, ROLE: 'worker' }))))));
-    }
+    const api = children[0];
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-    const tool = await fetch(`${api.url}/api/v1/tools`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters })),
-    });
-    if (tool.status !== 201) throw new Error(`creating the tool failed: ${await tool.text()}`);
-    const workflow = await fetch(`${api.url}/api/v1/workflows`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(definition),
-    });
-    const workflowId = ((await workflow.json()) as { id: string }).id;
+    const workflowId = await installToolRound(api.url, backend, 'queue-load');
 
     llm.reset();
     backend.hits.length = 0;
     // Two model calls per run, and spare ones for calls a killed worker started and its successor repeats.
-    llm.script(Array.from({ length: 3 * RUNS }, turn));
+    llm.script(Array.from({ length: 3 * RUNS }, toolRoundTurn(MODEL_LATENCY_MS)));
     let ownQueries = 0;
-    const questions = async () => {
+    const questions = () => {
       ownQueries += 1;
-      const [rows] = await sql.query("SHOW GLOBAL STATUS LIKE 'Questions'");
-      return Number((rows as Array<{ Value: string }>)[0].Value);
+      return serverQuestions(sql);
     };
     const finishedCount = async () => {
       ownQueries += 1;
@@ -215,38 +166,23 @@ async function runScenario(
 /** The load test's figures per scenario; empty (skipped) without Redis and MariaDB. */
 export async function benchQueueLoad(): Promise<Record<string, Record<string, number>>> {
   const redisUrl = process.env.TEST_REDIS_URL;
-  const mysqlUrl = [process.env.TEST_MYSQL_URL, process.env.DATABASE_URL].find(
-    (url) => url && /^(mysql|mariadb):/.test(url),
-  );
+  const mysqlUrl = benchMysqlUrl();
   if (!redisUrl || !mysqlUrl) {
     console.log('\nqueue load: skipped (set TEST_REDIS_URL and TEST_MYSQL_URL or a mysql DATABASE_URL)');
     return {};
   }
-  const llm = await OpenAITestServer.start();
-  const backend = await startToolBackend();
   const scenarios: Scenario[] = [
     { label: 'queue: 1 api + 2 workers', queue: true, killWorkerHalfWay: false },
     { label: 'queue: worker 1 killed half-way', queue: true, killWorkerHalfWay: true },
     { label: 'embedded: 1 process', queue: false, killWorkerHalfWay: false },
   ];
-  const results: Record<string, Record<string, number>> = {};
-  try {
+  return withModelAndBackend(async (llm, backend) => {
+    const results: Record<string, Record<string, number>> = {};
     for (const scenario of scenarios) {
       results[scenario.label] = await runScenario(scenario, mysqlUrl, redisUrl, llm, backend);
     }
-  } finally {
-    await llm.close();
-    await backend.close();
-  }
-  return results;
+    return results;
+  });
 }
 
-if (require.main === module) {
-  benchQueueLoad().then(
-    (results) => console.table(results),
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runBench(benchQueueLoad);

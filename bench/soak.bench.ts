@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY, startTestApp } from '../test/support/test-app';
 import { startToolBackend } from '../test/support/tool-backend';
-import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import { llmEnv } from '../test/support/workflow-fixtures';
 import { heapAfterGc } from './heap-growth';
 import { sqlite } from './run-cost.bench';
-import { ANSWER, definition, pingParameters, turn } from './throughput.bench';
+import { ANSWER, installToolRound, toolRoundTurn } from './tool-round';
 
 /**
  * Soak (issue 25): BENCH_SOAK_RUNS runs (default 2000) of the throughput bench's workflow (one tool round) in one
@@ -31,15 +31,15 @@ export async function benchSoak(): Promise<Record<string, number>> {
   try {
     const server = app.app.getHttpServer() as Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = `${origin}/api/v1`;
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const post = (path: string, body: unknown) =>
       fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    await post('/tools', httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters }));
-    const workflowId = ((await (await post('/workflows', definition)).json()) as { id: string }).id;
+    const workflowId = await installToolRound(origin, backend, 'throughput');
     const drive = async (count: number): Promise<void> => {
       llm.reset();
-      llm.script(Array.from({ length: 2 * count + CLIENTS }, turn));
+      llm.script(Array.from({ length: 2 * count + CLIENTS }, toolRoundTurn()));
       let next = 0;
       await Promise.all(
         Array.from({ length: CLIENTS }, async () => {

@@ -7,13 +7,25 @@ import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { type ChildApp, startChildApp, stopChildApp } from '../test/support/child-app';
 import { freePort } from '../test/support/free-port';
-import { OpenAITestServer, reply, type RecordedRequest, type Turn } from '../test/support/openai-test-server';
+import type { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
-import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
-import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import type { ToolBackend } from '../test/support/tool-backend';
+import { llmEnv } from '../test/support/workflow-fixtures';
 import { processCpuMs } from './client-cost.bench';
 import { median } from './median';
+import {
+  ANSWER,
+  benchMysqlUrl,
+  installToolRound,
+  percentile,
+  redisCommands,
+  runBench,
+  serverQuestions,
+  startQueueProcesses,
+  toolRoundTurn,
+  withModelAndBackend,
+} from './tool-round';
 
 /**
  * Throughput (issue 25): runs of one tool round each (model → one http tool call → model → answer) against a
@@ -29,41 +41,6 @@ const RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 1000);
 const MODES = (process.env.BENCH_THROUGHPUT_MODES ?? 'embedded,queue').split(',');
 const WARM_UP = 100;
 const SLOTS = 64;
-export const ANSWER = 'Done.';
-
-export const pingParameters = {
-  type: 'object',
-  properties: { id: { type: 'string' } },
-  required: ['id'],
-  additionalProperties: false,
-};
-
-export const definition = {
-  name: 'throughput',
-  inputs: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
-  nodes: [
-    { id: 'start', type: 'start', data: {} },
-    { id: 'agent', type: 'llm', data: { prompt: '{{inputs.question}}', tools: ['ping'], max_iterations: 4 } },
-    { id: 'end', type: 'end', data: { outputs: { answer: '{{agent.output}}' } } },
-  ],
-  edges: [
-    { source: 'start', target: 'agent' },
-    { source: 'agent', target: 'end' },
-  ],
-};
-
-/** Calls the tool first, answers once the conversation holds its result; at once. */
-export const turn = (): Turn =>
-  reply.from((request: RecordedRequest) => {
-    const messages = request.body.messages as Array<{ role: string }>;
-    if (messages.at(-1)?.role === 'tool') return reply.text(ANSWER);
-    return reply.toolCalls([{ name: 'ping', id: 'call_1', arguments: { id: 'x' } }]);
-  });
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
 
 /** A redis-server of the bench's own, so that its command counts are this bench's alone; null if none is installed. */
 async function privateRedis(): Promise<{ url: string; stop: () => void } | null> {
@@ -81,16 +58,6 @@ async function privateRedis(): Promise<{ url: string; stop: () => void } | null>
   await redis.connect();
   redis.disconnect();
   return { url, stop: () => child.kill() };
-}
-
-async function redisCommands(url: string): Promise<number> {
-  const redis = new Redis(url);
-  try {
-    const info = await redis.info('commandstats');
-    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 interface Deployment {
@@ -126,7 +93,7 @@ async function embeddedSqlite(llm: OpenAITestServer): Promise<Deployment> {
 async function queueMariadb(llm: OpenAITestServer, mysqlUrl: string, redisUrl: string): Promise<Deployment> {
   const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_bench');
   const sql = await createConnection(database.url);
-  const env = (role: string) =>
+  const env = (role: 'api' | 'worker') =>
     llmEnv(llm, {
       DATABASE_URL: database.url,
       LOG_LEVEL: 'error',
@@ -136,16 +103,11 @@ async function queueMariadb(llm: OpenAITestServer, mysqlUrl: string, redisUrl: s
       REDIS_KEY_PREFIX: 'tf-throughput',
       ROLE: role,
     });
-  // The api migrates first, so that the worker starts on a ready schema.
-  const api = await startChildApp(env('api'));
-  const worker = await startChildApp(env('worker'));
+  const [api, worker] = await startQueueProcesses(env, 1);
   return {
     processes: [api, worker],
     api,
-    questions: async () => {
-      const [rows] = await sql.query("SHOW GLOBAL STATUS LIKE 'Questions'");
-      return Number((rows as Array<{ Value: string }>)[0].Value);
-    },
+    questions: () => serverQuestions(sql),
     redisUrl,
     close: async () => {
       await Promise.all([stopChildApp(worker, 'SIGTERM'), stopChildApp(api, 'SIGTERM')]);
@@ -165,14 +127,9 @@ async function measure(
   const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
   const post = (path: string, body: unknown) =>
     fetch(`${api.url}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const tool = await post(
-    '/tools',
-    httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters }),
-  );
-  if (tool.status !== 201) throw new Error(`creating the tool failed: ${await tool.text()}`);
-  const workflowId = ((await (await post('/workflows', definition)).json()) as { id: string }).id;
+  const workflowId = await installToolRound(api.url, backend, 'throughput');
   llm.reset();
-  llm.script(Array.from({ length: 2 * (RUNS + WARM_UP + clients) }, turn));
+  llm.script(Array.from({ length: 2 * (RUNS + WARM_UP + clients) }, toolRoundTurn()));
 
   /** Runs `count` runs with `clients` posting at once; each run's POST → answer time, in ms. */
   const drive = async (count: number): Promise<number[]> => {
@@ -219,11 +176,9 @@ async function measure(
 }
 
 /** Throughput per scenario; queue mode is skipped without a MySQL/MariaDB URL or without Redis. */
-export async function benchThroughput(): Promise<Record<string, Record<string, number>>> {
-  const llm = await OpenAITestServer.start();
-  const backend = await startToolBackend();
-  const results: Record<string, Record<string, number>> = {};
-  try {
+export function benchThroughput(): Promise<Record<string, Record<string, number>>> {
+  return withModelAndBackend(async (llm, backend) => {
+    const results: Record<string, Record<string, number>> = {};
     for (const clients of MODES.includes('embedded') ? [32, 64] : []) {
       const deployment = await embeddedSqlite(llm);
       try {
@@ -232,9 +187,7 @@ export async function benchThroughput(): Promise<Record<string, Record<string, n
         await deployment.close();
       }
     }
-    const mysqlUrl = [process.env.TEST_MYSQL_URL, process.env.DATABASE_URL].find(
-      (url) => url && /^(mysql|mariadb):/.test(url),
-    );
+    const mysqlUrl = benchMysqlUrl();
     if (!MODES.includes('queue')) return results;
     const redis = mysqlUrl ? await privateRedis() : null;
     const redisUrl = redis?.url ?? process.env.TEST_REDIS_URL;
@@ -250,19 +203,8 @@ export async function benchThroughput(): Promise<Record<string, Record<string, n
       await deployment.close();
       redis?.stop();
     }
-  } finally {
-    await llm.close();
-    await backend.close();
-  }
-  return results;
+    return results;
+  });
 }
 
-if (require.main === module) {
-  benchThroughput().then(
-    (results) => console.table(results),
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runBench(benchThroughput);
