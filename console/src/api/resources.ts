@@ -1,7 +1,5 @@
+import { isRecord } from '../lib/is-record';
 import { ApiError, api, withQuery } from './http';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 import type {
   ExecuteToolResponse,
   CreateMcpServerDto,

@@ -1,3 +1,5 @@
+import { isRecord } from './is-record';
+
 /**
  * The items of a map node and the iterations of a loop node on the run page: folded live from `node.item` events
  * and read from the node's stored output (`items` / `iterations`) after a reload; the stored one wins.
@@ -20,8 +22,6 @@ export interface NestedRunList {
   total: number | null;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const numberOf = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
 /** One `node.item` event's data, or one entry of a stored `items`/`iterations` list; null when it has no index. */
