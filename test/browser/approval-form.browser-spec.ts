@@ -1,6 +1,12 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -63,7 +69,7 @@ describe('console approval form (browser)', () => {
       workflows[tool.name] = (workflow.body as { id: string }).id;
     }
     await signIn(page, `${stack.url}/console/approvals`, ADMIN_KEY);
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   beforeEach(() => {
     decisions = [];
@@ -74,7 +80,7 @@ describe('console approval form (browser)', () => {
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   /** A run whose model calls `tool` with `args`, opened on its page with the approval's edit form. */
   const editApproval = async (tool: string, args: Arguments): Promise<Locator> => {

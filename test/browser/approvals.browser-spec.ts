@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -72,14 +79,14 @@ describe('console approvals (browser)', () => {
       .expect(201);
     workflowId = (workflow.body as { id: string }).id;
     await signIn(page, `${stack.url}/console/approvals`, ADMIN_KEY);
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterEach(() => stack.llm.reset());
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should approve a waiting call with edited arguments after the API refused an invalid edit', async () => {
     stack.llm.script([

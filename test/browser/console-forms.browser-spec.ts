@@ -1,15 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import {
-  cleanUpAfterEach,
-  seriousViolations,
-  signIn,
-  startConsoleStack,
-  type ConsoleStack,
-  visible,
-} from '../support/console-browser';
+import { consolePage, seriousViolations, type ConsoleStack, visible } from '../support/console-browser';
 import { McpTestServer, type McpTestTool } from '../support/mcp-test-server';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
@@ -26,7 +19,6 @@ const textTool = (name: string, text: string): McpTestTool => ({
 describe('console forms (browser)', () => {
   let stack: ConsoleStack;
   let mcp: McpTestServer;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
 
@@ -44,14 +36,15 @@ describe('console forms (browser)', () => {
     await page.locator('.n-base-select-option').getByText(option, { exact: true }).click();
   };
 
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    mcp = await McpTestServer.start([textTool('lookup', 'found')]);
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/mcp-servers`, ADMIN_KEY);
-  });
-
-  const cleanUp = cleanUpAfterEach();
+  const cleanUp = consolePage(
+    {
+      path: '/console/mcp-servers',
+      prepare: async () => {
+        mcp = await McpTestServer.start([textTool('lookup', 'found')]);
+      },
+    },
+    (opened) => ({ stack, page, errors } = opened),
+  );
   /** Saves the new workflow on the page and reads the node's data back through the API. */
   const saveAndReadNode = async (nodeId: string): Promise<Record<string, unknown> | undefined> => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -64,8 +57,6 @@ describe('console forms (browser)', () => {
   };
 
   afterAll(async () => {
-    await context?.close();
-    await stack?.close();
     await mcp?.close();
   });
 

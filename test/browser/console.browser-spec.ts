@@ -1,7 +1,14 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY } from '../support/test-app';
 
@@ -35,14 +42,14 @@ describe('console (browser)', () => {
       errors.push(`dialog opened: ${dialog.message()}`);
       void dialog.dismiss();
     });
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterEach(() => stack?.llm.reset());
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should redirect / to the console and show the API error for a wrong key', async () => {
     await page.goto(url);

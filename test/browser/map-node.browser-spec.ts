@@ -1,13 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import {
-  cleanUpAfterEach,
-  seriousViolations,
-  signIn,
-  startConsoleStack,
-  type ConsoleStack,
-  visible,
-} from '../support/console-browser';
+import { consolePage, seriousViolations, type ConsoleStack, visible } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 
 interface WorkflowBody {
@@ -17,23 +10,10 @@ interface WorkflowBody {
 
 describe('console map node (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
   const admin = bearer(ADMIN_KEY);
-
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/workflows`, ADMIN_KEY);
-  });
-
-  const cleanUp = cleanUpAfterEach();
-
-  afterAll(async () => {
-    await context?.close();
-    await stack?.close();
-  });
+  const cleanUp = consolePage({ path: '/console/workflows' }, (opened) => ({ stack, page, errors } = opened));
 
   it('should build a map node in the editor, run it over 3 items and list the 3 items on the run page', async () => {
     const created = (

@@ -1,5 +1,5 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import type { Page } from 'playwright-core';
+import { consolePage, type ConsoleStack, visible } from '../support/console-browser';
 import request from 'supertest';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
@@ -7,21 +7,17 @@ import { agentWorkflow } from '../support/workflow-fixtures';
 
 describe('Provider and model pickers fed by GET /providers (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
-
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    stack.llm.listModels(['test-model', 'listed-model']);
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/workflows/new`, ADMIN_KEY);
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await stack?.close();
-  });
+  consolePage(
+    {
+      path: '/console/workflows/new',
+      prepare: (started) => {
+        started.llm.listModels(['test-model', 'listed-model']);
+      },
+    },
+    (opened) => ({ stack, page, errors } = opened),
+  );
 
   const definition = async () =>
     JSON.parse(await page.locator('#workflow-json').inputValue()) as {

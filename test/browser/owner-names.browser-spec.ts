@@ -1,6 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { toolBody } from '../factories/tool.factory';
@@ -26,12 +32,12 @@ describe('console owners and workflow names (browser)', () => {
   beforeAll(async () => {
     stack = await startConsoleStack();
     ({ context, page, errors } = await stack.newPage());
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it("should show an admin each tool's owner by key name, and a user no owner column", async () => {
     const alice = await keyFor('alice-laptop', 'u-alice');

@@ -1,6 +1,13 @@
 import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { settled, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  settled,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -99,12 +106,12 @@ describe('console at phone width (browser)', () => {
     );
 
     ({ page } = await stack.newPage(PHONE));
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await page?.context().close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should fit the sign-in page', async () => {
     await page.goto(`${stack.url}/console/`);

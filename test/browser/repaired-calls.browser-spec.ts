@@ -1,6 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -34,13 +40,12 @@ describe('console run page, calls repaired from the text (browser)', () => {
       })
       .expect(201);
     await signIn(page, `${stack.url}/console/runs`, ADMIN_KEY);
-    // Starting the app and Chromium is slow on a loaded machine.
-  }, 180_000);
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should show a call written as bare JSON as a repaired call, not as the answer', async () => {
     const raw = '{"name": "lookup", "arguments": {"id": "t1"}}';

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import { consolePage, type ConsoleStack, visible } from '../support/console-browser';
 import { reply, type RecordedRequest } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -15,24 +15,16 @@ const question = (recorded: RecordedRequest): string =>
 
 describe('console test suites (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
   const admin = bearer(ADMIN_KEY);
-
-  beforeAll(async () => {
-    // The scripted model priced like gpt-4o-mini, so test runs have a cost to show.
-    const pricesFile = join(mkdtempSync(join(tmpdir(), 'toolflow-prices-')), 'prices.json');
-    writeFileSync(pricesFile, JSON.stringify({ 'test-model': { input: 0.15, output: 0.6 } }));
-    stack = await startConsoleStack({ PRICES_FILE: pricesFile });
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/workflows`, ADMIN_KEY);
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await stack?.close();
-  });
+  // The scripted model priced like gpt-4o-mini, so test runs have a cost to show.
+  const pricesFile = join(mkdtempSync(join(tmpdir(), 'toolflow-prices-')), 'prices.json');
+  writeFileSync(pricesFile, JSON.stringify({ 'test-model': { input: 0.15, output: 0.6 } }));
+  consolePage(
+    { path: '/console/workflows', env: { PRICES_FILE: pricesFile } },
+    (opened) => ({ stack, page, errors } = opened),
+  );
 
   it('should run a suite, show the failing case and open its run trace', async () => {
     const workflow = (

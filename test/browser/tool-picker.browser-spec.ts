@@ -1,6 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { httpToolBody } from '../support/workflow-fixtures';
 
@@ -35,12 +41,12 @@ describe('LLM node tool picker past 200 matches (browser)', () => {
     await api().patch('/api/v1/tools/picker_007').set(bearer(ADMIN_KEY)).send({ enabled: false }).expect(200);
     ({ context, page, errors } = await stack.newPage());
     await signIn(page, `${stack.url}/console/workflows/new`, ADMIN_KEY);
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should list every enabled tool, show 200 of more matches with the count, and narrow them with the filter', async () => {
     const enabled = await api().get('/api/v1/tools?enabled=true&page_size=1').set(bearer(ADMIN_KEY)).expect(200);

@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -23,12 +30,12 @@ describe('console tool versions (browser)', () => {
   beforeAll(async () => {
     stack = await startConsoleStack();
     ({ context, page, errors } = await stack.newPage());
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   it('should list three versions after two edits, diff them with secrets masked, and roll back to the first', async () => {
     const created = await request(stack.app.http)

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { seriousViolations, signIn, startConsoleStack, type ConsoleStack, visible } from '../support/console-browser';
+import {
+  CONSOLE_STACK_TIMEOUT_MS,
+  seriousViolations,
+  signIn,
+  startConsoleStack,
+  type ConsoleStack,
+  visible,
+} from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -48,13 +55,13 @@ describe('console usage, quotas and audit (browser)', () => {
       if (sent.method() === 'PUT' && sent.url().includes('/api/v1/quotas/')) quotaBodies.push(sent.postDataJSON());
     });
     await signIn(page, `${stack.url}/console/usage`, ADMIN_KEY);
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterAll(async () => {
     await request(stack?.app.http).put('/api/v1/quotas/admin').set(admin).send({});
     await context?.close();
     await stack?.close();
-  });
+  }, CONSOLE_STACK_TIMEOUT_MS);
 
   afterEach(() => expect(errors.filter((error) => !error.includes('status of 4'))).toEqual([]));
 

@@ -1,13 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import {
-  cleanUpAfterEach,
-  seriousViolations,
-  signIn,
-  startConsoleStack,
-  type ConsoleStack,
-  visible,
-} from '../support/console-browser';
+import { consolePage, seriousViolations, type ConsoleStack, visible } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow, httpToolBody } from '../support/workflow-fixtures';
 
@@ -20,24 +13,11 @@ interface WorkflowBody {
 
 describe('console workflow enabled (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
   const admin = bearer(ADMIN_KEY);
-
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/workflows`, ADMIN_KEY);
-  });
-
   // Each test deletes what it created, so the others see the lists as they were.
-  const cleanUp = cleanUpAfterEach();
-
-  afterAll(async () => {
-    await context?.close();
-    await stack?.close();
-  });
+  const cleanUp = consolePage({ path: '/console/workflows' }, (opened) => ({ stack, page, errors } = opened));
 
   const createWorkflow = async (definition: Record<string, unknown>): Promise<WorkflowBody> => {
     const created = (await request(stack.app.http).post('/api/v1/workflows').set(admin).send(definition).expect(201))

@@ -1,13 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import {
-  cleanUpAfterEach,
-  seriousViolations,
-  signIn,
-  startConsoleStack,
-  type ConsoleStack,
-  visible,
-} from '../support/console-browser';
+import { consolePage, seriousViolations, type ConsoleStack, visible } from '../support/console-browser';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
 
@@ -20,23 +13,10 @@ interface WorkflowBody {
 
 describe('console workflow versions (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
   const admin = bearer(ADMIN_KEY);
-
-  beforeAll(async () => {
-    stack = await startConsoleStack();
-    ({ context, page, errors } = await stack.newPage());
-    await signIn(page, `${stack.url}/console/workflows`, ADMIN_KEY);
-  });
-
-  const cleanUp = cleanUpAfterEach();
-
-  afterAll(async () => {
-    await context?.close();
-    await stack?.close();
-  });
+  const cleanUp = consolePage({ path: '/console/workflows' }, (opened) => ({ stack, page, errors } = opened));
 
   it('should list the versions, show what changed between two and roll back to an earlier one', async () => {
     const first = { ...agentWorkflow({}), description: 'first words' };

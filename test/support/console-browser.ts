@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { OpenAITestServer } from './openai-test-server';
-import { startTestApp, type TestApp } from './test-app';
+import { ADMIN_KEY, startTestApp, type TestApp } from './test-app';
 import { startToolBackend, type ToolBackend } from './tool-backend';
 import { llmEnv } from './workflow-fixtures';
 
@@ -12,6 +12,12 @@ const ROOT = join(__dirname, '..', '..');
 /** Waits until the first element `locator` matches is visible. */
 export const visible = (locator: Locator): Promise<void> => locator.first().waitFor({ state: 'visible' });
 const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * How long a browser spec's beforeAll may take to start its console stack (a Nest app, Chromium, a first page and a
+ * sign-in) and its afterAll to close it: far above Jest's 60 s test timeout, which a loaded machine exceeded.
+ */
+export const CONSOLE_STACK_TIMEOUT_MS = 240_000;
 
 /** The app listening on a real port (so the browser can load /console/), the scripted model, a tool backend and Chromium. */
 export interface ConsoleStack {
@@ -127,4 +133,51 @@ export function cleanUpAfterEach(): Array<() => Promise<void>> {
     for (const step of steps.splice(0)) await step();
   });
   return steps;
+}
+
+/** What consolePage opened for the file's tests. */
+export interface OpenedConsole {
+  stack: ConsoleStack;
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and page errors of `page`. */
+  errors: string[];
+}
+
+export interface ConsolePageOptions {
+  /** Where the page signs in, e.g. `/console/workflows`. */
+  path: string;
+  /** Default ADMIN_KEY. */
+  key?: string;
+  /** More of the app's environment (see startConsoleStack). */
+  env?: Record<string, string>;
+  width?: number;
+  /** Runs once the stack is up, before the page opens (script the model, start another server). */
+  prepare?: (stack: ConsoleStack) => Promise<void> | void;
+}
+
+/**
+ * The set-up block most browser specs share, registered as the file's hooks: beforeAll starts the console stack
+ * (within CONSOLE_STACK_TIMEOUT_MS), opens one page, hands it to `opened` and signs in; afterAll closes the page and
+ * the stack. Returns the file's clean-up steps (see cleanUpAfterEach).
+ */
+export function consolePage(
+  options: ConsolePageOptions,
+  opened: (console: OpenedConsole) => void,
+): Array<() => Promise<void>> {
+  let stack: ConsoleStack | undefined;
+  let context: BrowserContext | undefined;
+  beforeAll(async () => {
+    stack = await startConsoleStack(options.env);
+    await options.prepare?.(stack);
+    const page = await stack.newPage(options.width);
+    context = page.context;
+    opened({ stack, ...page });
+    await signIn(page.page, `${stack.url}${options.path}`, options.key ?? ADMIN_KEY);
+  }, CONSOLE_STACK_TIMEOUT_MS);
+  afterAll(async () => {
+    await context?.close();
+    await stack?.close();
+  }, CONSOLE_STACK_TIMEOUT_MS);
+  return cleanUpAfterEach();
 }
