@@ -1,45 +1,35 @@
-import { addCosts, type Cost } from '../llm/model-prices';
-import type { ChatMessage, TokenUsage } from '../shared/chat-types';
-import type { ChatRequest, ChatResponse, ChatStreamEvent } from '../llm/provider';
-import type { FunctionTool, ToolCall, ToolEffect } from '../shared/tool-types';
+import type { ChatMessage } from '../shared/chat-types';
+import type { ChatRequest, ChatResponse } from '../llm/provider';
+import type { FunctionTool, ToolCall } from '../shared/tool-types';
 import { AbortScope } from './abort-scope';
 import { AwaitingApprovalError } from './approval-gate';
 import { AgentLoopError } from './agent-loop-error';
 import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
-import { announceRepairedCalls } from './repaired-calls';
-import type { AgentLoopResult, AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
+import type { AgentLoopResult, AgentToolCallRecord } from './agent-loop-result';
 import { AnswerRetries } from './answer-check';
+import { RoundAnswering } from './answer-round';
 import { toAssistantMessage } from './assistant-message';
 import { fallbackAnswer, requestFinalAnswer } from './final-answer';
-import { disabledToolNote, disabledToolResponse, InvalidCallTracker, isValidCallStatus } from './invalid-call-tracker';
+import { isValidCallStatus } from './invalid-call-tracker';
 import { malformedCallsNote } from './malformed-calls-note';
-import { RepetitionBreaker, repetitionNote, type RepetitionVerdict } from './repetition-breaker';
+import type { RepetitionVerdict } from './repetition-breaker';
 import { answerStopReason, type AgentStopReason, type LimitStopReason } from './stop-reason';
-import { firstStop, type StopCondition, stepCountIs, toolCallCountIs, totalTokensReach } from './stop-condition';
-import { forwardStreamEvents } from './stream-event-forwarder';
-import { runToolBatches } from './tool-batches';
+import { clampIterations, firstStop, loopStopConditions, type StopCondition } from './stop-condition';
 import { satisfiesToolChoice, selectToolOffer } from './tool-offer';
-import { CUT_NOTE_START } from './cut-tool-result';
-import { READ_TOOL_RESULT, readToolResultSchema } from './read-tool-result';
-import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './selection/tool-selection';
 import { ContextFitter, DEFAULT_RESERVED_OUTPUT_TOKENS } from './fit-context';
 import { RequestTokenCounter } from './request-tokens';
 import { NodeTokenBudgetRefusal } from './token-budget';
 import { LoopTokenBudget } from './loop-token-budget';
-import {
-  type AgentLoopCheckpoint,
-  type LoopRound,
-  type ResumeAction,
-  resumeActions,
-  type RoundAnswer,
-  type RoundCall,
-  UNKNOWN_OUTCOME_RESPONSE,
-} from './loop-checkpoint';
+import type { AgentLoopCheckpoint, RoundAnswer } from './loop-checkpoint';
+import { RoundState } from './round-state';
 import { toStoredCheckpoint } from './stored-checkpoint';
-import { secretArgumentNames } from '../shared/argument-secrets';
 import { truncate } from '../shared/truncate';
 import { errorMessage } from '../shared/error-text';
 import { type CallAnswer, ToolCallExecutor } from './execute-tool-call';
+import { ModelCalls } from './model-calls';
+import { baseRequest } from './loop-request';
+import { CallGuards } from './call-guards';
+import { LoopTools } from './loop-tools';
 
 export { AgentLoopError } from './agent-loop-error';
 export type * from './agent-loop-options';
@@ -48,20 +38,10 @@ export type { AgentStopReason } from './stop-reason';
 export type { AgentLoopCheckpoint } from './loop-checkpoint';
 export { AwaitingApprovalError, type ApprovalDecision, type ApprovalGate } from './approval-gate';
 
-export const DEFAULT_MAX_ITERATIONS = 5;
-export const MAX_ITERATIONS_CAP = 50;
-export const DEFAULT_MAX_CONSECUTIVE_INVALID = 3;
-export const DEFAULT_REPETITION_LIMIT = 3;
+export { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_CAP } from './stop-condition';
+export { DEFAULT_MAX_CONSECUTIVE_INVALID, DEFAULT_REPETITION_LIMIT } from './call-guards';
 /** Length of `toolCalls[].response` in the result; the model itself always gets the full text. */
 export const RECORDED_RESPONSE_MAX_CHARS = 2000;
-
-const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeated too many times in a row.';
-const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
-
-const clampIterations = (value: number | undefined): number =>
-  value === undefined || !Number.isFinite(value)
-    ? DEFAULT_MAX_ITERATIONS
-    : Math.min(MAX_ITERATIONS_CAP, Math.max(1, Math.floor(value)));
 
 /**
  * The tool-calling loop of an LLM node.
@@ -101,129 +81,103 @@ const clampIterations = (value: number | undefined): number =>
 export const runAgentLoop = async <O extends ToolCallOutcomeLike>(
   options: AgentLoopOptions<O>,
 ): Promise<AgentLoopResult> => {
-  const run = new AgentLoopRun(options);
+  const loop = new AgentLoop(options);
   try {
-    return await run.execute();
+    return await loop.execute();
   } finally {
-    run.dispose();
+    loop.dispose();
   }
 };
 
-class AgentLoopRun<O extends ToolCallOutcomeLike> {
+/** One run of the loop (see runAgentLoop): its state between model calls, and the steps that change it. */
+class AgentLoop<O extends ToolCallOutcomeLike> {
   private readonly messages: ChatMessage[];
-  private readonly schemas: FunctionTool[];
-  /** The argument names the tools' schemas declare secret: masked in checkpoints like credential names. */
-  private readonly secretArguments: ReadonlySet<string>;
-  private readonly effects: Map<string, ToolEffect>;
-  private readonly selection: ToolSelection | undefined;
+  private readonly tools: LoopTools<O>;
   private readonly scope: AbortScope;
-  private readonly fitter: ContextFitter | undefined;
   private readonly tokens = new RequestTokenCounter();
-  private readonly budget: LoopTokenBudget;
+  private readonly models: ModelCalls<O>;
   /** Where the node's prompt is in the history: never left out of a request. */
   private readonly taskIndex: number;
-  private readonly invalidCalls: InvalidCallTracker;
-  private readonly repetition: RepetitionBreaker;
+  private readonly guards: CallGuards;
   private readonly maxIterations: number;
-  /** When the tool phase ends, checked after each round: the budgets in the options, then the step count. */
+  /** When the tool phase ends, checked after each round (see loopStopConditions). */
   private readonly stopWhen: readonly StopCondition[];
-  private readonly maxConsecutiveInvalid: number;
-  private readonly repetitionLimit: number;
   private readonly toolCalls: AgentToolCallRecord[] = [];
-  private readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
-  private readonly reasoning: string[] = [];
   private readonly answerRetries: AnswerRetries;
-  private readonly callExecutor: ToolCallExecutor<O>;
+  private readonly answering: RoundAnswering<O>;
   private iterationsUsed = 0;
-  private startedToolCalls = 0;
   private forcing = true;
-  private round: LoopRound | null = null;
-  /** The round came from a checkpoint: some of its calls may have been executing when the state was stored. */
-  private resumedRound = false;
-  /** Checkpoints of the round's last answers, stored while the model is called again (see answer()). */
-  private storing: Promise<void>[] = [];
+  /** The round being answered (a checkpoint's, or the last model response's); null between rounds. */
+  private round: RoundState | null = null;
 
   constructor(private readonly options: AgentLoopOptions<O>) {
     const resume = options.resume;
     this.messages = [...(resume?.messages ?? options.messages)];
-    this.schemas = options.tools.map((tool) => tool.schema);
-    this.secretArguments = secretArgumentNames(...this.schemas.map((schema) => schema.function.parameters));
-    this.effects = new Map(options.tools.map((tool) => [tool.schema.function.name, tool.effect]));
-    if (options.toolResults) this.effects.set(READ_TOOL_RESULT, 'read_only');
-    const selection = options.toolSelection;
-    this.selection = selection !== undefined && this.schemas.length > selection.maxTools ? selection : undefined;
-    if (this.selection) this.effects.set(SEARCH_TOOLS, 'read_only');
+    this.tools = new LoopTools(options);
     this.scope = new AbortScope(options.signal, options.timeoutMs);
-    this.budget = new LoopTokenBudget({
+    const budget = new LoopTokenBudget({
       maxTotalTokens: options.maxTotalTokens,
       runTokens: options.runTokens,
       provider: options.provider,
-      used: () => this.usage.totalTokens,
+      used: () => this.models.usage.totalTokens,
       tokens: this.tokens,
       throwIfAborted: () => this.scope.throwIfAborted(),
     });
     this.taskIndex = options.messages.findLastIndex((message) => message.role === 'user');
-    const { contextWindow, maxTokens, reasoningEffort } = options;
-    if (contextWindow !== undefined) {
-      const reservedTokens =
-        options.provider.outputTokens?.({ maxTokens, reasoningEffort }) ??
-        maxTokens ??
-        Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
-      this.fitter = new ContextFitter({ contextWindow, reservedTokens }, this.tokens);
-    }
+    const fitter = this.contextFitter();
+    this.models = new ModelCalls({ options, scope: this.scope, budget, fitter, taskIndex: this.taskIndex });
     this.maxIterations = clampIterations(options.maxIterations);
-    const { maxToolCalls, maxTotalTokens } = options;
-    this.stopWhen = [
-      ...(maxToolCalls === undefined ? [] : [toolCallCountIs(maxToolCalls)]),
-      ...(maxTotalTokens === undefined ? [] : [totalTokensReach(maxTotalTokens)]),
-      stepCountIs(this.maxIterations),
-    ];
-    this.maxConsecutiveInvalid = options.maxConsecutiveInvalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID;
-    this.repetitionLimit = options.repetitionLimit ?? DEFAULT_REPETITION_LIMIT;
-    this.invalidCalls = new InvalidCallTracker(this.maxConsecutiveInvalid, resume?.invalidCalls);
-    this.repetition = new RepetitionBreaker(this.repetitionLimit, resume?.repetition);
+    this.stopWhen = loopStopConditions({ ...options, maxIterations: this.maxIterations });
+    this.guards = new CallGuards(options, resume);
     this.answerRetries = new AnswerRetries(options.answerCheck, resume?.answerRetries);
-    this.callExecutor = new ToolCallExecutor({
+    const executor = new ToolCallExecutor({
       options,
       scope: this.scope,
-      selection: this.selection,
+      selection: this.tools.selection,
       offeredNames: () => new Set(this.offeredSchemas().map((schema) => schema.function.name)),
       prepareSelection: (query) => this.prepareSelection(query),
       task: () => this.options.messages[this.taskIndex]?.content ?? '',
-      fitSummary: (request) => this.budget.forSummary(request),
-      countSummary: (usage, model) => {
-        this.usage.promptTokens += usage.promptTokens;
-        this.usage.completionTokens += usage.completionTokens;
-        this.usage.totalTokens += usage.totalTokens;
-        this.options.hooks?.onSummaryUsage?.(usage, this.addCost(usage, model));
-      },
+      fitSummary: (request) => budget.forSummary(request),
+      countSummary: (usage, model) => this.models.countSummary(usage, model),
+    });
+    this.answering = new RoundAnswering({
+      options,
+      scope: this.scope,
+      executor,
+      isConcurrent: (item) => this.tools.isConcurrent(item),
+      resumeActionsOf: (round) => this.tools.resumeActionsOf(round),
+      checkpoint: () => this.checkpoint(),
     });
     if (resume) {
       this.toolCalls.push(...resume.toolCalls);
-      Object.assign(this.usage, resume.usage);
+      Object.assign(this.models.usage, resume.usage);
       this.iterationsUsed = resume.iterationsUsed;
-      this.startedToolCalls = resume.startedToolCalls;
       this.forcing = resume.forcing;
-      this.round = resume.round;
-      this.resumedRound = resume.round !== null;
+      this.round = resume.round && RoundState.resumed(resume.round);
     }
+  }
+
+  /** Keeps each request within `contextWindow` minus the output tokens it asks for; none without a window. */
+  private contextFitter(): ContextFitter | undefined {
+    const { contextWindow, maxTokens, reasoningEffort, provider } = this.options;
+    if (contextWindow === undefined) return undefined;
+    const reservedTokens =
+      provider.outputTokens?.({ maxTokens, reasoningEffort }) ??
+      maxTokens ??
+      Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, Math.floor(contextWindow / 4));
+    return new ContextFitter({ contextWindow, reservedTokens }, this.tokens);
   }
 
   async execute(): Promise<AgentLoopResult> {
     try {
       const result = await this.loop();
-      await this.stored();
+      await this.answering.stored();
       return result;
     } catch (error) {
       // Every write is over before the loop ends: a run handed back must not be stored after another process resumed it.
-      await Promise.allSettled(this.storing.splice(0));
+      await this.answering.settled();
       return this.fail(error);
     }
-  }
-
-  /** Waits for the checkpoints still being stored; throws when one failed. */
-  private async stored(): Promise<void> {
-    await Promise.all(this.storing.splice(0));
   }
 
   dispose(): void {
@@ -232,19 +186,19 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
 
   private async loop(): Promise<AgentLoopResult> {
     if (this.round) {
-      const limit = (await this.answerRound(this.round)) ?? this.reachedLimit();
+      const limit = await this.answerRound(this.round);
       if (limit) return this.finish(limit);
     }
     for (;;) {
       await this.prepareSelection();
       let response: ChatResponse;
       try {
-        response = await this.callModel(this.nextRequest(), true);
+        response = await this.models.call(this.nextRequest(), true);
       } catch (error) {
         if (error instanceof NodeTokenBudgetRefusal) return this.finish('budget_tokens');
         throw error;
       }
-      await this.stored();
+      await this.answering.stored();
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
       if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
@@ -252,9 +206,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
         return this.result(response.content, answerStopReason(response.finishReason));
       }
       this.iterationsUsed += 1;
-      this.round = { calls: response.toolCalls.map((call) => this.plan(call)), malformed: response.malformedToolCalls };
+      this.round = RoundState.planned(
+        response.toolCalls.map((call) => this.guards.plan(call)),
+        response.malformedToolCalls,
+      );
       await this.checkpoint();
-      const limit = (await this.answerRound(this.round)) ?? this.reachedLimit();
+      const limit = await this.answerRound(this.round);
       if (limit) return this.finish(limit);
     }
   }
@@ -263,34 +220,21 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     const state: AgentLoopCheckpoint = {
       messages: [...this.messages],
       toolCalls: [...this.toolCalls],
-      usage: { ...this.usage },
+      usage: { ...this.models.usage },
       iterationsUsed: this.iterationsUsed,
-      startedToolCalls: this.startedToolCalls,
+      startedToolCalls: this.guards.startedToolCalls,
       forcing: this.forcing,
-      invalidCalls: this.invalidCalls.state,
-      repetition: this.repetition.state,
-      round: this.round && { ...this.round, calls: this.round.calls.map((item) => ({ ...item })) },
+      invalidCalls: this.guards.invalidCalls.state,
+      repetition: this.guards.repetition.state,
+      round: this.round && this.round.toCheckpoint(),
       ...(this.answerRetries.count > 0 ? { answerRetries: this.answerRetries.count } : {}),
     };
     // Only the calls a resumed loop would execute keep the arguments as written, until they are answered.
-    const actions = state.round ? this.resumeActionsOf(state.round) : [];
+    const actions = state.round ? this.tools.resumeActionsOf(state.round) : [];
     return toStoredCheckpoint(
       state,
       (item, index) => item.skipResponse === undefined && actions[index] === 'run',
-      this.secretArguments,
-    );
-  }
-
-  private isConcurrent(item: RoundCall): boolean {
-    return item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only';
-  }
-
-  /** What a loop resumed from a checkpoint of this round would do with each of its calls. */
-  private resumeActionsOf(round: LoopRound): ResumeAction[] {
-    return resumeActions(
-      round,
-      (name) => this.effects.get(name),
-      (item) => this.isConcurrent(item),
+      this.tools.secretArguments,
     );
   }
 
@@ -300,54 +244,30 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
 
   /** Embeds the query of the next call when the selection uses embeddings (once per query). */
   private async prepareSelection(query?: string): Promise<void> {
-    if (this.selection?.usesEmbeddings) {
-      await this.scope.race(this.selection.prepare(this.messages, this.scope.signal, query));
+    const { selection } = this.tools;
+    if (selection?.usesEmbeddings) {
+      await this.scope.race(selection.prepare(this.messages, this.scope.signal, query));
     }
   }
 
   private nextRequest(): ChatRequest {
     const offer = selectToolOffer({
       tools: this.offeredSchemas(),
-      disabled: this.invalidCalls.disabled,
+      disabled: this.guards.invalidCalls.disabled,
       toolChoice: this.options.toolChoice,
       forcing: this.forcing,
     });
     const { parallelToolCalls } = this.options;
     return {
-      ...this.baseRequest(),
+      ...baseRequest(this.options),
       messages: [...this.messages],
       ...offer,
       ...(offer.tools && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
     };
   }
 
-  /**
-   * The node's tools (or, with more than `maxTools`, the ones selected for this call plus search_tools), plus
-   * read_tool_result once a result was cut. Everything is read from the history, so it survives a resume.
-   */
   private offeredSchemas(): FunctionTool[] {
-    const offersReader =
-      this.options.toolResults !== undefined &&
-      !this.schemas.some((schema) => schema.function.name === READ_TOOL_RESULT) &&
-      this.messages.some((message) => message.role === 'tool' && message.content.includes(CUT_NOTE_START));
-    const reader = offersReader ? [readToolResultSchema] : [];
-    if (!this.selection) return [...this.schemas, ...reader];
-    const { toolChoice } = this.options;
-    const pinned = typeof toolChoice === 'object' && this.forcing ? [toolChoice.name] : [];
-    const names = this.schemas.map((schema) => schema.function.name);
-    const picked = new Set(this.selection.pick(this.messages, names, pinned));
-    return [...this.schemas.filter((schema) => picked.has(schema.function.name)), searchToolsSchema, ...reader];
-  }
-
-  private baseRequest(): Omit<ChatRequest, 'messages'> {
-    const { model, temperature, maxTokens, reasoningEffort, responseFormat } = this.options;
-    return {
-      model,
-      ...(temperature !== undefined ? { temperature } : {}),
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
-      ...(reasoningEffort !== undefined ? { reasoningEffort } : {}),
-      ...(responseFormat !== undefined ? { responseFormat } : {}),
-    };
+    return this.tools.offered(this.messages, this.forcing);
   }
 
   /** Sends a final answer that fails `answerCheck` back to the model (see AnswerCheck); false: it stands. */
@@ -359,77 +279,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     return true;
   }
 
-  /** `runsCalls`: the answer's calls will run, so the calls recovered from its text are announced like streamed ones. */
-  private async callModel(request: ChatRequest, runsCalls = false): Promise<ChatResponse> {
-    this.scope.throwIfAborted();
-    const hooks = this.options.hooks ?? {};
-    const forward = forwardStreamEvents(hooks);
-    const streamed = new Set<string>();
-    const onEvent = (event: ChatStreamEvent): void => {
-      if (event.type === 'tool-call-start') streamed.add(event.id);
-      if (event.type === 'retry') streamed.clear();
-      forward(event);
-    };
-    const fitted = this.budget.forCall(this.fitContext(request));
-    const response = await this.scope.race(this.options.provider.chat(fitted, { signal: this.scope.signal, onEvent }));
-    const repair = runsCalls ? announceRepairedCalls(response, streamed, hooks) : undefined;
-    this.usage.promptTokens += response.usage.promptTokens;
-    this.usage.completionTokens += response.usage.completionTokens;
-    this.usage.totalTokens += response.usage.totalTokens;
-    this.usage.modelCalls += 1;
-    const cost = this.addCost(response.usage, request.model);
-    if (response.reasoning !== '') this.reasoning.push(response.reasoning);
-    this.options.hooks?.onModelCall?.({
-      iteration: this.usage.modelCalls,
-      usage: response.usage,
-      tools: request.tools?.map((tool) => tool.function.name) ?? [],
-      ...(cost !== undefined && { cost }),
-      ...(repair !== undefined && { repair }),
-    });
-    return response;
-  }
-
-  /** Adds one call's cost to the loop's (undefined when the loop counts none). */
-  private addCost(usage: TokenUsage, model: string): Cost | null | undefined {
-    const { costOf } = this.options;
-    if (costOf === undefined) return undefined;
-    const cost = costOf(usage, model);
-    this.usage.cost = this.usage.cost === undefined ? cost : addCosts([this.usage.cost, cost]);
-    return cost;
-  }
-
-  /** The request within the context window; the loop's own history stays whole (see ContextFitter). */
-  private fitContext(request: ChatRequest): ChatRequest {
-    if (this.fitter === undefined) return request;
-    const { messages, trim } = this.fitter.fit(request.messages, request.tools ?? [], this.taskIndex);
-    if (trim === null) return request;
-    const { contextWindow, reservedTokens } = this.fitter.limit;
-    this.options.hooks?.onContextTrimmed?.({
-      iteration: this.usage.modelCalls + 1,
-      contextWindow,
-      reservedTokens,
-      ...trim,
-    });
-    return { ...request, messages };
-  }
-
-  /** Answers every call of the round in call order; returns the limit the calls themselves hit. */
-  private async answerRound(round: LoopRound): Promise<LimitStopReason | null> {
-    const snapshot = [...this.messages];
-    const isConcurrent = (item: RoundCall) => this.isConcurrent(item);
-    const actions: ResumeAction[] = this.resumedRound ? this.resumeActionsOf(round) : round.calls.map(() => 'run');
-    this.resumedRound = false;
-    const action = new Map(round.calls.map((item, index) => [item, actions[index]]));
-    const waiting = await this.decideApprovals(round);
-    const runnable = round.calls.filter((item) => item.approval !== 'pending');
-    const answered = await runToolBatches(runnable, isConcurrent, (item, lastBatch) =>
-      this.answer(item, action.get(item) ?? 'run', snapshot, lastBatch),
-    );
-    if (waiting) {
-      this.scope.throwIfAborted();
-      await this.checkpoint();
-      throw new AwaitingApprovalError();
-    }
+  /**
+   * Answers every call of the round in call order (see RoundAnswering) and gives the model their results; returns
+   * the limit the loop reached, if any (see `stopWhen`).
+   */
+  private async answerRound(round: RoundState): Promise<LimitStopReason | null> {
+    const answered = await this.answering.answer(round, [...this.messages]);
     answered.forEach((item, index) => this.settle(item, round.calls[index].verdict));
     for (const malformed of round.malformed) {
       const call = { id: malformed.id, name: '', arguments: malformed.arguments };
@@ -440,102 +295,11 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     }
     this.round = null;
     this.scope.throwIfAborted();
-    if (round.calls.some((item) => item.verdict === 'stop')) return 'repetition';
-    return round.calls.some((item) => item.skipResponse === TOOL_BUDGET_RESPONSE) ? 'budget_tool_calls' : null;
-  }
-
-  /**
-   * Asks `approvals` about each call of the round that may wait for a person; true while one still waits. A
-   * decided call is checkpointed as approved (or answered as rejected) before it starts, so that a crash while
-   * it runs does not repeat it.
-   */
-  private async decideApprovals(round: LoopRound): Promise<boolean> {
-    const gate = this.options.approvals;
-    if (!gate) return false;
-    let waiting = false;
-    let decided = false;
-    for (const item of round.calls) {
-      if (item.answer !== undefined || item.skipResponse !== undefined || item.approval === 'approved') continue;
-      const decision = await gate.check(item.call);
-      if (decision === null) continue;
-      if (decision === 'pending') {
-        item.approval = 'pending';
-        waiting = true;
-      } else if (decision.approved) {
-        item.approval = 'approved';
-        if (decision.arguments !== undefined) item.approvedArguments = decision.arguments;
-        decided = true;
-      } else {
-        delete item.approval;
-        await this.options.onUnrunCall?.(item.call, 'rejected', decision.response);
-        item.answer = { status: 'rejected', response: decision.response, durationMs: 0 };
-        decided = true;
-      }
-    }
-    if (decided && !waiting) await this.checkpoint();
-    return waiting;
-  }
-
-  /**
-   * One call's answer: stored, run, or (after a resume) not repeated; a new answer is checkpointed before the next
-   * call starts. The answers of the round's last batch are stored while the model is called again: no call starts
-   * before they are, and the next state is written after them.
-   */
-  private async answer(
-    item: RoundCall,
-    action: ResumeAction,
-    snapshot: readonly ChatMessage[],
-    lastBatch: boolean,
-  ): Promise<CallAnswer> {
-    if (item.answer) return { call: item.call, ...item.answer };
-    // A call the loop answers itself gets the same answer again after a resume: nothing to store.
-    if (item.skipResponse !== undefined) return this.callExecutor.execute(item, snapshot);
-    let answered: CallAnswer;
-    if (action === 'unknown_outcome') {
-      await this.options.onUnrunCall?.(item.call, 'unknown_outcome', UNKNOWN_OUTCOME_RESPONSE);
-      answered = { call: item.call, status: 'unknown_outcome', response: UNKNOWN_OUTCOME_RESPONSE, durationMs: 0 };
-    } else {
-      answered = await this.callExecutor.execute(item, snapshot);
-    }
-    // An answer made while the loop stops (cancel, hand-back) is not stored: a resumed loop decides again.
-    if (this.scope.signal.aborted) return answered;
-    item.answer = {
-      status: answered.status,
-      response: answered.response,
-      durationMs: answered.durationMs,
-      ...(answered.repair && { repair: answered.repair }),
-    };
-    const storing = this.checkpoint();
-    if (!lastBatch) {
-      await storing;
-      return answered;
-    }
-    // Awaited by stored(); until then a failure must not count as unhandled.
-    storing.catch(() => undefined);
-    this.storing.push(storing);
-    return answered;
-  }
-
-  private plan(call: ToolCall): RoundCall {
-    if (this.invalidCalls.isDisabled(call.name)) {
-      return { call, verdict: 'ok', skipResponse: disabledToolResponse(call.name) };
-    }
-    const verdict = this.repetition.observe(call);
-    if (verdict === 'stop') return { call, verdict, skipResponse: REPEATED_CALL_RESPONSE };
-    const { maxToolCalls } = this.options;
-    if (maxToolCalls !== undefined && this.startedToolCalls >= maxToolCalls) {
-      return { call, verdict, skipResponse: TOOL_BUDGET_RESPONSE };
-    }
-    this.startedToolCalls += 1;
-    return { call, verdict };
+    return this.reachedLimit(round);
   }
 
   private settle({ call, status, response, durationMs, repair }: CallAnswer, verdict: RepetitionVerdict): void {
-    let content = response;
-    if (verdict === 'warn') content += repetitionNote(call.name, this.repetitionLimit);
-    if (status !== 'skipped' && this.invalidCalls.record(call.name, status)) {
-      content += disabledToolNote(call.name, this.maxConsecutiveInvalid);
-    }
+    const content = response + this.guards.notesOn(call, status, verdict);
     if (isValidCallStatus(status) && satisfiesToolChoice(this.options.toolChoice, call.name)) this.forcing = false;
     this.messages.push({
       role: 'tool',
@@ -558,11 +322,12 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
     });
   }
 
-  private reachedLimit(): LimitStopReason | null {
+  private reachedLimit(round: RoundState): LimitStopReason | null {
     const progress = {
       iterations: this.iterationsUsed,
-      startedToolCalls: this.startedToolCalls,
-      totalTokens: this.usage.totalTokens,
+      startedToolCalls: this.guards.startedToolCalls,
+      totalTokens: this.models.usage.totalTokens,
+      stoppedRepetition: round.stoppedRepetition,
     };
     return firstStop(this.stopWhen, progress);
   }
@@ -580,8 +345,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
           reason,
           history: this.messages,
           tools: this.offeredSchemas(),
-          base: this.baseRequest(),
-          callModel: (request) => this.callModel(request),
+          base: baseRequest(this.options),
+          callModel: (request) => this.models.call(request),
         });
         this.messages.push(...final.appended);
       } while (this.sendBack(final.output));
@@ -612,8 +377,8 @@ class AgentLoopRun<O extends ToolCallOutcomeLike> {
       stopReason,
       iterationsUsed: this.iterationsUsed,
       toolCalls: [...this.toolCalls],
-      usage: { ...this.usage },
-      reasoning: this.reasoning.join('\n\n'),
+      usage: { ...this.models.usage },
+      reasoning: this.models.reasoning.join('\n\n'),
       messages: [...this.messages],
       answerRetries: this.answerRetries.count,
       ...(error !== undefined ? { error } : {}),

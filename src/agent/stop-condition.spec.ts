@@ -1,9 +1,17 @@
-import { firstStop, type LoopProgress, stepCountIs, toolCallCountIs, totalTokensReach } from './stop-condition';
+import {
+  firstStop,
+  type LoopProgress,
+  repetitionStops,
+  stepCountIs,
+  toolCallCountIs,
+  totalTokensReach,
+} from './stop-condition';
 
 const progress = (overrides: Partial<LoopProgress> = {}): LoopProgress => ({
   iterations: 0,
   startedToolCalls: 0,
   totalTokens: 0,
+  stoppedRepetition: false,
   ...overrides,
 });
 
@@ -21,6 +29,11 @@ describe('stop conditions', () => {
   it('should stop once the token budget is used', () => {
     expect(totalTokensReach(100)(progress({ totalTokens: 99 }))).toBeNull();
     expect(totalTokensReach(100)(progress({ totalTokens: 100 }))).toBe('budget_tokens');
+  });
+
+  it('should stop once a round refused a repeated call', () => {
+    expect(repetitionStops(progress())).toBeNull();
+    expect(repetitionStops(progress({ stoppedRepetition: true }))).toBe('repetition');
   });
 
   it('should give the reason of the first condition that holds, in order', () => {
