@@ -35,6 +35,8 @@ export interface ProviderSpecHarness<S extends TestServer, P extends ChatProvide
   readonly server: S;
   /** The stream events of the current test (pass `onEvent`). */
   readonly events: ChatStreamEvent[];
+  /** This test's stream events of one type. */
+  eventsOf<T extends ChatStreamEvent['type']>(type: T): Array<Extract<ChatStreamEvent, { type: T }>>;
   /** The backoff waits of the current test (pass `retry`): recorded, never waited. */
   readonly sleeps: number[];
   readonly retry: RetryOptions;
@@ -83,6 +85,8 @@ export function providerSpecHarness<S extends TestServer, P extends ChatProvider
     get events() {
       return events;
     },
+    eventsOf: <T extends ChatStreamEvent['type']>(type: T) =>
+      events.filter((event): event is Extract<ChatStreamEvent, { type: T }> => event.type === type),
     get sleeps() {
       return sleeps;
     },
