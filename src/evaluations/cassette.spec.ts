@@ -74,6 +74,17 @@ describe(toCassette.name, () => {
     expect(imported.response).toMatchObject({ content: 'ok', reasoning: '', repairs: [], finishReason: null });
   });
 
+  it("should keep each exchange's map item, and read a cassette made before items as outside any", () => {
+    const cassette = toCassette(run, [exchange({ item: 'each[1]' }), exchange({ callIndex: 1 })]);
+    expect(cassette.exchanges.map((entry) => entry.item)).toEqual(['each[1]', '']);
+    expect(exchangesOf(cassette).map((entry) => entry.item)).toEqual(['each[1]', '']);
+
+    const { item: _item, ...older } = cassette.exchanges[0];
+    const before = { ...cassette, exchanges: [older] };
+    expect(checkCassette(before, 'cassette')).toEqual([]);
+    expect(exchangesOf(before)[0]).toMatchObject({ nodeId: 'llm-1', item: '' });
+  });
+
   it('should name the field of a cassette that is not one', () => {
     expect(checkCassette({ format: 'other', exchanges: [] }, 'cases[0].cassette')).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'cases[0].cassette.format' })]),
