@@ -27,6 +27,7 @@ import { Quotas1796191000000 } from './1796191000000-quotas';
 import { ToolCallLogRepair1796192000000 } from './1796192000000-tool-call-log-repair';
 import { ModelExchangeItems1796195000000 } from './1796195000000-model-exchange-items';
 import { ToolCallLogCpu1796196000000 } from './1796196000000-tool-call-log-cpu';
+import { ToolUsageTerms1796197000000 } from './1796197000000-tool-usage-terms';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   ToolCallLogRepair1796192000000,
   ModelExchangeItems1796195000000,
   ToolCallLogCpu1796196000000,
+  ToolUsageTerms1796197000000,
 ];

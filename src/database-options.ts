@@ -20,6 +20,7 @@ import { TestRunEntity } from './evaluations/test-run.entity';
 import { WorkflowEntity } from './workflow/workflow.entity';
 import { WorkflowVersionEntity } from './workflow/workflow-version.entity';
 import { ToolEmbeddingEntity } from './workflow/tool-selection/tool-embedding.entity';
+import { ToolUsageTermEntity } from './workflow/tool-selection/tool-usage-term.entity';
 import { ToolEntity } from './tools/tool.entity';
 import { ToolVersionEntity } from './tools/tool-version.entity';
 import { type DatabaseConfig, DEFAULT_DATABASE_TIMEOUT_MS } from './config/app-config';
@@ -43,6 +44,7 @@ export const entities = [
   ToolResultEntity,
   McpServerEntity,
   ToolEmbeddingEntity,
+  ToolUsageTermEntity,
   ModelExchangeEntity,
   TestSuiteEntity,
   TestRunEntity,

@@ -27,6 +27,8 @@ import { WorkflowVersionEntity } from './workflow-version.entity';
 import { WorkflowVersionsService } from './workflow-versions.service';
 import { ToolEmbeddingEntity } from './tool-selection/tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-selection/tool-embeddings.service';
+import { ToolUsageTermEntity } from './tool-selection/tool-usage-term.entity';
+import { ToolUsageService } from './tool-selection/tool-usage.service';
 import { WORKFLOW_ENGINE, WorkflowRunExecutor } from './execution/run-executor.service';
 import { RunStarter } from './execution/run-starter.service';
 import { WorkflowToolRuns } from './execution/workflow-tool-runs.service';
@@ -34,12 +36,11 @@ import { WorkflowsController } from './workflows.controller';
 import { WorkflowsService } from './workflows.service';
 import { DefinitionChecker } from './definition-checker.service';
 import { WorkflowImportService } from './workflow-import.service';
-import { OwnerEvidence } from '../agent/selection/usage-evidence';
 
 @Module({
   imports: [
     AuditModule,
-    TypeOrmModule.forFeature([WorkflowEntity, WorkflowVersionEntity, ToolEmbeddingEntity]),
+    TypeOrmModule.forFeature([WorkflowEntity, WorkflowVersionEntity, ToolEmbeddingEntity, ToolUsageTermEntity]),
     RegistryModule,
     ExecutorsModule,
     RunsModule,
@@ -52,6 +53,7 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
     WorkflowImportService,
     WorkflowVersionsService,
     ToolEmbeddingsService,
+    ToolUsageService,
     WorkflowRunExecutor,
     RunStarter,
     WorkflowToolRuns,
@@ -66,6 +68,7 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
         ToolResultsService,
         ApprovalsService,
         ToolEmbeddingsService,
+        ToolUsageService,
         APP_CONFIG,
         PriceTable,
       ],
@@ -78,6 +81,7 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
         toolResults: ToolResultsService,
         approvals: ApprovalsService,
         toolEmbeddings: ToolEmbeddingsService,
+        toolUsage: ToolUsageService,
         config: AppConfig,
         prices: PriceTable,
       ) =>
@@ -94,7 +98,7 @@ import { OwnerEvidence } from '../agent/selection/usage-evidence';
             toolResults: { maxTokens: config.llmLimits.maxToolResultTokens, store: toolResults },
             approvals,
             toolEmbeddings,
-            ...(config.llmLimits.toolSelectionLearning && { toolUsage: new OwnerEvidence() }),
+            ...(config.llmLimits.toolSelectionLearning && { toolUsage }),
             nested: {
               maxItems: config.workflows.mapMaxItems,
               maxConcurrency: config.workflows.mapMaxConcurrency,
@@ -117,6 +121,7 @@ export class WorkflowModule implements OnModuleInit {
     private readonly executor: WorkflowRunExecutor,
     private readonly toolRuns: WorkflowToolRuns,
     private readonly toolEmbeddings: ToolEmbeddingsService,
+    private readonly toolUsage: ToolUsageService,
   ) {}
 
   /** The ports the modules below declare and this one implements: runs/, tools/ and executors/ call up through them. */
@@ -124,7 +129,11 @@ export class WorkflowModule implements OnModuleInit {
     this.workflowLookup.provide(this.workflows);
     this.runExecutor.provide(this.executor);
     this.toolDependants.provide(this.workflows);
-    this.toolVersionListener.provide(this.toolEmbeddings);
+    const listeners: ToolVersionListener[] = [this.toolEmbeddings, this.toolUsage];
+    this.toolVersionListener.provide({
+      toolsChanged: async (changes) =>
+        void (await Promise.all(listeners.map((listener) => listener.toolsChanged(changes)))),
+    });
     this.workflowToolRunner.provide(this.toolRuns);
   }
 }

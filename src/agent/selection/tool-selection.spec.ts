@@ -225,5 +225,29 @@ describe(ToolSelection.name, () => {
       expect(learning(new UsageEvidence()).pick(next, NAMES)).not.toEqual(['create_invoice']);
       expect(learning(evidence).pick(next, NAMES)).toEqual(['create_invoice']);
     });
+
+    it("should keep a tool's evidence under its key, whatever the tool is called now", () => {
+      const evidence = new UsageEvidence();
+      const keys = NAMES.map((name) => `id-of-${name}`);
+      const keyed = () =>
+        new ToolSelection(
+          1,
+          [],
+          TOOLS,
+          TOOLS.map((entry) => toolDocument(entry)),
+          undefined,
+          DEFAULT_FUSION,
+          evidence,
+          keys,
+        );
+      const offered = keyed().pick([user(task)], NAMES);
+      const sut = keyed();
+      sut.pick([user(task)], NAMES);
+
+      sut.pick(answered(offered[0]), NAMES);
+
+      expect([...evidence.scores(task).keys()]).toEqual([`id-of-${offered[0]}`]);
+      expect(keyed().pick([user('Monthly paperwork of Acme')], NAMES)).toEqual(offered);
+    });
   });
 });

@@ -64,6 +64,9 @@ export class ToolSelection {
   /** Tools this selection offered or search_tools found: only calls of these teach the evidence. */
   private readonly offered = new Set<string>();
   private readonly learnedCalls = new Set<string>();
+  /** The evidence's key of each tool name (a stored tool's id survives renames and versions), and back. */
+  private readonly evidenceKeys: Map<string, string>;
+  private readonly evidenceNames: Map<string, string>;
 
   constructor(
     readonly maxTools: number,
@@ -74,9 +77,13 @@ export class ToolSelection {
     private readonly fusion: Fusion = DEFAULT_FUSION,
     /** The owner's evidence of which words led to which tool; it learns from this selection's calls too. */
     private readonly evidence?: UsageEvidence,
+    /** The evidence's key of each tool, in the order of `tools`; default its name. */
+    evidenceKeys?: readonly string[],
   ) {
     this.index = new ToolIndex(documents);
     this.names = tools.map((tool) => tool.function.name);
+    this.evidenceKeys = new Map(this.names.map((name, index) => [name, evidenceKeys?.[index] ?? name]));
+    this.evidenceNames = new Map([...this.evidenceKeys].map(([name, key]) => [key, name]));
     this.descriptions = new Map(tools.map((tool) => [tool.function.name, tool.function.description ?? '']));
     this.semantic = semantic?.vectors.length === tools.length ? semantic : undefined;
   }
@@ -142,8 +149,11 @@ export class ToolSelection {
 
   private learnedScores(query: string): Map<string, number> | undefined {
     if (this.evidence === undefined) return undefined;
-    const scores = this.evidence.scores(query);
-    for (const [name, score] of scores) scores.set(name, score * LEARNED_WEIGHT);
+    const scores = new Map<string, number>();
+    for (const [key, score] of this.evidence.scores(query)) {
+      const name = this.evidenceNames.get(key);
+      if (name !== undefined) scores.set(name, score * LEARNED_WEIGHT);
+    }
     return scores;
   }
 
@@ -161,7 +171,7 @@ export class ToolSelection {
         const name = call.function.name;
         if (this.learnedCalls.has(call.id) || !(this.offered.has(name) || found.includes(name))) continue;
         this.learnedCalls.add(call.id);
-        evidence.record(task, name);
+        evidence.record(task, this.evidenceKeys.get(name) ?? name);
       }
     }
   }

@@ -9,12 +9,18 @@ export interface UsageEvidenceOptions {
   /** Evidence halves in this long. */
   halfLifeMs?: number;
   now?: () => number;
+  /** Told each learned call's terms (after `record` counted them), e.g. to store them. */
+  onRecord?: (tool: string, terms: readonly string[], at: number) => void;
 }
+
+/** Evidence halves in this long unless told otherwise. */
+export const EVIDENCE_HALF_LIFE_MS = 30 * 86_400_000;
 
 /** Terms of one task that are learned: the first this many distinct ones. */
 const TERMS_PER_TASK = 32;
 const LONGEST_TERM = 24;
-const DAY_MS = 86_400_000;
+/** A term decayed below this weight is forgotten. */
+const LIGHTEST_WEIGHT = 0.01;
 
 interface ToolEvidence {
   terms: Map<string, number>;
@@ -34,12 +40,14 @@ export class UsageEvidence {
   private readonly termsPerTool: number;
   private readonly halfLifeMs: number;
   private readonly now: () => number;
+  private readonly onRecord: UsageEvidenceOptions['onRecord'];
 
   constructor(options: UsageEvidenceOptions = {}) {
     this.tools = new LruCache(options.tools ?? 2000);
     this.termsPerTool = options.termsPerTool ?? 64;
-    this.halfLifeMs = options.halfLifeMs ?? 30 * DAY_MS;
+    this.halfLifeMs = options.halfLifeMs ?? EVIDENCE_HALF_LIFE_MS;
     this.now = options.now ?? Date.now;
+    this.onRecord = options.onRecord;
   }
 
   /** The terms a task is learned as: no email addresses or URLs, no term with a digit. */
@@ -53,7 +61,27 @@ export class UsageEvidence {
   /** A call of `tool` for `task`: each of the task's terms weighs one more for the tool. */
   record(task: string, tool: string): void {
     const evidence = this.current(tool) ?? { terms: new Map<string, number>(), at: this.now() };
-    for (const term of UsageEvidence.termsOf(task)) evidence.terms.set(term, (evidence.terms.get(term) ?? 0) + 1);
+    const terms = UsageEvidence.termsOf(task);
+    for (const term of terms) evidence.terms.set(term, (evidence.terms.get(term) ?? 0) + 1);
+    this.keep(tool, evidence);
+    if (terms.length > 0) this.onRecord?.(tool, terms, evidence.at);
+  }
+
+  /** Sets a tool's evidence as learned elsewhere (a store): term weights as of `at`, bounded as `record` bounds them. */
+  load(tool: string, terms: ReadonlyMap<string, number>, at = this.now()): void {
+    const kept = [...terms].filter(([, weight]) => weight >= LIGHTEST_WEIGHT);
+    if (kept.length > 0) this.keep(tool, { terms: new Map(kept), at });
+  }
+
+  /** The tools with evidence, and each one's terms with their weights now. */
+  entries(): Array<[tool: string, terms: ReadonlyMap<string, number>]> {
+    return [...this.tools.keys()].flatMap((tool) => {
+      const evidence = this.current(tool, false);
+      return evidence === undefined ? [] : [[tool, new Map(evidence.terms)] as [string, ReadonlyMap<string, number>]];
+    });
+  }
+
+  private keep(tool: string, evidence: ToolEvidence): void {
     if (evidence.terms.size > this.termsPerTool) {
       const kept = [...evidence.terms].sort((a, b) => b[1] - a[1]).slice(0, this.termsPerTool);
       evidence.terms = new Map(kept);
@@ -109,7 +137,7 @@ export class UsageEvidence {
     const factor = 0.5 ** ((now - evidence.at) / this.halfLifeMs);
     if (factor < 1) {
       for (const [term, weight] of evidence.terms) {
-        if (weight * factor < 0.01) evidence.terms.delete(term);
+        if (weight * factor < LIGHTEST_WEIGHT) evidence.terms.delete(term);
         else evidence.terms.set(term, weight * factor);
       }
       evidence.at = now;
@@ -118,8 +146,13 @@ export class UsageEvidence {
   }
 }
 
+/** Where each owner's (API user's) evidence comes from; a store may read it first. */
+export interface OwnerEvidenceSource {
+  of(owner: string): UsageEvidence | Promise<UsageEvidence>;
+}
+
 /** The evidence of each owner (API user), kept in this process: the least recently used owners are dropped. */
-export class OwnerEvidence {
+export class OwnerEvidence implements OwnerEvidenceSource {
   private readonly owners: LruCache<string, UsageEvidence>;
 
   constructor(

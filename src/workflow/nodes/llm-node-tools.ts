@@ -81,5 +81,9 @@ export function toolSelectionFor(
   });
   const schemas = tools.map((tool) => tool.schema);
   const { max_tools: maxTools, always = [] } = selection;
-  return new ToolSelection(maxTools, always, schemas, docs, semantic, DEFAULT_FUSION, evidence);
+  const keys = tools.map(toolUsageKey);
+  return new ToolSelection(maxTools, always, schemas, docs, semantic, DEFAULT_FUSION, evidence, keys);
 }
+
+/** Where a tool's learned evidence is kept: a stored tool by id (a rename or a new version keeps it), others by name. */
+export const toolUsageKey = (tool: ToolDefinition): string => tool.id ?? `name:${tool.schema.function.name}`;

@@ -15,7 +15,7 @@ import { renderText, resolveReferences } from '../references';
 import { NodeFailure } from '../execution/run-context';
 import type { DataProblem, NodeCheckContext, NodeHandler } from './node-handler';
 import { historyMessages } from './history-messages';
-import { namedTools, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
+import { namedTools, selects, ToolEntry, ToolSelectionData, toolSelectionFor, toolSelectors } from './llm-node-tools';
 import { toolsOfNode } from './node-tools';
 import { referenceText } from './reference-text';
 import { llmNodeOutput, llmNodeOutputShape } from './llm-node-output';
@@ -261,6 +261,8 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
       run,
       deps,
     });
+    // Read before the loop (from a store at most once per few seconds): ranking never waits for it.
+    const evidence = selects(data.tool_selection, tools) ? await deps.toolUsage?.of(run.principal.userId) : undefined;
     const callable = limit === undefined ? tools : [...tools, limit.reader];
     const { meter } = run;
     try {
@@ -327,7 +329,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
           refuse: (promptTokens, addedOutputTokens) => meter.refuseModelCall(promptTokens, addedOutputTokens),
         },
         toolResults: limit?.limit,
-        toolSelection: toolSelectionFor(data.tool_selection, tools, semantic, deps.toolUsage?.of(run.principal.userId)),
+        toolSelection: toolSelectionFor(data.tool_selection, tools, semantic, evidence),
         contextWindow,
         timeoutMs,
         signal: run.signal,

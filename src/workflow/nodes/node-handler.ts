@@ -8,7 +8,7 @@ import type { ApprovalsService } from '../../runs/approvals.service';
 import type { Scope } from '../references';
 import type { RunContext } from '../execution/run-context';
 import type { ToolVectorStore } from '../../agent/selection/tool-vectors';
-import type { OwnerEvidence } from '../../agent/selection/usage-evidence';
+import type { OwnerEvidenceSource } from '../../agent/selection/usage-evidence';
 import type { NodeState, NodeStep } from '../execution/run-checkpointer';
 import type { OutputShape, OutputShapeContext } from './output-shape';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
@@ -32,8 +32,8 @@ export interface NodeServices {
   toolResults?: { maxTokens: number; store: ToolResultStore };
   /** Where tool embeddings are kept (per tool version and model); absent: tool selection is lexical only. */
   toolEmbeddings?: ToolVectorStore;
-  /** What each owner's runs taught tool selection (TOOL_SELECTION_LEARNING); absent: selection does not learn. */
-  toolUsage?: OwnerEvidence;
+  /** What each owner's runs taught tool selection (TOOL_SELECTION_LEARNING, stored); absent: selection does not learn. */
+  toolUsage?: OwnerEvidenceSource;
   /** Where tool calls that need a person's approval wait for the decision; absent: such calls are not run. */
   approvals?: Pick<ApprovalsService, 'request'>;
   /** Bounds of map nodes (MAP_MAX_ITEMS, MAP_MAX_CONCURRENCY); absent: the defaults. */

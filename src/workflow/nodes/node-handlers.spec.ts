@@ -259,7 +259,7 @@ describe('NODE_HANDLERS', () => {
       step: { state: undefined, save: () => Promise.resolve() },
     });
 
-    expect([...toolUsage.of('user-1').scores('weather Berlin').keys()]).toEqual(['weather']);
+    expect([...toolUsage.of('user-1').scores('weather Berlin').keys()]).toEqual(['name:weather']);
     expect(toolUsage.of('user-2').scores('weather Berlin').size).toBe(0);
   });
 });
