@@ -4,7 +4,7 @@ import { getRepositoryToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import type { Repository } from 'typeorm';
-import { FakeRunRedis } from '../../test/support/fake-run-redis';
+import { type FakeRunRedis, queueModeEventLogs } from '../../test/support/fake-run-redis';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -193,11 +193,7 @@ describe(RunEventStreamService.name, () => {
     let apiStreams: RunEventStreamService;
 
     beforeEach(() => {
-      redis = new FakeRunRedis();
-      const repository = moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity));
-      const config = moduleRef.get<AppConfig>(APP_CONFIG);
-      worker = new RunEventsService(repository, config, redis as unknown as RunRedis);
-      api = new RunEventsService(repository, config, redis as unknown as RunRedis);
+      ({ redis, worker, api } = queueModeEventLogs(moduleRef));
       apiStreams = new RunEventStreamService(moduleRef.get(RunQueriesService), api, moduleRef.get(RunLeasesService));
     });
 

@@ -4,14 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type Repository } from 'typeorm';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { countStatements } from '../../test/support/statement-counter';
-import { FakeRunRedis } from '../../test/support/fake-run-redis';
+import { type FakeRunRedis, queueModeEventLogs } from '../../test/support/fake-run-redis';
 import { waitFor } from '../../test/support/wait-for';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
 import type { RunEvent } from './run-event-types';
-import type { RunRedis } from './run-redis';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 
 const RUN_ID = '11111111-1111-4111-8111-111111111111';
 
@@ -83,11 +80,7 @@ describe(RunEventsService.name, () => {
     let api: RunEventsService;
 
     beforeEach(() => {
-      redis = new FakeRunRedis();
-      const repository = moduleRef.get<Repository<RunEventEntity>>(getRepositoryToken(RunEventEntity));
-      const config = moduleRef.get<AppConfig>(APP_CONFIG);
-      worker = new RunEventsService(repository, config, redis as unknown as RunRedis);
-      api = new RunEventsService(repository, config, redis as unknown as RunRedis);
+      ({ redis, worker, api } = queueModeEventLogs(moduleRef));
     });
 
     afterEach(() => jest.useRealTimers());
