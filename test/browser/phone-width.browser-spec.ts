@@ -136,6 +136,15 @@ describe('console at phone width (browser)', () => {
     ['playground', () => 'playground', (p) => visible(p.getByLabel('Message'))],
     ['usage', () => 'usage', (p) => visible(p.getByTestId('usage-table').getByText('Total'))],
     ['quotas', () => 'quotas', (p) => visible(p.getByRole('heading', { name: 'Users with quotas' }))],
+    [
+      'quota form',
+      () => 'quotas',
+      async (p) => {
+        await p.getByLabel('User id').fill(`team-${'long'.repeat(12)}`);
+        await p.getByRole('button', { name: 'Open' }).click();
+        await visible(p.getByTestId('quota-form'));
+      },
+    ],
     ['audit', () => 'audit', (p) => visible(p.locator('td').getByText(/lookup_long/))],
     ['not found', () => 'no-such-page', (p) => visible(p.getByRole('heading', { level: 1 }))],
   ];
