@@ -145,17 +145,30 @@ describe('Python code tools (e2e)', () => {
     expect(napped.metadata.cpu_ms).toBeLessThan(500);
   });
 
-  it('should stop a call that allocates past its memory limit', async () => {
-    await create(
-      python('py_hog', 'def main(args):\n    block = b"a" * (512 * 1024 * 1024)\n    return len(block)\n', {
-        memory_mb: 64,
-      }),
-    ).expect(201);
+  it('should fail a call that allocates past its memory limit inside Python, and serve the next call', async () => {
+    // A count kept in a module (module state lives on in the process): it goes on only if the process does.
+    const code = [
+      'import builtins',
+      '',
+      'def main(args):',
+      '    builtins.hog_calls = getattr(builtins, "hog_calls", 0) + 1',
+      '    if args["a"] == 1:',
+      '        block = b"a" * (512 * 1024 * 1024)',
+      '    return builtins.hog_calls',
+      '',
+    ].join('\n');
+    await create(python('py_hog', code, { memory_mb: 64 })).expect(201);
 
-    const body = await execute('py_hog', { a: 1, b: 2 });
+    const first = await execute('py_hog', { a: 0, b: 0 });
+    const hog = await execute('py_hog', { a: 1, b: 2 });
+    const next = await execute('py_hog', { a: 0, b: 0 });
 
-    expect(body.success).toBe(false);
-    expect(body.error).toMatch(/memory limit of 64 MiB/);
+    expect(first).toMatchObject({ success: true, data: 1 });
+    expect(hog.success).toBe(false);
+    expect(hog.error).toMatch(/memory limit of 64 MiB/);
+    expect(hog.metadata.reason).toBe('memory');
+    // The allocation was refused, not made and then punished by killing the process.
+    expect(next).toMatchObject({ success: true, data: 3 });
   });
 
   it("should never let one user's module state reach another user's call", async () => {

@@ -4,6 +4,7 @@ import { Socket } from 'node:net';
 import { CodeRunError } from './code-run-error';
 import { type CodeRunRequest, type CodeRunResult, wallTimeLimitMs } from './code-run';
 import { FairSlots } from './fair-slots';
+import { capDataGrowth } from './memory-cap';
 import { firstChildPid, type ProcessUsage, processUsage } from './process-usage';
 import type { SandboxLogger } from './sandbox-child';
 import type { CodeLogEntry, SandboxOutcome } from './sandbox-state';
@@ -41,6 +42,8 @@ interface Call {
   worker: PythonProcess | undefined;
   /** What /proc said the process had used when the call was sent to it. */
   base: ProcessUsage | undefined;
+  /** Its process's data segment may grow by `memoryMb` at most (RLIMIT_DATA): Python raises MemoryError past it. */
+  capped: boolean;
   settled: boolean;
   resolve(result: CodeRunResult): void;
   reject(error: CodeRunError): void;
@@ -172,8 +175,10 @@ class PythonProcess {
  * Pyodide's in-memory file system; /tmp is emptied before every call.
  *
  * A process serves one owner at a time, so one user's code can never change what another's sees (module
- * state lives on between calls); another owner gets it after a restart. CPU time and memory are read from
- * /proc while a call runs, and a call over its limit (or cancelled) kills its process, which is replaced.
+ * state lives on between calls); another owner gets it after a restart. Memory is capped before each call
+ * (RLIMIT_DATA: what the process uses plus `memory_mb`), so an allocation past it fails inside Python with
+ * MemoryError and the process serves the next call. CPU time (and memory, where prlimit is missing) is read
+ * from /proc while a call runs, and a call over its limit (or cancelled) kills its process, which is replaced.
  */
 export class PythonSandbox {
   private readonly slots: FairSlots<Call>;
@@ -205,6 +210,7 @@ export class PythonSandbox {
         timer: undefined,
         worker: undefined,
         base: undefined,
+        capped: false,
         settled: false,
         resolve,
         reject,
@@ -260,6 +266,9 @@ export class PythonSandbox {
       return;
     }
     worker.lastUsed = performance.now();
+    const pid = worker.runtimePid;
+    call.capped = pid !== undefined && (await capDataGrowth(pid, call.request.memoryMb));
+    if (call.settled) return;
     call.base = worker.usage();
     worker.send({ type: 'run', id: call.id, code: call.request.code, args: JSON.stringify(call.request.args) });
     this.watch(call, worker);
@@ -275,7 +284,7 @@ export class PythonSandbox {
       const base = call.base;
       if (usage && base && usage.cpuMs - base.cpuMs > timeoutMs) {
         this.fail(call, new CodeRunError('cpu_time', `code exceeded its CPU time limit of ${timeoutMs} ms`));
-      } else if (usage && base && usage.rssBytes - base.rssBytes > memoryMb * MIB) {
+      } else if (!call.capped && usage && base && usage.rssBytes - base.rssBytes > memoryMb * MIB) {
         this.fail(call, new CodeRunError('memory', `code exceeded its memory limit of ${memoryMb} MiB`));
       } else if (performance.now() - wallStart > wallTimeLimitMs(timeoutMs)) {
         const limit = wallTimeLimitMs(timeoutMs);
@@ -293,6 +302,10 @@ export class PythonSandbox {
     this.settle(call, () => {
       try {
         const state = { outcome: message.outcome, logs: message.logs, droppedLogs: 0 };
+        if (call.capped && message.outcome.status === 'threw' && /^MemoryError\b/m.test(message.outcome.message)) {
+          const limit = `code exceeded its memory limit of ${call.request.memoryMb} MiB (Python raised MemoryError)`;
+          throw new CodeRunError('memory', limit, message.logs);
+        }
         const { json, logs, durationMs } = settleOutcome(state, call.request, message.durationMs, cpuMs);
         call.resolve({ value: parseJsonWithin(json), logs, durationMs, cpuMs, queueMs: call.queueMs });
       } catch (error) {
