@@ -2,7 +2,7 @@ import { encode } from 'gpt-tokenizer';
 import { scriptedProvider } from '../../test/factories/scripted-provider.factory';
 import type { ChatRequest } from '../llm/provider';
 import type { ToolCall } from '../shared/tool-types';
-import type { ExecuteTool, ToolCallOutcomeLike, ToolResultLimit } from './agent-loop-options';
+import type { ExecuteTool, LoopToolOutcome, ToolResultLimit } from './agent-loop-options';
 import { READ_TOOL_RESULT, readToolResultTool } from './read-tool-result';
 import { runAgentLoop } from './agent-loop';
 import { RequestTokenCounter } from './request-tokens';
@@ -21,7 +21,7 @@ describe('runAgentLoop tool result limit', () => {
   const stored = new Map<string, string>();
   const reader = readToolResultTool((ref) => Promise.resolve(stored.get(ref) ?? null), 500);
   const executeTool: ExecuteTool = async (toolCall, messages, signal) => {
-    const outcome = (response: string): ToolCallOutcomeLike => ({
+    const outcome = (response: string): LoopToolOutcome => ({
       call: toolCall,
       toolName: toolCall.name,
       status: 'success',

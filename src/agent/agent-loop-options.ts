@@ -3,6 +3,7 @@ import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import type { ChatProvider, ReasoningEffort, ResponseFormat, ToolChoice } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
 import type { ToolCallStatus } from '../shared/tool-call-status';
+import type { ToolCallOutcome } from '../shared/tool-call-outcome';
 import type { ToolCall, ToolCallRepair, ToolCallRepairKind } from '../shared/tool-types';
 import type { AnswerCheck, AnswerRetry } from './answer-check';
 import type { ApprovalGate } from './approval-gate';
@@ -17,23 +18,16 @@ export interface RunTokenBudget {
   refuse(promptTokens: number, addedOutputTokens: number): void;
 }
 
-/** The part of the registry's `ToolRunOutcome` the loop reads; a `ToolRunOutcome` is assignable to it. */
-export interface ToolCallOutcomeLike {
-  call: ToolCall;
-  toolName: string;
-  status: ToolCallStatus;
-  /** The text the model gets back. */
-  response: string;
+/** The part of a ToolCallOutcome the loop reads: a narrow view, so that tests and other callers need no more. */
+export type LoopToolOutcome = Pick<ToolCallOutcome, 'call' | 'toolName' | 'status' | 'response' | 'repair'> & {
   metadata?: { duration_ms?: number };
-  /** How the call was repaired: the call's own mark, or `arguments` when only its arguments were. */
-  repair?: ToolCallRepair;
-}
+};
 
 /**
  * Runs one tool call and never throws (the engine passes a closure over `runTool`).
  * `signal` aborts on cancellation or when the loop's time limit passes; pass it on as the tool's run signal.
  */
-export type ExecuteTool<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> = (
+export type ExecuteTool<O extends LoopToolOutcome = LoopToolOutcome> = (
   call: ToolCall,
   messages: readonly ChatMessage[],
   signal: AbortSignal,
@@ -42,7 +36,7 @@ export type ExecuteTool<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> = (
 /** What the loop needs from a tool: the schema it offers and the effect that decides parallelism. */
 export type AgentTool = Pick<ToolDefinition, 'schema' | 'effect'>;
 
-export interface AgentLoopHooks<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> {
+export interface AgentLoopHooks<O extends LoopToolOutcome = LoopToolOutcome> {
   onText?(delta: string): void;
   onReasoning?(delta: string): void;
   /**
@@ -113,7 +107,7 @@ export interface AgentLoopDurability {
   onUnrunCall?(call: ToolCall, status: ToolCallStatus, response: string): Promise<void>;
 }
 
-export interface AgentLoopOptions<O extends ToolCallOutcomeLike = ToolCallOutcomeLike> extends AgentLoopDurability {
+export interface AgentLoopOptions<O extends LoopToolOutcome = LoopToolOutcome> extends AgentLoopDurability {
   provider: ChatProvider;
   model: string;
   /** What a call's usage on `model` cost (null: no known price); absent: the loop counts no cost. */

@@ -4,7 +4,7 @@ import type { ChatMessage } from '../shared/chat-types';
 import { ProviderError, type ChatCallOptions, type ChatRequest, type ChatResponse } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
 import type { ToolCall, ToolEffect } from '../shared/tool-types';
-import type { AgentLoopOptions, ExecuteTool, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, ExecuteTool, LoopToolOutcome } from './agent-loop-options';
 import { fallbackAnswer, finalAnswerInstruction } from './final-answer';
 import { type AgentLoopCheckpoint, AgentLoopError, MAX_ITERATIONS_CAP, runAgentLoop } from './agent-loop';
 import { toolDocument } from './selection/tool-index';
@@ -38,7 +38,7 @@ const tool = (
 const fakeExecuteTool =
   (tools: readonly ToolDefinition[]): ExecuteTool =>
   async (toolCall, messages, signal) => {
-    const outcome = (status: ToolCallOutcomeLike['status'], text: string): ToolCallOutcomeLike => ({
+    const outcome = (status: LoopToolOutcome['status'], text: string): LoopToolOutcome => ({
       call: toolCall,
       toolName: toolCall.name,
       status,

@@ -4,7 +4,7 @@ import type { FunctionTool, ToolCall } from '../shared/tool-types';
 import { AbortScope } from './abort-scope';
 import { AwaitingApprovalError } from './approval-gate';
 import { AgentLoopError } from './agent-loop-error';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import type { AgentLoopResult, AgentToolCallRecord } from './agent-loop-result';
 import { AnswerRetries } from './answer-check';
 import { RoundAnswering } from './answer-round';
@@ -78,7 +78,7 @@ export const RECORDED_RESPONSE_MAX_CHARS = 2000;
  * @throws AgentLoopError `cancelled` when `signal` aborts, `max_iterations` with `onMaxIterations: 'fail'`,
  * and `error` when the provider fails (the ProviderError is its `cause`, its message the error's message).
  */
-export const runAgentLoop = async <O extends ToolCallOutcomeLike>(
+export const runAgentLoop = async <O extends LoopToolOutcome>(
   options: AgentLoopOptions<O>,
 ): Promise<AgentLoopResult> => {
   const loop = new AgentLoop(options);
@@ -90,7 +90,7 @@ export const runAgentLoop = async <O extends ToolCallOutcomeLike>(
 };
 
 /** One run of the loop (see runAgentLoop): its state between model calls, and the steps that change it. */
-class AgentLoop<O extends ToolCallOutcomeLike> {
+class AgentLoop<O extends LoopToolOutcome> {
   private readonly messages: ChatMessage[];
   private readonly tools: LoopTools<O>;
   private readonly scope: AbortScope;

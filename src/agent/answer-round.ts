@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../shared/chat-types';
 import type { AbortScope } from './abort-scope';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import { AwaitingApprovalError } from './approval-gate';
 import type { CallAnswer, ToolCallExecutor } from './execute-tool-call';
 import { type LoopRound, type ResumeAction, type RoundCall, UNKNOWN_OUTCOME_RESPONSE } from './loop-checkpoint';
@@ -8,7 +8,7 @@ import type { RoundState } from './round-state';
 import { runToolBatches } from './tool-batches';
 
 /** What answering a round needs of the loop it belongs to. */
-export interface RoundAnsweringHost<O extends ToolCallOutcomeLike> {
+export interface RoundAnsweringHost<O extends LoopToolOutcome> {
   options: Pick<AgentLoopOptions<O>, 'approvals' | 'onUnrunCall'>;
   scope: AbortScope;
   executor: ToolCallExecutor<O>;
@@ -25,7 +25,7 @@ export interface RoundAnsweringHost<O extends ToolCallOutcomeLike> {
  * runs the calls batch after batch (see runToolBatches), checkpointing each new answer before the next call starts.
  * The answers of the round's last batch are stored while the model is called again (`stored` waits for them).
  */
-export class RoundAnswering<O extends ToolCallOutcomeLike> {
+export class RoundAnswering<O extends LoopToolOutcome> {
   /** Checkpoints of the round's last answers, stored while the model is called again. */
   private storing: Promise<void>[] = [];
 

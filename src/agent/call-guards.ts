@@ -1,6 +1,6 @@
 import type { AgentToolCallStatus } from '../shared/tool-call-status';
 import type { ToolCall } from '../shared/tool-types';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import { disabledToolNote, disabledToolResponse, InvalidCallTracker } from './invalid-call-tracker';
 import type { AgentLoopCheckpoint, RoundCall } from './loop-checkpoint';
 import { RepetitionBreaker, repetitionNote, type RepetitionVerdict } from './repetition-breaker';
@@ -12,7 +12,7 @@ const REPEATED_CALL_RESPONSE = 'Not executed: this exact call was already repeat
 const TOOL_BUDGET_RESPONSE = 'Not executed: the tool call budget for this step is used up.';
 
 type GuardOptions = Pick<
-  AgentLoopOptions<ToolCallOutcomeLike>,
+  AgentLoopOptions<LoopToolOutcome>,
   'maxConsecutiveInvalid' | 'repetitionLimit' | 'maxToolCalls'
 >;
 

@@ -4,7 +4,7 @@ import type { ChatMessage, TokenUsage } from '../shared/chat-types';
 import { errorMessage } from '../shared/error-text';
 import type { ToolCall } from '../shared/tool-types';
 import { type AbortScope, LoopAbortedError } from './abort-scope';
-import type { AgentLoopOptions, ToolCallOutcomeLike, ToolResultLimit } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome, ToolResultLimit } from './agent-loop-options';
 import { cutToolResult } from './cut-tool-result';
 import type { RoundAnswer, RoundCall } from './loop-checkpoint';
 import { READ_TOOL_RESULT } from './read-tool-result';
@@ -19,7 +19,7 @@ export interface CallAnswer extends RoundAnswer {
 }
 
 /** What executing one call needs of the loop it belongs to. */
-export interface ToolCallExecutionHost<O extends ToolCallOutcomeLike> {
+export interface ToolCallExecutionHost<O extends LoopToolOutcome> {
   options: AgentLoopOptions<O>;
   scope: AbortScope;
   /** The node's tool selection, when it offers search_tools. */
@@ -41,7 +41,7 @@ export interface ToolCallExecutionHost<O extends ToolCallOutcomeLike> {
  * them, a stopped loop answers without running, search_tools is answered from the node's index, and a result over
  * the limit is stored and cut (or summarized) before the model sees it. Failures are answers, never exceptions.
  */
-export class ToolCallExecutor<O extends ToolCallOutcomeLike> {
+export class ToolCallExecutor<O extends LoopToolOutcome> {
   constructor(private readonly host: ToolCallExecutionHost<O>) {}
 
   /** Runs one call of the round (or answers it without running: skipped, stopped, search_tools). */

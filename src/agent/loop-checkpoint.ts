@@ -1,20 +1,16 @@
 import type { MalformedToolCall } from '../llm/provider';
 import type { ChatMessage } from '../shared/chat-types';
-import type { AgentToolCallStatus } from '../shared/tool-call-status';
-import type { ToolCall, ToolCallRepair, ToolEffect } from '../shared/tool-types';
+import type { ToolCall, ToolEffect } from '../shared/tool-types';
 import type { AgentLoopUsage, AgentToolCallRecord } from './agent-loop-result';
 import type { InvalidCallState } from './invalid-call-tracker';
 import type { RepetitionState, RepetitionVerdict } from './repetition-breaker';
 import { toToolBatches } from './tool-batches';
 
-/** How one call of a round was answered (run, skipped, or not repeated after a crash). */
-export interface RoundAnswer {
-  status: AgentToolCallStatus;
-  response: string;
-  durationMs: number;
-  /** How the call was repaired when it ran, its arguments included (the call's own `repair` knows only the rest). */
-  repair?: ToolCallRepair;
-}
+/**
+ * How one call of a round was answered (run, skipped, or not repeated after a crash): the loop's record of the call
+ * (see AgentToolCallRecord) before it joins `toolCalls`, its `repair` also knowing a repair of the arguments alone.
+ */
+export type RoundAnswer = Pick<AgentToolCallRecord, 'status' | 'response' | 'repair'> & { durationMs: number };
 
 /** One call of the model response being answered. */
 export interface RoundCall {

@@ -1,14 +1,14 @@
 import type { ChatMessage } from '../shared/chat-types';
 import type { FunctionTool, ToolEffect } from '../shared/tool-types';
 import { secretArgumentNames } from '../shared/argument-secrets';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import { CUT_NOTE_START } from './cut-tool-result';
 import { type LoopRound, type ResumeAction, resumeActions, type RoundCall } from './loop-checkpoint';
 import { READ_TOOL_RESULT, readToolResultSchema } from './read-tool-result';
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './selection/tool-selection';
 
 /** The tools of one loop: their schemas, effects (which decide parallelism and resumes) and what each request offers. */
-export class LoopTools<O extends ToolCallOutcomeLike> {
+export class LoopTools<O extends LoopToolOutcome> {
   readonly schemas: FunctionTool[];
   /** The argument names the tools' schemas declare secret: masked in checkpoints like credential names. */
   readonly secretArguments: ReadonlySet<string>;

@@ -2,7 +2,7 @@ import { addCosts, type Cost } from '../llm/model-prices';
 import type { ChatRequest, ChatResponse, ChatStreamEvent } from '../llm/provider';
 import type { TokenUsage } from '../shared/chat-types';
 import type { AbortScope } from './abort-scope';
-import type { AgentLoopOptions, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import type { AgentLoopUsage } from './agent-loop-result';
 import type { ContextFitter } from './fit-context';
 import type { LoopTokenBudget } from './loop-token-budget';
@@ -10,7 +10,7 @@ import { announceRepairedCalls } from './repaired-calls';
 import { forwardStreamEvents } from './stream-event-forwarder';
 
 /** What the loop's model calls need of the loop. */
-export interface ModelCallsHost<O extends ToolCallOutcomeLike> {
+export interface ModelCallsHost<O extends LoopToolOutcome> {
   options: AgentLoopOptions<O>;
   scope: AbortScope;
   budget: LoopTokenBudget;
@@ -23,7 +23,7 @@ export interface ModelCallsHost<O extends ToolCallOutcomeLike> {
  * The loop's model calls: each request fitted to the context window and the token budgets, streamed through the
  * hooks, and counted (tokens, cost, reasoning) in the loop's usage.
  */
-export class ModelCalls<O extends ToolCallOutcomeLike> {
+export class ModelCalls<O extends LoopToolOutcome> {
   readonly usage: AgentLoopUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
   readonly reasoning: string[] = [];
 

@@ -1,6 +1,6 @@
 import type { ChatResponse } from '../llm/provider';
 import type { ToolCallRepair } from '../shared/tool-types';
-import type { AgentLoopHooks, ModelCallRepair, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopHooks, ModelCallRepair, LoopToolOutcome } from './agent-loop-options';
 
 /**
  * Announces the calls of a model answer that were never streamed as calls (the provider recovered them from the
@@ -8,7 +8,7 @@ import type { AgentLoopHooks, ModelCallRepair, ToolCallOutcomeLike } from './age
  * repair mark for onModelCall, or undefined when none of its calls was repaired. `streamed`: the ids of the calls
  * the provider streamed.
  */
-export function announceRepairedCalls<O extends ToolCallOutcomeLike>(
+export function announceRepairedCalls<O extends LoopToolOutcome>(
   response: Pick<ChatResponse, 'toolCalls' | 'content'>,
   streamed: ReadonlySet<string>,
   hooks: AgentLoopHooks<O>,

@@ -1,8 +1,8 @@
 import type { ChatStreamEvent } from '../llm/provider';
-import type { AgentLoopHooks, ToolCallOutcomeLike } from './agent-loop-options';
+import type { AgentLoopHooks, LoopToolOutcome } from './agent-loop-options';
 
 /** Maps one model call's stream events onto the loop hooks; argument deltas carry the tool name. */
-export const forwardStreamEvents = <O extends ToolCallOutcomeLike>(
+export const forwardStreamEvents = <O extends LoopToolOutcome>(
   hooks: AgentLoopHooks<O>,
 ): ((event: ChatStreamEvent) => void) => {
   const namesByIndex = new Map<number, string>();

@@ -28,6 +28,9 @@ export interface ToolCallRecord {
   repair?: ToolCallRepairKind | null;
 }
 
+/** Which call of a run a log row is: its node and call id (how a resumed run's answered calls are matched to rows). */
+export type CallKey = Pick<ToolCallRecord, 'nodeId' | 'callId'>;
+
 /** A logged call as read back: its record, its row id and when the row was written. */
 export type LoggedToolCall = Readonly<ToolCallRecord & { id: string; createdAt: Date }>;
 

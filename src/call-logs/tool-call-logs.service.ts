@@ -13,7 +13,13 @@ import type { ToolCallLogResponse } from './tool-call-log.dto';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { bulkInsert } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
-import { type LoggedToolCall, toLoggedToolCall, type ToolCallListener, type ToolCallRecord } from './call-record';
+import {
+  type CallKey,
+  type LoggedToolCall,
+  toLoggedToolCall,
+  type ToolCallListener,
+  type ToolCallRecord,
+} from './call-record';
 
 /**
  * Arguments as sent, credential arguments masked (see argument-secrets). On the text, without parsing it: any
@@ -132,7 +138,7 @@ export class ToolCallLogsService {
   }
 
   /** Which calls of a run have a row: node and call id of each (a resumed run's answered calls are matched to them). */
-  async loggedCallsOf(runId: string): Promise<Pick<ToolCallRecord, 'nodeId' | 'callId'>[]> {
+  async loggedCallsOf(runId: string): Promise<CallKey[]> {
     return this.logs.find({ select: { nodeId: true, callId: true }, where: { runId } });
   }
 

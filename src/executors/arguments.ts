@@ -3,7 +3,7 @@ import { parsePythonCalls } from '../llm/python-call';
 import { isRecord } from '../shared/is-record';
 import { jsonTextDepth, MAX_JSON_DEPTH, parseJsonWithin } from '../shared/json-depth';
 
-export type { ArgumentError } from '../json-schema/argument-error';
+export type { ArgumentError } from '../shared/argument-error';
 export { ArgumentValidator } from '../json-schema/argument-validator';
 export type { ArgumentValidationResult, ArgumentValidatorOptions } from '../json-schema/argument-validator';
 export { checkParametersSchema } from '../json-schema/check-parameters-schema';

@@ -1,6 +1,6 @@
 import { OutboundBlockedError } from '../outbound/outbound-blocked-error';
 import { ArgumentValidator } from './arguments';
-import { runTool, type RunToolOptions, type ToolRunOutcome, validatorKey } from './run-tool';
+import { runTool, type RunToolOptions, type ToolCallOutcome, validatorKey } from './run-tool';
 import { type ToolDefinition, type ToolExecuteContext, type ToolRunContext } from '../shared/tool-definition';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
 
@@ -42,7 +42,7 @@ describe(runTool.name, () => {
     validator = new ArgumentValidator();
   });
 
-  const run = (tool: ToolDefinition, args: string, overrides: Partial<RunToolOptions> = {}): Promise<ToolRunOutcome> =>
+  const run = (tool: ToolDefinition, args: string, overrides: Partial<RunToolOptions> = {}): Promise<ToolCallOutcome> =>
     runTool({
       call: { id: 'call-1', name: 'get_weather', arguments: args },
       tools: [tool, makeTool(() => Promise.resolve({ response: '' }), {}, 'calculator')],

@@ -8,41 +8,19 @@ import {
   parseToolArguments,
 } from './arguments';
 import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from '../shared/tool-definition';
+import type { ToolCallOutcome } from '../shared/tool-call-outcome';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
-import type { ToolCallStatus } from '../shared/tool-call-status';
-import { type JsonSchema, type ToolCall, type ToolCallRepair } from '../shared/tool-types';
+import { type JsonSchema, type ToolCall } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
 import { closestMatch } from '../json-schema/edit-distance';
 import { Deadline } from '../common/deadline';
 
-export type ToolErrorKind = 'invalid_arguments' | 'not_found' | 'timeout' | 'execution_error' | 'forbidden';
-
-/** Everything known about one tool call once it is over, on every path. */
-export interface ToolRunOutcome {
-  call: ToolCall;
-  toolName: string;
-  status: ToolCallStatus;
-  errorKind?: ToolErrorKind;
-  /** The text the model gets back. */
-  response: string;
-  data?: unknown;
-  /** Field errors when the arguments were rejected. */
-  errors?: ArgumentError[];
-  metadata: { duration_ms: number; repaired_arguments?: boolean; repair_note?: string } & Record<string, unknown>;
-  /** How the call was repaired: recovered from the model's text (the call's own mark), else `arguments` when its JSON was. */
-  repair?: ToolCallRepair;
-  /** Validated (and `parseParams`-transformed) arguments. */
-  params?: Record<string, unknown>;
-  usage?: ToolExecuteResult['usage'];
-  stop?: boolean;
-  startedAt: Date;
-  finishedAt: Date;
-}
+export type { ToolCallOutcome, ToolErrorKind } from '../shared/tool-call-outcome';
 
 export interface ToolRunHooks {
   onToolCall?(call: ToolCall): void | Promise<void>;
   /** Fires exactly once per call, whatever the outcome. */
-  onAfterToolCall?(outcome: ToolRunOutcome): void | Promise<void>;
+  onAfterToolCall?(outcome: ToolCallOutcome): void | Promise<void>;
 }
 
 export interface ToolRunLogger {
@@ -63,7 +41,7 @@ export interface RunToolOptions {
   logger?: ToolRunLogger;
 }
 
-type PartialOutcome = Omit<ToolRunOutcome, 'call' | 'startedAt' | 'finishedAt' | 'metadata' | 'toolName'> & {
+type PartialOutcome = Omit<ToolCallOutcome, 'call' | 'startedAt' | 'finishedAt' | 'metadata' | 'toolName'> & {
   metadata?: Record<string, unknown>;
 };
 
@@ -72,7 +50,7 @@ type PartialOutcome = Omit<ToolRunOutcome, 'call' | 'startedAt' | 'finishedAt' |
  * tool's JSON Schema → optional `parseParams` → execute with a timeout and an AbortSignal linked
  * to `context.signal`. Every failure becomes a `response` the model can act on; never throws.
  */
-export async function runTool(options: RunToolOptions): Promise<ToolRunOutcome> {
+export async function runTool(options: RunToolOptions): Promise<ToolCallOutcome> {
   const { call, hooks, logger } = options;
   const startedAt = new Date();
   await callHook(() => hooks?.onToolCall?.(call), 'onToolCall', logger);
@@ -86,7 +64,7 @@ export async function runTool(options: RunToolOptions): Promise<ToolRunOutcome> 
   }
   const finishedAt = new Date();
   const repairMark = call.repair ?? (repair.repaired_arguments === true ? { kind: 'arguments' as const } : undefined);
-  const outcome: ToolRunOutcome = {
+  const outcome: ToolCallOutcome = {
     ...partial,
     call,
     toolName: call.name,

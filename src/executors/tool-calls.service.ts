@@ -15,7 +15,7 @@ import { ArgumentValidator } from './arguments';
 import type { ExecuteToolResponse } from './execute-tool.dto';
 import type { ExecutorCatalog } from './executor-catalog';
 import { EXECUTOR_CATALOG } from './executors.tokens';
-import { checkCallArguments, runTool, type ToolRunHooks, type ToolRunOutcome } from './run-tool';
+import { checkCallArguments, runTool, type ToolRunHooks, type ToolCallOutcome } from './run-tool';
 
 export interface RunCallOptions {
   call: ToolCall;
@@ -62,7 +62,7 @@ export class ToolCalls {
   ) {}
 
   /** Runs one call through runTool, then logs it and bumps the tool's use count (see CallLogWriter). */
-  runCall(options: RunCallOptions): Promise<ToolRunOutcome> {
+  runCall(options: RunCallOptions): Promise<ToolCallOutcome> {
     const attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': options.call.name,
@@ -80,7 +80,7 @@ export class ToolCalls {
     });
   }
 
-  private async runAndLog(options: RunCallOptions): Promise<ToolRunOutcome> {
+  private async runAndLog(options: RunCallOptions): Promise<ToolCallOutcome> {
     const outcome = await runTool({
       call: options.call,
       tools: options.tools,
@@ -169,7 +169,7 @@ export class ToolCalls {
   }
 }
 
-export function toExecuteResponse(outcome: ToolRunOutcome): ExecuteToolResponse {
+export function toExecuteResponse(outcome: ToolCallOutcome): ExecuteToolResponse {
   const success = outcome.status === 'success';
   const metadata = { ...outcome.metadata };
   return {

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type AjvCore from 'ajv/dist/core';
 import type { JsonSchema } from '../shared/tool-types';
-import type { ArgumentError } from './argument-error';
+import type { ArgumentError } from '../shared/argument-error';
 import { createAjv } from './create-ajv';
 import { LruCache } from '../shared/lru-cache';
 import { ParametersSchemaError } from './parameters-schema-error';

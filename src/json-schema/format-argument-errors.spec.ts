@@ -1,4 +1,4 @@
-import type { ArgumentError } from './argument-error';
+import type { ArgumentError } from '../shared/argument-error';
 import { formatArgumentErrors } from './format-argument-errors';
 
 const schema = {

@@ -1,6 +1,6 @@
 import { ELLIPSIS, truncate } from '../shared/truncate';
 import type { JsonSchema } from '../shared/tool-types';
-import type { ArgumentError } from './argument-error';
+import type { ArgumentError } from '../shared/argument-error';
 import { describeSchema } from './describe-schema';
 
 const MAX_LENGTH = 1500;

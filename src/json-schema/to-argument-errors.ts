@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from '../shared/tool-types';
-import type { ArgumentError } from './argument-error';
+import type { ArgumentError } from '../shared/argument-error';
 import { describeSchema } from './describe-schema';
 import { declaresSecret, maskArguments } from '../shared/argument-secrets';
 import { appendPointer, unescapePointerSegment } from './json-pointer';

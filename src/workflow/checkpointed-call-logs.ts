@@ -38,7 +38,7 @@ export async function logCheckpointedCalls(options: CheckpointedCallLogs): Promi
           output: success ? call.response : null,
           status: call.status,
           errorMessage: success ? null : call.response,
-          durationMs: call.durationMs,
+          durationMs: call.duration_ms,
           startedAt,
         },
       );

@@ -15,7 +15,7 @@ const isHookAnswered = (name: string, status: AgentToolCallStatus): status is To
 export function answeredCallsOfRecords(records: readonly AgentToolCallRecord[]): AnsweredCall[] {
   return records.flatMap(({ id, name, arguments: args, status, response, duration_ms, repair }) =>
     isHookAnswered(name, status)
-      ? [{ id, name, arguments: args, status, response, durationMs: duration_ms, ...(repair && { repair }) }]
+      ? [{ id, name, arguments: args, status, response, duration_ms, ...(repair && { repair }) }]
       : [],
   );
 }
@@ -32,7 +32,7 @@ export function answeredCallsOfCheckpoint(checkpoint: AgentLoopCheckpoint): Answ
             arguments: approvedArguments ?? call.arguments,
             status: answer.status,
             response: answer.response,
-            durationMs: answer.durationMs,
+            duration_ms: answer.durationMs,
             // The answer's mark also knows a repair of the arguments alone.
             ...((answer.repair ?? call.repair) && { repair: answer.repair ?? call.repair }),
           },

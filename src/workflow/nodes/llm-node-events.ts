@@ -1,6 +1,6 @@
 import type { AgentLoopHooks } from '../../agent/agent-loop-options';
 import type { RunEventType } from '../../runs/run-event-types';
-import { stoppedCallResponse, type ToolRunOutcome } from '../../executors/run-tool';
+import { stoppedCallResponse, type ToolCallOutcome } from '../../executors/run-tool';
 import { JsonTextRedactor } from '../../shared/json-text-redactor';
 import type { RunMeter } from '../execution/run-meter';
 import { modelCallRepairMark } from './model-call-repair';
@@ -28,7 +28,7 @@ export function llmNodeEvents({
   secretArguments,
   onModelAnswer,
   meter,
-}: LlmNodeEventContext): AgentLoopHooks<ToolRunOutcome> {
+}: LlmNodeEventContext): AgentLoopHooks<ToolCallOutcome> {
   const argumentStreams = new Map<string, JsonTextRedactor>();
   const redactedDelta = (callId: string, delta: string) => {
     let redactor = argumentStreams.get(callId);

@@ -7,7 +7,7 @@ import type { ToolCall } from '../../shared/tool-types';
 import { secretArgumentNames } from '../../shared/argument-secrets';
 import { MIN_CONTEXT_WINDOW } from '../../config/provider-config';
 import { REASONING_EFFORTS } from '../../llm/provider';
-import type { ToolRunOutcome } from '../../executors/run-tool';
+import type { ToolCallOutcome } from '../../executors/run-tool';
 import { type AgentLoopCheckpoint, AgentLoopError, type AgentLoopResult, runAgentLoop } from '../../agent/agent-loop';
 import { answeredCallsOfCheckpoint, answeredCallsOfRecords } from './answered-calls';
 import type { AgentToolCallRecord } from '../../agent/agent-loop-result';
@@ -154,7 +154,7 @@ async function replayedCall(
   call: ToolCall,
   recorded: { content: string; isError: boolean },
   log: (status: ToolCallStatus) => Promise<void>,
-): Promise<ToolRunOutcome> {
+): Promise<ToolCallOutcome> {
   const status: ToolCallStatus = recorded.isError ? 'error' : 'success';
   const now = new Date();
   await log(status);
@@ -266,7 +266,7 @@ export const llmNode: NodeHandler<typeof LlmNodeData> = {
     const callable = limit === undefined ? tools : [...tools, limit.reader];
     const { meter } = run;
     try {
-      const result = await runAgentLoop<ToolRunOutcome>({
+      const result = await runAgentLoop<ToolCallOutcome>({
         provider,
         model,
         costOf: (usage, calledModel) => deps.prices?.costOf(providerName, calledModel, usage) ?? null,

@@ -12,7 +12,7 @@ import type { OwnerEvidenceSource } from '../../agent/selection/usage-evidence';
 import type { NodeState, NodeStep } from '../execution/run-checkpointer';
 import type { OutputShape, OutputShapeContext } from './output-shape';
 import type { ToolCallStatus } from '../../shared/tool-call-status';
-import type { ToolCallRepair } from '../../shared/tool-types';
+import type { AgentToolCallRecord } from '../../agent/agent-loop-result';
 
 /** What handlers use at run time; the workflow module provides it. */
 export interface NodeServices {
@@ -46,18 +46,11 @@ export interface ToolResultStore {
   read(runId: string, ref: string): Promise<string | null>;
 }
 
-/** A tool call a node's stored state holds as answered, with a log row of its own (see NodeHandler.answeredCalls). */
-export interface AnsweredCall {
-  id: string;
-  name: string;
-  /** As stored: credentials masked. */
-  arguments: string;
-  status: ToolCallStatus;
-  /** The result or error as stored. */
-  response: string;
-  durationMs: number;
-  repair?: ToolCallRepair;
-}
+/**
+ * A tool call a node's stored state holds as answered, with a log row of its own (see NodeHandler.answeredCalls): the
+ * loop's record of the call, narrowed to the calls that ran or were answered through a hook.
+ */
+export type AnsweredCall = Omit<AgentToolCallRecord, 'status'> & { status: ToolCallStatus };
 
 /** What checks beyond the schema may consult: the configured providers. */
 export type NodeCheckContext = Pick<NodeServices, 'defaultProvider'> & {
