@@ -100,6 +100,19 @@ const runGraph = () =>
 
 describe('NODE_HANDLERS', () => {
   const definition: WorkflowDefinition = { name: 'sample', nodes: Object.values(SAMPLES), edges: [] };
+  /** Runs an LLM node with `data` (asking about Berlin) on `deps`, with a checkpoint step that stores nothing. */
+  const runLlmNode = (data: NonNullable<typeof SAMPLES.llm.data>, deps: NodeServices) =>
+    NODE_HANDLERS.llm.run({
+      node: { ...SAMPLES.llm, data },
+      data,
+      scope: { inputs: { city: 'Berlin' } },
+      run,
+      definition,
+      services: deps,
+      handlers: NODE_HANDLERS,
+      runGraph,
+      step: { state: undefined, save: () => Promise.resolve() },
+    });
 
   it.each(NODE_TYPES)('should produce an output that matches the shape the %s handler declares', async (type) => {
     const handler = NODE_HANDLERS[type] as NodeHandler;
@@ -191,19 +204,8 @@ describe('NODE_HANDLERS', () => {
       } as unknown as ToolCalls,
     };
     const data = { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] };
-    const node = { ...SAMPLES.llm, data };
 
-    const output = await NODE_HANDLERS.llm.run({
-      node,
-      data,
-      scope: { inputs: { city: 'Berlin' } },
-      run,
-      definition,
-      services: deps,
-      handlers: NODE_HANDLERS,
-      runGraph,
-      step: { state: undefined, save: () => Promise.resolve() },
-    });
+    const output = await runLlmNode(data, deps);
 
     expect(output).toMatchObject({ output: 'Sunny twice.' });
     // The second model answer started storing c1's log; c2 waited for it.
@@ -247,17 +249,7 @@ describe('NODE_HANDLERS', () => {
       tool_selection: { max_tools: 1 },
     };
 
-    await NODE_HANDLERS.llm.run({
-      node: { ...SAMPLES.llm, data },
-      data,
-      scope: { inputs: { city: 'Berlin' } },
-      run,
-      definition,
-      services: deps,
-      handlers: NODE_HANDLERS,
-      runGraph,
-      step: { state: undefined, save: () => Promise.resolve() },
-    });
+    await runLlmNode(data, deps);
 
     expect([...toolUsage.of('user-1').scores('weather Berlin').keys()]).toEqual(['name:weather']);
     expect(toolUsage.of('user-2').scores('weather Berlin').size).toBe(0);
