@@ -1,4 +1,5 @@
 import { benchArgumentValidation } from './argument-validation.bench';
+import { QUICK } from './bench-size';
 import { benchClientCost } from './client-cost.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
@@ -11,14 +12,20 @@ import { benchQueueLoad } from './queue-load.bench';
 import { benchToolSelection } from './tool-selection.bench';
 import { benchToolSelectionEmbeddings } from './tool-selection-embeddings.bench';
 
-/** `npm run bench`: every benchmark, one after the other, numbers printed as a table. */
+/**
+ * `npm run bench`: every benchmark, one after the other, numbers printed as a table. `npm run bench:quick`
+ * (BENCH_QUICK=1): only the cost per run, throughput, soak and queue load, each from fewer runs (bench-size.ts).
+ */
 async function main(): Promise<void> {
-  const suites: Array<[string, () => Promise<Record<string, unknown>>]> = [
+  const others: Array<[string, () => Promise<Record<string, unknown>>]> = [
     ['argument validation', benchArgumentValidation],
     ['code tool', benchCodeTool],
     ['engine overhead', benchEngineOverhead],
     ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
     ['outbound HTTP client per call (axios + SSRF guard vs bare node:http)', benchOutboundClient],
+  ];
+  const suites: Array<[string, () => Promise<Record<string, unknown>>]> = [
+    ...(QUICK ? [] : others),
     ['cost per run', benchRunCost],
     ['cost per run, client clock (ToolFlow in its own process; bare loop with an in-process tool)', benchClientCost],
   ];
@@ -37,6 +44,7 @@ async function main(): Promise<void> {
     console.log('\nqueue load (1 api + 2 workers vs embedded)');
     console.table(load);
   }
+  if (QUICK) return;
   console.log('\ntool selection (recall of the right tool among the k offered; time of one ranking)');
   console.table(await benchToolSelection());
   console.log('\ntool selection with embeddings (local Universal Sentence Encoder lite over a local /v1/embeddings)');

@@ -19,6 +19,7 @@ import {
   toolRoundTurn,
   withModelAndBackend,
 } from './tool-round';
+import { benchSize } from './bench-size';
 
 /**
  * Load test of queue mode (issue 9): N runs of one tool round each (model → one http tool call → model →
@@ -28,7 +29,7 @@ import {
  * process started from source. Needs TEST_REDIS_URL and a MySQL/MariaDB URL (TEST_MYSQL_URL or DATABASE_URL);
  * skipped without them. `BENCH_QUEUE_RUNS` sets N (default 1000).
  */
-const RUNS = Number(process.env.BENCH_QUEUE_RUNS ?? 1000);
+const RUNS = benchSize('BENCH_QUEUE_RUNS', 1000, 200);
 const MODEL_LATENCY_MS = 200;
 const SLOTS_PER_WORKER = 16;
 const LEASE_MS = 5000;

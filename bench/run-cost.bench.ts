@@ -14,12 +14,14 @@ import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
 import { startToolBackend, type ToolBackend } from '../test/support/tool-backend';
 import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
 import { bareOpenAILoop } from './bare-openai-loop';
+import { benchSize } from './bench-size';
 import { median } from './median';
 
 export const ROUNDS = 3;
 export const CALLS_PER_ROUND = 3;
 export const MODEL_CALLS = ROUNDS + 1;
-export const REPETITIONS = 30;
+/** Alternated repetitions per side (BENCH_COST_REPETITIONS; quick mode 10). */
+export const REPETITIONS = benchSize('BENCH_COST_REPETITIONS', 30, 10);
 export const ANSWER = 'All three rounds done.';
 
 export const pingParameters = {

@@ -4,6 +4,7 @@ import { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY, startTestApp } from '../test/support/test-app';
 import { startToolBackend } from '../test/support/tool-backend';
 import { llmEnv } from '../test/support/workflow-fixtures';
+import { benchSize } from './bench-size';
 import { heapAfterGc } from './heap-growth';
 import { sqlite } from './run-cost.bench';
 import { ANSWER, installToolRound, toolRoundTurn } from './tool-round';
@@ -15,7 +16,7 @@ import { ANSWER, installToolRound, toolRoundTurn } from './tool-round';
  * subscribers); and right after the soak, before that retention ends, to show what it holds.
  * `node -r @swc-node/register bench/soak.bench.ts`
  */
-const RUNS = Number(process.env.BENCH_SOAK_RUNS ?? 2000);
+const RUNS = benchSize('BENCH_SOAK_RUNS', 2000, 1000);
 const WARM_UP = Math.min(500, Math.ceil(RUNS / 4));
 const CLIENTS = 32;
 /** RunEventsService keeps a finished run's log 30 s. */

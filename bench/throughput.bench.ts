@@ -13,6 +13,7 @@ import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
 import type { ToolBackend } from '../test/support/tool-backend';
 import { llmEnv } from '../test/support/workflow-fixtures';
 import { processCpuMs } from './client-cost.bench';
+import { benchSize } from './bench-size';
 import { median } from './median';
 import {
   ANSWER,
@@ -36,7 +37,7 @@ import {
  * commands per run, on a private redis-server when one is installed. `BENCH_THROUGHPUT_RUNS` (default 1000)
  * runs per scenario after 100 to warm up; `BENCH_THROUGHPUT_MODES=embedded` or `queue` runs one mode only. `node -r @swc-node/register bench/throughput.bench.ts`
  */
-const RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 1000);
+const RUNS = benchSize('BENCH_THROUGHPUT_RUNS', 1000, 300);
 /** `embedded`, `queue` or both (the default), comma-separated. */
 const MODES = (process.env.BENCH_THROUGHPUT_MODES ?? 'embedded,queue').split(',');
 const WARM_UP = 100;
