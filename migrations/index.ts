@@ -28,6 +28,7 @@ import { ToolCallLogRepair1796192000000 } from './1796192000000-tool-call-log-re
 import { ModelExchangeItems1796195000000 } from './1796195000000-model-exchange-items';
 import { ToolCallLogCpu1796196000000 } from './1796196000000-tool-call-log-cpu';
 import { ToolUsageTerms1796197000000 } from './1796197000000-tool-usage-terms';
+import { TestRunHeartbeat1796198000000 } from './1796198000000-test-run-heartbeat';
 
 /** Every migration in order; listed explicitly so the app, the CLI and the tests load the same set. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   ModelExchangeItems1796195000000,
   ToolCallLogCpu1796196000000,
   ToolUsageTerms1796197000000,
+  TestRunHeartbeat1796198000000,
 ];

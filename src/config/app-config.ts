@@ -230,6 +230,8 @@ const SETTINGS = {
   runDbRetryMs: int('RUN_DB_RETRY_MS', 60000, 0, 3_600_000),
   /** On SIGTERM, how long running runs may go on before they are handed back (left resumable from their checkpoint). */
   shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10000, 0, 3_600_000),
+  /** How often a process refreshes the heartbeat of the test runs it runs; 3 missed: the test run is interrupted. */
+  testRunHeartbeatMs: int('TEST_RUN_HEARTBEAT_MS', 5000, 100, 600_000),
   /** Requests per minute per API key; past it, 429 with Retry-After. */
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 1200, 1, 1_000_000),
   telemetry: {

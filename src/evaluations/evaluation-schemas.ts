@@ -88,7 +88,17 @@ export const TEST_RUN_SCHEMA = openApi({
     id: { type: 'string' },
     workflow_id: { type: 'string' },
     workflow_version: nullable('integer'),
-    status: { type: 'string', enum: ['running', 'passed', 'failed'], description: '`running` until every case ended' },
+    status: {
+      type: 'string',
+      enum: ['running', 'passed', 'failed'],
+      description: '`running` until every case ended; `failed` with `error` when it ended early',
+    },
+    error: {
+      ...nullable('string'),
+      description:
+        'Why the test run ended before its cases did, e.g. "interrupted: the process running it stopped at …" ' +
+        '(the results of the cases that ended are kept); null otherwise',
+    },
     progress: {
       type: 'object',
       required: ['done', 'total'],

@@ -40,4 +40,16 @@ export class TestRunEntity {
 
   @Column({ name: 'finished_at', type: 'datetime', precision: 3, nullable: true })
   finishedAt!: Date | null;
+
+  /** The process running the test run's cases (see TestRunHeartbeat); null for rows older than it. */
+  @Column({ type: 'varchar', length: 80, nullable: true })
+  owner!: string | null;
+
+  /** When the owner last said it is still running the test run. */
+  @Column({ name: 'heartbeat_at', type: 'datetime', precision: 3, nullable: true })
+  heartbeatAt!: Date | null;
+
+  /** Why the test run ended before its cases did (interrupted, or its results could not be stored). */
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
 }

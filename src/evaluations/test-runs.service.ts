@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Not, Repository } from 'typeorm';
@@ -12,6 +12,10 @@ import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { RunQueriesService } from '../runs/run-queries.service';
 import { errorMessage } from '../shared/error-text';
+import { sleep } from '../shared/sleep';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { retryDatabaseWrite } from '../common/retry-database-write';
 import type { WorkflowEntity } from '../workflow/workflow.entity';
 import { RunStarter } from '../workflow/execution/run-starter.service';
 import { WorkflowVersionsService } from '../workflow/workflow-versions.service';
@@ -30,6 +34,7 @@ import {
   type TestRunSummary,
 } from './test-run-results';
 import { TestRunEntity } from './test-run.entity';
+import { interruptedReason, TestRunHeartbeat } from './test-run-heartbeat';
 import type { TestRunOptions } from './test-run-options';
 import { TestSuitesService } from './test-suites.service';
 
@@ -38,8 +43,10 @@ export interface TestRunResponse {
   id: string;
   workflow_id: string;
   workflow_version: number | null;
-  /** `running` until every case has ended. */
+  /** `running` until every case has ended, or the test run ended early (`error`). */
   status: 'running' | 'passed' | 'failed';
+  /** Why the test run ended before all its cases did (e.g. its process stopped); null otherwise. */
+  error: string | null;
   /** Cases ended of all the test run's cases. */
   progress: { done: number; total: number };
   /** Of the cases ended so far; `cases` counts all of them. */
@@ -56,6 +63,7 @@ const toTestRunResponse = (row: TestRunEntity): TestRunResponse => ({
   workflow_id: row.workflowId,
   workflow_version: row.workflowVersion,
   status: row.status as TestRunResponse['status'],
+  error: row.error ?? null,
   progress: { done: row.results.length, total: row.summary.cases },
   // Test runs stored before costs were kept read as of unknown cost.
   summary: { ...row.summary, cost: row.summary.cost ?? null },
@@ -69,12 +77,20 @@ const toTestRunResponse = (row: TestRunEntity): TestRunResponse => ({
   finished_at: row.finishedAt?.toISOString() ?? null,
 });
 
-/** Runs `work` over `items`, at most `limit` at once, results in the items' order. */
-async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+/**
+ * Runs `work` over `items`, at most `limit` at once, results in the items' order; once `stopped()`, no item starts
+ * (those left have no result).
+ */
+async function inPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+  stopped: () => boolean,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stopped()) {
       const index = next++;
       results[index] = await work(items[index]);
     }
@@ -95,13 +111,22 @@ const progressSummary = (results: readonly CaseResult[], total: number): TestRun
   cases: total,
 });
 
-/** Runs a workflow's suite, one run per case (or a replay of the case's cassette), and stores the results. */
+/** A test run this process stopped running before all its cases ended (it is shutting down). */
+class TestRunStoppedError extends Error {}
+
+/**
+ * Runs a workflow's suite, one run per case (or a replay of the case's cassette), and stores the results. A test
+ * run never stays `running` without a live process running it: TestRunHeartbeat ends those of a dead process, any
+ * failure of the background task ends it with the reason, and shutdown ends the ones left after the grace period.
+ */
 @Injectable()
-export class TestRunsService {
+export class TestRunsService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(TestRunsService.name);
   private readonly judge: Judge;
-  /** Test runs started without `wait` whose cases are still running. */
-  private readonly inFlight = new Set<Promise<TestRunEntity>>();
+  /** Test runs whose cases run in this process, by id. */
+  private readonly inFlight = new Map<string, Promise<TestRunEntity>>();
+  /** Shutting down: no case starts. */
+  private draining = false;
 
   constructor(
     @InjectRepository(TestRunEntity) private readonly testRuns: Repository<TestRunEntity>,
@@ -112,6 +137,8 @@ export class TestRunsService {
     private readonly replays: ReplayService,
     private readonly versions: WorkflowVersionsService,
     @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
+    private readonly heartbeat: TestRunHeartbeat,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     providers: ProviderRegistry,
   ) {
     this.judge = judgeWith(providers);
@@ -157,17 +184,66 @@ export class TestRunsService {
       userId: principal.userId,
       createdAt: new Date(),
       finishedAt: null,
+      owner: this.heartbeat.owner,
+      heartbeatAt: new Date(),
+      error: null,
     };
     await this.testRuns.insert(row as QueryDeepPartialEntity<TestRunEntity>);
-    const finished = this.runCases(row, cases, options.concurrency, (testCase) =>
-      this.runCase(workflow, version, testCase, options, principal),
+    const finished = this.guarded(
+      row,
+      this.runCases(row, cases, options.concurrency, (testCase) =>
+        this.runCase(workflow, version, testCase, options, principal),
+      ),
     );
     if (wait) return toTestRunResponse(await finished);
-    this.inFlight.add(finished);
-    void finished
-      .catch((error: unknown) => this.logger.error(`test run ${row.id} failed: ${errorMessage(error)}`))
-      .finally(() => this.inFlight.delete(finished));
+    void finished.catch((error: unknown) => this.logger.error(`test run ${row.id} failed: ${errorMessage(error)}`));
     return toTestRunResponse(row);
+  }
+
+  /**
+   * Shutdown: no case starts any more, the cases in flight get SHUTDOWN_GRACE_MS to end, then the test runs left
+   * are ended as interrupted (with the results stored so far), so that no client polls them for good.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    if (this.inFlight.size === 0) return;
+    this.logger.warn(
+      `Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.inFlight.size} test run(s)`,
+    );
+    await Promise.race([Promise.allSettled(this.inFlight.values()), sleep(this.config.shutdownGraceMs)]);
+    for (const testRunId of this.inFlight.keys()) {
+      await this.heartbeat
+        .endEarly(testRunId, interruptedReason(new Date()))
+        .catch((error: unknown) => this.logger.error(`test run ${testRunId} not ended: ${errorMessage(error)}`));
+    }
+  }
+
+  /**
+   * While `work` runs, the test run is in flight here and its heartbeat kept; should it fail (a write that kept
+   * failing, a shutdown), the test run is ended with the reason before the failure is passed on.
+   */
+  private async guarded(row: TestRunEntity, work: Promise<TestRunEntity>): Promise<TestRunEntity> {
+    this.heartbeat.hold(row.id);
+    const tracked = work.then(
+      (ended) => ended,
+      async (error: unknown) => {
+        const reason =
+          error instanceof TestRunStoppedError
+            ? interruptedReason(new Date())
+            : `the test run could not be completed: ${errorMessage(error)}`;
+        await this.heartbeat
+          .endEarly(row.id, reason)
+          .catch((endError: unknown) => this.logger.error(`test run ${row.id} not ended: ${errorMessage(endError)}`));
+        throw error;
+      },
+    );
+    this.inFlight.set(row.id, tracked);
+    try {
+      return await tracked;
+    } finally {
+      this.inFlight.delete(row.id);
+      this.heartbeat.release(row.id);
+    }
   }
 
   /**
@@ -182,17 +258,26 @@ export class TestRunsService {
   ): Promise<TestRunEntity> {
     const ended: CaseResult[] = [];
     let stored: Promise<unknown> = Promise.resolve();
-    const results = await inPool(cases, concurrency, async (testCase) => {
-      const result = await runCase(testCase);
-      ended.push(result);
-      const progress = { results: [...ended], summary: progressSummary(ended, cases.length) };
-      // Progress is written in order, one write at a time; a failed write only delays what GET shows.
-      stored = stored
-        .then(() => this.testRuns.update(row.id, progress as QueryDeepPartialEntity<TestRunEntity>))
-        .catch((error: unknown) => this.logger.warn(`test run ${row.id}: progress not stored: ${errorMessage(error)}`));
-      return result;
-    });
+    const running = { id: row.id, status: 'running' };
+    const results = await inPool(
+      cases,
+      concurrency,
+      async (testCase) => {
+        const result = await runCase(testCase);
+        ended.push(result);
+        const progress = { results: [...ended], summary: progressSummary(ended, cases.length) };
+        // Progress is written in order, one write at a time; a failed write only delays what GET shows.
+        stored = stored
+          .then(() => this.testRuns.update(running, progress as QueryDeepPartialEntity<TestRunEntity>))
+          .catch((error: unknown) =>
+            this.logger.warn(`test run ${row.id}: progress not stored: ${errorMessage(error)}`),
+          );
+        return result;
+      },
+      () => this.draining,
+    );
     await stored;
+    if (this.draining && ended.length < cases.length) throw new TestRunStoppedError('shutting down');
     const previous = await this.testRuns.findOne({
       where: { suiteId: row.suiteId, id: Not(row.id), finishedAt: Not(IsNull()) },
       order: { createdAt: 'DESC' },
@@ -206,7 +291,12 @@ export class TestRunsService {
       previousTestRunId: previous?.id ?? null,
       finishedAt: new Date(),
     };
-    await this.testRuns.update(row.id, end as QueryDeepPartialEntity<TestRunEntity>);
+    // Retried through a database outage like a run's writes; a test run ended meanwhile (swept, shut down) stays so.
+    const written = await retryDatabaseWrite(
+      () => this.testRuns.update(running, end as QueryDeepPartialEntity<TestRunEntity>),
+      { budgetMs: this.config.runDbRetryMs },
+    );
+    if (written?.affected === 0) return (await this.testRuns.findOneBy({ id: row.id })) ?? { ...row, ...end };
     return { ...row, ...end };
   }
 

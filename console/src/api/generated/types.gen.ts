@@ -4087,9 +4087,13 @@ export type ListTestRunsResponses = {
         workflow_id?: string;
         workflow_version?: number | null;
         /**
-         * `running` until every case ended
+         * `running` until every case ended; `failed` with `error` when it ended early
          */
         status?: 'running' | 'passed' | 'failed';
+        /**
+         * Why the test run ended before its cases did, e.g. "interrupted: the process running it stopped at …" (the results of the cases that ended are kept); null otherwise
+         */
+        error?: string | null;
         /**
          * Cases ended of all the test run’s cases
          */
@@ -4292,9 +4296,13 @@ export type StartTestRunResponses = {
         workflow_id?: string;
         workflow_version?: number | null;
         /**
-         * `running` until every case ended
+         * `running` until every case ended; `failed` with `error` when it ended early
          */
         status?: 'running' | 'passed' | 'failed';
+        /**
+         * Why the test run ended before its cases did, e.g. "interrupted: the process running it stopped at …" (the results of the cases that ended are kept); null otherwise
+         */
+        error?: string | null;
         /**
          * Cases ended of all the test run’s cases
          */
@@ -4439,9 +4447,13 @@ export type StartTestRunResponses = {
         workflow_id?: string;
         workflow_version?: number | null;
         /**
-         * `running` until every case ended
+         * `running` until every case ended; `failed` with `error` when it ended early
          */
         status?: 'running' | 'passed' | 'failed';
+        /**
+         * Why the test run ended before its cases did, e.g. "interrupted: the process running it stopped at …" (the results of the cases that ended are kept); null otherwise
+         */
+        error?: string | null;
         /**
          * Cases ended of all the test run’s cases
          */
@@ -4619,9 +4631,13 @@ export type GetTestRunResponses = {
         workflow_id?: string;
         workflow_version?: number | null;
         /**
-         * `running` until every case ended
+         * `running` until every case ended; `failed` with `error` when it ended early
          */
         status?: 'running' | 'passed' | 'failed';
+        /**
+         * Why the test run ended before its cases did, e.g. "interrupted: the process running it stopped at …" (the results of the cases that ended are kept); null otherwise
+         */
+        error?: string | null;
         /**
          * Cases ended of all the test run’s cases
          */
