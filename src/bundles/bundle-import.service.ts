@@ -171,8 +171,8 @@ export class BundleImportService {
     }
     if (!dryRun) {
       await this.dataSource.transaction(async (manager) => {
-        await this.tools.storePlanned(manager, plannedTools);
-        await this.workflows.storePlanned(manager, plannedWorkflows);
+        await this.tools.storePlanned(manager, plannedTools, principal);
+        await this.workflows.storePlanned(manager, plannedWorkflows, principal);
       });
     }
     return outcome;

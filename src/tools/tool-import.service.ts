@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
+import { AuditService } from '../audit/audit.service';
 import { DomainError } from '../common/errors/domain-error';
 import { isDuplicateKey, namesTaken, type TakenNames } from '../common/owned-queries';
 import { dropMaskedValues } from '../shared/secrets';
@@ -32,6 +33,7 @@ export class ToolImportService {
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
     private readonly fields: ToolFieldsService,
+    private readonly audit: AuditService,
   ) {}
 
   /** The names an import may clash with. */
@@ -78,10 +80,14 @@ export class ToolImportService {
     }
   }
 
-  /** Stores checked tools inside the caller's transaction: all of them or, when one fails, none. */
-  async storePlanned(manager: EntityManager, planned: readonly PlannedTool[]): Promise<void> {
+  /**
+   * Stores checked tools inside the caller's transaction: all of them or, when one fails, none; each with its audit
+   * record naming `principal` (the importing key).
+   */
+  async storePlanned(manager: EntityManager, planned: readonly PlannedTool[], principal: Principal): Promise<void> {
     for (const tool of planned) {
       const now = new Date();
+      const before = tool.replaces?.version ?? null;
       try {
         if (tool.replaces) {
           const version = tool.replaces.version + 1;
@@ -107,6 +113,14 @@ export class ToolImportService {
           await manager.insert(ToolEntity, asRow(row));
           await manager.insert(ToolVersionEntity, snapshotRow(tool.id, 1, tool.fields, now));
         }
+        await this.audit.record(manager, principal, {
+          action: before === null ? 'create' : 'update',
+          type: 'tool',
+          id: tool.id,
+          name: tool.name,
+          before,
+          after: (before ?? 0) + 1,
+        });
       } catch (error) {
         if (isDuplicateKey(error)) throw nameTaken(tool.name, tool.fields.isPublic);
         throw error;

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import { AuditService } from '../audit/audit.service';
 import { DomainError, type FieldProblem } from '../common/errors/domain-error';
 import { isDuplicateKey, namesTaken, type TakenNames } from '../common/owned-queries';
 import type { WorkflowDefinition } from './definition.schema';
@@ -34,6 +35,7 @@ export class WorkflowImportService {
   constructor(
     @InjectRepository(WorkflowEntity) private readonly workflows: Repository<WorkflowEntity>,
     private readonly checker: DefinitionChecker,
+    private readonly audit: AuditService,
   ) {}
 
   /** Names an import may clash with: the caller's own workflows and the public ones, each name to its id. */
@@ -73,8 +75,11 @@ export class WorkflowImportService {
     };
   }
 
-  /** Stores checked workflows inside the caller's transaction: all of them or, when one fails, none. */
-  async storePlanned(manager: EntityManager, planned: readonly PlannedWorkflow[]): Promise<void> {
+  /**
+   * Stores checked workflows inside the caller's transaction: all of them or, when one fails, none; each with its
+   * audit record naming `principal` (the importing key).
+   */
+  async storePlanned(manager: EntityManager, planned: readonly PlannedWorkflow[], principal: Principal): Promise<void> {
     for (const workflow of planned) {
       const now = new Date();
       const fields = {
@@ -102,6 +107,14 @@ export class WorkflowImportService {
           await manager.insert(WorkflowEntity, row as QueryDeepPartialEntity<WorkflowEntity>);
         }
         await recordWorkflowVersion(manager, { ...fields, id: workflow.id, version }, workflow.savedBy, now);
+        await this.audit.record(manager, principal, {
+          action: workflow.replaces ? 'update' : 'create',
+          type: 'workflow',
+          id: workflow.id,
+          name: workflow.name,
+          before: workflow.replaces?.version ?? null,
+          after: version,
+        });
       } catch (error) {
         if (isDuplicateKey(error)) throw workflowNameTaken(workflow.name, workflow.isPublic);
         throw error;

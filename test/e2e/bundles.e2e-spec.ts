@@ -184,8 +184,27 @@ describe('Export and import (e2e)', () => {
       ['inner_tool', 'replaced'],
       ['lookup', 'replaced'],
     ]);
-    const lookup = (await aliceApi.get('/tools/lookup').expect(200)).body as { version: number };
+    const lookup = (await aliceApi.get('/tools/lookup').expect(200)).body as { id: string; version: number };
     expect(lookup.version).toBe(2);
+    // One audit record per object an import created or changed, naming the importing key's user.
+    const admin = new WorkflowApi(stack.app.http, ADMIN_KEY);
+    type AuditBody = {
+      items: Array<{ action: string; actor: { user_id: string }; object: { name: string }; after_version: number }>;
+    };
+    const audited = (path: string) => admin.get(path).expect(200) as Promise<{ body: AuditBody }>;
+    const lookupRecords = (await audited(`/audit?object_type=tool&object_id=${lookup.id}`)).body.items;
+    expect(lookupRecords[0]).toMatchObject({
+      action: 'update',
+      actor: { user_id: 'alice' },
+      object: { name: 'lookup' },
+      before_version: 1,
+      after_version: 2,
+    });
+    const inner2Records = (await audited(`/audit?object_type=workflow&object_id=${renamed.workflows[0].id}`)).body
+      .items;
+    expect(inner2Records).toEqual([
+      expect.objectContaining({ action: 'create', actor: expect.objectContaining({ user_id: 'alice' }) as object }),
+    ]);
     stack.backend.hits.length = 0;
     await aliceApi.post('/tools/lookup/execute', { arguments: { id: 'y' } }).expect(200);
     expect(stack.backend.hits.map((hit) => hit.params)).toEqual([{ id: 'y', api_key: 'k-123' }]);
