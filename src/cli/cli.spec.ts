@@ -1,5 +1,5 @@
 import { parseTestCommand, UsageError } from './cli-args';
-import { formatJunit, formatTable, type TestRunReport } from './report';
+import { exitCodeOf, formatJunit, formatTable, type TestRunReport } from './report';
 
 const report: TestRunReport = {
   id: 'tr-1',
@@ -71,6 +71,28 @@ describe(formatTable.name, () => {
     expect(formatTable(priced)).toContain('cost 0.00045 USD (test run tr-1)');
     const { cost: _cost, ...older } = report.results[0];
     expect(formatTable({ ...report, results: [older] })).toMatch(/PASS\s+berlin\s+1\/1\s+15\s+-\s+500/);
+  });
+});
+
+describe(exitCodeOf.name, () => {
+  const interrupted: TestRunReport = {
+    ...report,
+    status: 'failed',
+    error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
+    summary: { ...report.summary, passed: 1, failed: 0 },
+    results: [report.results[0]],
+  };
+
+  it('should exit 0 when every case passed and 1 when one failed', () => {
+    expect(exitCodeOf({ ...interrupted, status: 'passed', error: null })).toBe(0);
+    expect(exitCodeOf(report)).toBe(1);
+  });
+
+  it('should exit 1 and say why when the test run ended early, though no ended case failed', () => {
+    expect(exitCodeOf(interrupted)).toBe(1);
+    expect(formatTable(interrupted)).toContain(
+      'The test run ended early: interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
+    );
   });
 });
 

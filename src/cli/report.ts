@@ -8,6 +8,8 @@ interface Cost {
 export interface TestRunReport {
   id: string;
   status: string;
+  /** Why the test run ended before its cases did (its process stopped, …); absent from older services. */
+  error?: string | null;
   summary: {
     cases: number;
     passed: number;
@@ -82,6 +84,7 @@ export function formatTable(report: TestRunReport): string {
     '',
     `${summary.passed} passed, ${summary.failed} failed of ${summary.cases} cases, ${summary.total_tokens} tokens, ` +
       `cost ${costText(summary.cost)} (test run ${report.id})`,
+    ...(report.error ? [`The test run ended early: ${report.error}`] : []),
   ].join('\n');
 }
 
@@ -129,3 +132,7 @@ export function formatJunit(report: TestRunReport, suiteName: string): string {
     '',
   ].join('\n');
 }
+
+/** The CLI's exit code: 0 when every case passed, 1 when one failed or the test run ended early (interrupted). */
+export const exitCodeOf = (report: TestRunReport): number =>
+  report.status === 'passed' && report.summary.failed === 0 ? 0 : 1;

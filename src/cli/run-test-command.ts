@@ -4,7 +4,7 @@ import { errorMessage } from '../shared/error-text';
 import { isRecord } from '../shared/is-record';
 import { sleep } from '../shared/sleep';
 import type { TestCommand } from './cli-args';
-import { formatJunit, formatTable, type TestRunReport } from './report';
+import { exitCodeOf, formatJunit, formatTable, type TestRunReport } from './report';
 
 /** A ToolFlow the command talks to: its base URL (no trailing slash) and an API key. */
 export interface Service {
@@ -157,5 +157,5 @@ export async function runTestCommand(command: TestCommand, service: Service, out
   const report = await untilEnded(service, workflow.id, started);
   output.out(formatTable(report));
   if (command.junitFile !== undefined) writeFileSync(command.junitFile, formatJunit(report, workflow.name));
-  return report.summary.failed === 0 ? 0 : 1;
+  return exitCodeOf(report);
 }
