@@ -5,6 +5,7 @@ import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchOutboundClient } from './outbound-client.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
+import { benchPythonTool } from './python-tool.bench';
 import { benchRunCost } from './run-cost.bench';
 import { benchSoak } from './soak.bench';
 import { benchThroughput } from './throughput.bench';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const others: Array<[string, () => Promise<Record<string, unknown>>]> = [
     ['argument validation', benchArgumentValidation],
     ['code tool', benchCodeTool],
+    ['Python code tool beside JavaScript (cold: a new sandbox process; warm: medians)', benchPythonTool],
     ['engine overhead', benchEngineOverhead],
     ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
     ['outbound HTTP client per call (axios + SSRF guard vs bare node:http)', benchOutboundClient],
