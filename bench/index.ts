@@ -4,6 +4,7 @@ import { benchClientCost } from './client-cost.bench';
 import { benchCodeTool } from './code-tool.bench';
 import { benchEngineOverhead } from './engine-overhead.bench';
 import { benchOutboundClient } from './outbound-client.bench';
+import { benchProviderFetch } from './provider-fetch.bench';
 import { benchProviderOverhead } from './provider-overhead.bench';
 import { benchPythonTool } from './python-tool.bench';
 import { benchRunCost } from './run-cost.bench';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     ['Python code tool beside JavaScript (cold: a new sandbox process; warm: medians)', benchPythonTool],
     ['engine overhead', benchEngineOverhead],
     ['provider adapter overhead per call (vs the bare official SDK)', benchProviderOverhead],
+    ['OpenAI SDK call over undici fetch vs nodeHttpFetch (CPU per streamed call)', benchProviderFetch],
     ['outbound HTTP client per call (axios + SSRF guard vs bare node:http)', benchOutboundClient],
   ];
   const suites: Array<[string, () => Promise<Record<string, unknown>>]> = [
