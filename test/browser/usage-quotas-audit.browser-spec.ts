@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -15,6 +15,8 @@ import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
 
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+
 /** 1000 prompt and 100 completion tokens a call; priced at $0.15 / $0.60 per million: $0.00021 a call. */
 const USAGE = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
 
@@ -26,6 +28,11 @@ describe('console usage, quotas and audit (browser)', () => {
   let workflowId: string;
   const admin = bearer(ADMIN_KEY);
   const quotaBodies: unknown[] = [];
+  const shot = async (name: string) => {
+    if (!SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
   /** Picks `option` in the naive-ui select that shows `current`. */
   const choose = async (current: string, option: string) => {
     await page.locator('.n-base-selection').filter({ hasText: current }).click();
@@ -78,6 +85,7 @@ describe('console usage, quotas and audit (browser)', () => {
     await visible(chart.getByText('0.00042 USD'));
     await choose('By day', 'By model');
     await visible(chart.getByText(/test-model/));
+    await shot('usage');
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -104,6 +112,7 @@ describe('console usage, quotas and audit (browser)', () => {
     await page.getByRole('button', { name: 'Start run' }).click();
     const refusal = page.getByRole('dialog').getByRole('alert');
     await visible(refusal);
+    await shot('quota-refused');
     expect(await refusal.textContent()).toMatch(
       /429.*Quota runs_per_day of user "admin" is used up \(2 of 2 per day\)/,
     );
@@ -137,6 +146,7 @@ describe('console usage, quotas and audit (browser)', () => {
     expect(await update.textContent()).toContain('v1 → v2');
     await visible(page.getByRole('row').filter({ hasText: 'audited_echo' }).filter({ hasText: 'create' }));
     expect(page.url()).toContain('object_type=tool');
+    await shot('audit');
     expect(await seriousViolations(page)).toEqual([]);
   });
 });
