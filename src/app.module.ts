@@ -1,7 +1,10 @@
-import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Inject, Module, type OnModuleInit, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { OWNER_LISTENER, type OwnerListener } from './api-keys/owner-listener';
+import type { Port } from './common/port';
+import { ToolUsageService } from './workflow/tool-selection/tool-usage.service';
 import { AuditModule } from './audit/audit.module';
 import { QuotasModule } from './quotas/quotas.module';
 import type { AppConfig } from './config/app-config';
@@ -29,7 +32,17 @@ const serializeRequest = (request: { url?: string; headers?: Record<string, unkn
 });
 
 @Module({})
-export class AppModule {
+export class AppModule implements OnModuleInit {
+  constructor(
+    @Inject(OWNER_LISTENER) private readonly ownerListener: Port<OwnerListener>,
+    private readonly toolUsage: ToolUsageService,
+  ) {}
+
+  /** api-keys/ tells of removed owners; what is kept per owner lives in modules it may not import. */
+  onModuleInit(): void {
+    this.ownerListener.provide({ ownerRemoved: (userId) => this.toolUsage.forgetOwner(userId) });
+  }
+
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,

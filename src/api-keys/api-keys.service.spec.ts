@@ -7,17 +7,22 @@ import { adminPrincipal } from '../../test/factories/run.factory';
 import { AuditModule } from '../audit/audit.module';
 import { ApiKeyEntity } from './api-key.entity';
 import { API_KEY_CACHE_TTL_MS, ApiKeysService } from './api-keys.service';
+import { providedPort } from '../common/port';
+import { OWNER_LISTENER } from './owner-listener';
 
 const ADMIN_KEY = 'tf_test_admin_key_0123456789abcdef';
 
 describe(ApiKeysService.name, () => {
   let moduleRef: TestingModule;
   let sut: ApiKeysService;
+  let removedOwners: string[];
 
   beforeEach(async () => {
+    removedOwners = [];
+    const ownerListener = { ownerRemoved: (userId: string) => Promise.resolve(void removedOwners.push(userId)) };
     moduleRef = await sqliteTestingModule([TypeOrmModule.forFeature([ApiKeyEntity]), AuditModule], {
       env: { ADMIN_API_KEY: ADMIN_KEY },
-      providers: [ApiKeysService],
+      providers: [ApiKeysService, { provide: OWNER_LISTENER, useValue: providedPort(OWNER_LISTENER, ownerListener) }],
     });
     sut = moduleRef.get(ApiKeysService);
   });
@@ -64,6 +69,20 @@ describe(ApiKeysService.name, () => {
     await sut.revoke(revoked.id, { userId: admin.user_id, role: 'admin', keyId: admin.id });
 
     await expect(sut.authenticate(revoked.key)).resolves.toBeNull();
+  });
+
+  it("should tell of a removed owner when the owner's last active key is revoked, not before", async () => {
+    const admin = await sut.create({ name: 'ops', role: 'admin' }, adminPrincipal());
+    const by = { userId: admin.user_id, role: 'admin' as const, keyId: admin.id };
+    const first = await sut.create({ name: 'laptop', role: 'user', user_id: 'ana' }, adminPrincipal());
+    const second = await sut.create({ name: 'ci', role: 'user', user_id: 'ana' }, adminPrincipal());
+
+    await sut.revoke(first.id, by);
+    const afterFirst = [...removedOwners];
+    await sut.revoke(second.id, by);
+
+    expect(afterFirst).toEqual([]);
+    expect(removedOwners).toEqual(['ana']);
   });
 
   it('should refuse a key revoking itself, and report an unknown key as not found', async () => {

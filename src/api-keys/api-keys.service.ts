@@ -12,6 +12,9 @@ import { ApiKeyEntity } from './api-key.entity';
 import { type Role } from '../shared/role';
 import type { Page } from '../common/http/pagination';
 import { LruCache } from '../shared/lru-cache';
+import { errorMessage } from '../shared/error-text';
+import type { Port } from '../common/port';
+import { OWNER_LISTENER, type OwnerListener } from './owner-listener';
 import { parseSort, toFindOrder } from '../common/http/sort';
 import {
   API_KEY_DEFAULT_SORT,
@@ -53,6 +56,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    @Inject(OWNER_LISTENER) private readonly ownerListener: Port<OwnerListener>,
   ) {}
 
   /**
@@ -137,6 +141,17 @@ export class ApiKeysService implements OnApplicationBootstrap {
       name: entity.name,
     });
     this.authenticated.delete(entity.keyHash);
+    await this.removeOwnerWithoutKeys(entity.userId);
+  }
+
+  /** An owner whose last active key was revoked is gone: what was kept about their use goes too. */
+  private async removeOwnerWithoutKeys(userId: string): Promise<void> {
+    if ((await this.keys.countBy({ userId, revokedAt: IsNull() })) > 0) return;
+    try {
+      await this.ownerListener.get().ownerRemoved(userId);
+    } catch (error) {
+      this.logger.warn({ userId }, `Deleting data of a removed owner failed: ${errorMessage(error)}`);
+    }
   }
 
   private async insert(name: string, role: Role, userId: string, key: string): Promise<ApiKeyEntity> {

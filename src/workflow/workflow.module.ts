@@ -46,7 +46,7 @@ import { WorkflowImportService } from './workflow-import.service';
     RunsModule,
   ],
   controllers: [WorkflowsController],
-  exports: [WorkflowsService, WorkflowImportService, WorkflowVersionsService, RunStarter],
+  exports: [WorkflowsService, WorkflowImportService, WorkflowVersionsService, RunStarter, ToolUsageService],
   providers: [
     WorkflowsService,
     DefinitionChecker,

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { ToolUsageTermEntity } from '../../src/workflow/tool-selection/tool-usage-term.entity';
+import { ToolUsageService } from '../../src/workflow/tool-selection/tool-usage.service';
 import { OpenAITestServer, reply } from '../support/openai-test-server';
-import { startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
+import { ADMIN_KEY, startTestApp, throwawayDatabase, type TestApp } from '../support/test-app';
 import { WorkflowApi } from '../support/workflow-api';
 import { agentWorkflow, llmEnv } from '../support/workflow-fixtures';
 
@@ -129,6 +130,22 @@ describe('Tool selection learning from use, stored (e2e)', () => {
     const learner = await apiOf(sut, 'learner');
 
     await learner.delete(`/tools/${toolIds.get('learner/create_invoice')}`).expect(204);
+
+    expect(await stored(sut)).toEqual([]);
+  });
+
+  it("should forget an owner's evidence when the owner's last API key is revoked", async () => {
+    const sut = app!;
+    await learnRun(await apiOf(sut, 'other'));
+    await sut.app.get(ToolUsageService).flush();
+    expect((await stored(sut)).map((row) => row.ownerId)).toContain('other');
+    const admin = new WorkflowApi(sut.http, ADMIN_KEY);
+    const keys = (await admin.get('/api-keys?page_size=100').expect(200)).body as {
+      items: Array<{ id: string; user_id: string; revoked_at: string | null }>;
+    };
+
+    for (const key of keys.items.filter((item) => item.user_id === 'other' && item.revoked_at === null))
+      await admin.delete(`/api-keys/${key.id}`).expect(204);
 
     expect(await stored(sut)).toEqual([]);
   });
