@@ -1,16 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import {
-  CONSOLE_STACK_TIMEOUT_MS,
-  seriousViolations,
-  signIn,
-  startConsoleStack,
-  type ConsoleStack,
-  visible,
-} from '../support/console-browser';
+import { consolePage, seriousViolations, type ConsoleStack, visible } from '../support/console-browser';
 import { reply } from '../support/openai-test-server';
 import { ADMIN_KEY, bearer } from '../support/test-app';
 import { agentWorkflow } from '../support/workflow-fixtures';
@@ -22,7 +15,6 @@ const USAGE = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 
 
 describe('console usage, quotas and audit (browser)', () => {
   let stack: ConsoleStack;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
   let workflowId: string;
@@ -39,36 +31,37 @@ describe('console usage, quotas and audit (browser)', () => {
     await page.locator('.n-base-select-option').getByText(option, { exact: true }).click();
   };
 
-  beforeAll(async () => {
-    const pricesFile = join(mkdtempSync(join(tmpdir(), 'toolflow-prices-')), 'prices.json');
-    writeFileSync(pricesFile, JSON.stringify({ 'test-model': { input: 0.15, output: 0.6 } }));
-    stack = await startConsoleStack({ PRICES_FILE: pricesFile });
-    const workflow = await request(stack.app.http)
-      .post('/api/v1/workflows')
-      .set(admin)
-      .send(agentWorkflow({}))
-      .expect(201);
-    workflowId = (workflow.body as { id: string }).id;
-    for (const question of ['One?', 'Two?']) {
-      stack.llm.script([reply.text('Fine.', { usage: USAGE })]);
-      await request(stack.app.http)
-        .post(`/api/v1/workflows/${workflowId}/runs?wait=true`)
-        .set(admin)
-        .send({ inputs: { question } })
-        .expect(200);
-    }
-    ({ context, page, errors } = await stack.newPage());
-    page.on('request', (sent) => {
-      if (sent.method() === 'PUT' && sent.url().includes('/api/v1/quotas/')) quotaBodies.push(sent.postDataJSON());
-    });
-    await signIn(page, `${stack.url}/console/usage`, ADMIN_KEY);
-  }, CONSOLE_STACK_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await request(stack?.app.http).put('/api/v1/quotas/admin').set(admin).send({});
-    await context?.close();
-    await stack?.close();
-  }, CONSOLE_STACK_TIMEOUT_MS);
+  const pricesFile = join(mkdtempSync(join(tmpdir(), 'toolflow-prices-')), 'prices.json');
+  writeFileSync(pricesFile, JSON.stringify({ 'test-model': { input: 0.15, output: 0.6 } }));
+  const cleanUp = consolePage(
+    {
+      path: '/console/usage',
+      env: { PRICES_FILE: pricesFile },
+      // Two runs of the scripted model, priced: what the usage page charts.
+      prepare: async (started) => {
+        const workflow = await request(started.app.http)
+          .post('/api/v1/workflows')
+          .set(admin)
+          .send(agentWorkflow({}))
+          .expect(201);
+        workflowId = (workflow.body as { id: string }).id;
+        for (const question of ['One?', 'Two?']) {
+          started.llm.script([reply.text('Fine.', { usage: USAGE })]);
+          await request(started.app.http)
+            .post(`/api/v1/workflows/${workflowId}/runs?wait=true`)
+            .set(admin)
+            .send({ inputs: { question } })
+            .expect(200);
+        }
+      },
+    },
+    (opened) => {
+      ({ stack, page, errors } = opened);
+      page.on('request', (sent) => {
+        if (sent.method() === 'PUT' && sent.url().includes('/api/v1/quotas/')) quotaBodies.push(sent.postDataJSON());
+      });
+    },
+  );
 
   afterEach(() => expect(errors.filter((error) => !error.includes('status of 4'))).toEqual([]));
 
@@ -91,6 +84,9 @@ describe('console usage, quotas and audit (browser)', () => {
 
   it('should show a refused quota value at its field, then refuse a run past the saved quota', async () => {
     await page.goto(`${stack.url}/console/quotas`);
+    cleanUp.push(async () => {
+      await request(stack.app.http).put('/api/v1/quotas/admin').set(admin).send({}).expect(200);
+    });
     await page.getByLabel('User id').fill('admin');
     await page.getByRole('button', { name: 'Open' }).click();
     const runsPerDay = page.getByLabel('Runs per day');
