@@ -210,7 +210,12 @@ export class TestRunsService implements BeforeApplicationShutdown {
     this.logger.warn(
       `Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.inFlight.size} test run(s)`,
     );
-    await Promise.race([Promise.allSettled(this.inFlight.values()), sleep(this.config.shutdownGraceMs)]);
+    const grace = new AbortController();
+    await Promise.race([
+      Promise.allSettled(this.inFlight.values()),
+      sleep(this.config.shutdownGraceMs, grace.signal).catch(() => undefined),
+    ]);
+    grace.abort();
     for (const testRunId of this.inFlight.keys()) {
       await this.heartbeat
         .endEarly(testRunId, interruptedReason(new Date()))
