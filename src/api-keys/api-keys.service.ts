@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { AuditService } from '../audit/audit.service';
+import { AuditService, SYSTEM_ACTOR } from '../audit/audit.service';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
@@ -69,13 +69,19 @@ export class ApiKeysService implements OnApplicationBootstrap {
       const existing = await this.keys.findOneBy({ keyHash });
       if (!existing) {
         try {
-          await this.insert('bootstrap admin (ADMIN_API_KEY)', 'admin', BOOTSTRAP_ADMIN_USER, this.config.adminApiKey);
+          await this.insertBootstrapAdmin('bootstrap admin (ADMIN_API_KEY)', this.config.adminApiKey);
         } catch (error) {
           // Processes starting together on one database: another one registered the key a moment ago.
           if (!isDuplicateKey(error)) throw error;
         }
       } else if (existing.revokedAt || existing.role !== 'admin') {
         await this.keys.update({ id: existing.id }, { revokedAt: null, role: 'admin' });
+        await this.audit.record(this.keys.manager, SYSTEM_ACTOR, {
+          action: 'update',
+          type: 'api_key',
+          id: existing.id,
+          name: existing.name,
+        });
         this.logger.warn({ keyId: existing.id }, 'ADMIN_API_KEY was revoked or not an admin key: reactivated as admin');
       }
       return;
@@ -83,7 +89,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     const admins = await this.keys.countBy({ role: 'admin', revokedAt: IsNull() });
     if (admins > 0) return;
     const key = newKey();
-    await this.insert('bootstrap admin (generated)', 'admin', BOOTSTRAP_ADMIN_USER, key);
+    await this.insertBootstrapAdmin('bootstrap admin (generated)', key);
     // Printed once on purpose: it is the only way an operator who set no ADMIN_API_KEY can get in.
     process.stdout.write(
       `\n  No ADMIN_API_KEY was set, so an admin API key was generated. It is shown only this once:\n\n    ${key}\n\n`,
@@ -152,6 +158,17 @@ export class ApiKeysService implements OnApplicationBootstrap {
     } catch (error) {
       this.logger.warn({ userId }, `Deleting data of a removed owner failed: ${errorMessage(error)}`);
     }
+  }
+
+  /** The admin key the service registers at start, audited with the system as its actor. */
+  private async insertBootstrapAdmin(name: string, key: string): Promise<void> {
+    const entity = await this.insert(name, 'admin', BOOTSTRAP_ADMIN_USER, key);
+    await this.audit.record(this.keys.manager, SYSTEM_ACTOR, {
+      action: 'create',
+      type: 'api_key',
+      id: entity.id,
+      name,
+    });
   }
 
   private async insert(name: string, role: Role, userId: string, key: string): Promise<ApiKeyEntity> {

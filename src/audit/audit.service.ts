@@ -18,6 +18,17 @@ export interface AuditChange {
   after?: number | null;
 }
 
+/**
+ * The actor of changes the service makes itself, with no request and no API key: the shipped tools it seeds and
+ * the admin key it registers from ADMIN_API_KEY (or generates) at start.
+ */
+export const SYSTEM_ACTOR: Principal = {
+  userId: 'system',
+  role: 'admin',
+  keyId: 'system',
+  keyName: 'ToolFlow start-up (shipped tools, ADMIN_API_KEY)',
+};
+
 const toResponse = (row: AuditRecordEntity): AuditRecordResponse => ({
   id: row.id,
   created_at: row.createdAt.toISOString(),

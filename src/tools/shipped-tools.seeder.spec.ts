@@ -1,3 +1,5 @@
+import { AuditRecordEntity } from '../audit/audit-record.entity';
+import { AuditService } from '../audit/audit.service';
 import { DataSource, IsNull } from 'typeorm';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { TestingModule } from '@nestjs/testing';
@@ -25,9 +27,14 @@ describe(ShippedToolsSeeder.name, () => {
   let dataSource: DataSource;
   let shipped: ShippedTool[];
   const start = () =>
-    new ShippedToolsSeeder(dataSource.getRepository(ToolEntity), dataSource.getRepository(ToolVersionEntity), {
-      shippedTools: () => shipped,
-    } as unknown as ToolImplementations).onApplicationBootstrap();
+    new ShippedToolsSeeder(
+      dataSource.getRepository(ToolEntity),
+      dataSource.getRepository(ToolVersionEntity),
+      {
+        shippedTools: () => shipped,
+      } as unknown as ToolImplementations,
+      new AuditService(dataSource.getRepository(AuditRecordEntity)),
+    ).onApplicationBootstrap();
   const seed = () => dataSource.getRepository(ToolEntity).findOneByOrFail({ name: 'clock', userId: IsNull() });
   const versions = async () =>
     (await dataSource.getRepository(ToolVersionEntity).find({ where: { toolId: (await seed()).id } })).sort(
@@ -48,6 +55,23 @@ describe(ShippedToolsSeeder.name, () => {
 
     expect((await seed()).version).toBe(1);
     expect((await versions()).map((row) => [row.version, row.seeded])).toEqual([[1, true]]);
+  });
+
+  it('should audit seeding and each new version of a builtin with the system as the actor', async () => {
+    await start();
+    await start();
+    shipped = [clock('Changed')];
+    await start();
+
+    const records = await dataSource.getRepository(AuditRecordEntity).find({ order: { afterVersion: 'ASC' } });
+    expect(records.map((row) => [row.action, row.objectName, row.beforeVersion, row.afterVersion])).toEqual([
+      ['create', 'clock', null, 1],
+      ['update', 'clock', 1, 2],
+    ]);
+    expect(records.map((row) => [row.actorUserId, row.actorKeyId])).toEqual([
+      ['system', 'system'],
+      ['system', 'system'],
+    ]);
   });
 
   it('should leave no tool without its version 1 when storing the version fails, and seed it whole at the next start', async () => {
@@ -110,6 +134,7 @@ describe(ShippedToolsSeeder.name, () => {
       Object.assign(Object.create(tools) as typeof tools, { findOneBy: () => Promise.resolve(readBeforeTheOther) }),
       dataSource.getRepository(ToolVersionEntity),
       { shippedTools: () => shipped } as unknown as ToolImplementations,
+      new AuditService(dataSource.getRepository(AuditRecordEntity)),
     );
 
     await late.onApplicationBootstrap();

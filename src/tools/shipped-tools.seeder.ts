@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
+import { AuditService, SYSTEM_ACTOR } from '../audit/audit.service';
 import { isDuplicateKey } from '../common/owned-queries';
 import { ToolEntity } from './tool.entity';
 import { ToolVersionEntity } from './tool-version.entity';
@@ -21,6 +22,7 @@ export class ShippedToolsSeeder implements OnApplicationBootstrap {
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     @InjectRepository(ToolVersionEntity) private readonly versions: Repository<ToolVersionEntity>,
     @Inject(TOOL_IMPLEMENTATIONS) private readonly implementations: ToolImplementations,
+    private readonly audit: AuditService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -64,6 +66,8 @@ export class ShippedToolsSeeder implements OnApplicationBootstrap {
                 now,
               ),
             );
+            const change = { action: 'create', type: 'tool', id, name: shipped.name, after: 1 } as const;
+            await this.audit.record(manager, SYSTEM_ACTOR, change);
           });
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
@@ -99,6 +103,14 @@ export class ShippedToolsSeeder implements OnApplicationBootstrap {
         );
         if (changed.affected === 0) return false;
         await manager.insert(ToolVersionEntity, seededRow(existing.id, next, { ...existing, ...fields }, now));
+        await this.audit.record(manager, SYSTEM_ACTOR, {
+          action: 'update',
+          type: 'tool',
+          id: existing.id,
+          name: existing.name,
+          before: existing.version,
+          after: next,
+        });
         return true;
       });
     } catch (error) {

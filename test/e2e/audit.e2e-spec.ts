@@ -165,6 +165,27 @@ describe('Audit trail (e2e)', () => {
     expect(JSON.stringify(records)).not.toContain(key);
   });
 
+  it('should record the admin key and the shipped tools the service registered at start, with the system as actor', async () => {
+    const page = (await admin.get('/audit?actor_user_id=system&page_size=100').expect(200)).body as AuditPage;
+    const system = { key_id: 'system', key_name: expect.stringContaining('start-up') as string, user_id: 'system' };
+
+    expect(page.items).toContainEqual(
+      expect.objectContaining({
+        action: 'create',
+        actor: system,
+        object: expect.objectContaining({ type: 'api_key', name: 'bootstrap admin (ADMIN_API_KEY)' }) as object,
+      }),
+    );
+    expect(page.items).toContainEqual(
+      expect.objectContaining({
+        action: 'create',
+        actor: system,
+        object: expect.objectContaining({ type: 'tool', name: 'http_request' }) as object,
+        after_version: 1,
+      }),
+    );
+  });
+
   it('should record an approval decision, without the arguments it approved', async () => {
     await alice.createTool(approvalTool('wipe_audit'));
     llm.script([

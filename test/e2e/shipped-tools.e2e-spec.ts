@@ -1,3 +1,5 @@
+import { AuditRecordEntity } from '../../src/audit/audit-record.entity';
+import { AuditService } from '../../src/audit/audit.service';
 import { DataSource, IsNull } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
 import { databaseOptions } from '../../src/database-options';
@@ -38,9 +40,14 @@ describe('Shipped tools across releases (e2e)', () => {
   });
 
   const start = (dataSource: DataSource, shipped: ShippedTool) =>
-    new ShippedToolsSeeder(dataSource.getRepository(ToolEntity), dataSource.getRepository(ToolVersionEntity), {
-      shippedTools: () => [shipped],
-    } as unknown as ToolImplementations).onApplicationBootstrap();
+    new ShippedToolsSeeder(
+      dataSource.getRepository(ToolEntity),
+      dataSource.getRepository(ToolVersionEntity),
+      {
+        shippedTools: () => [shipped],
+      } as unknown as ToolImplementations,
+      new AuditService(dataSource.getRepository(AuditRecordEntity)),
+    ).onApplicationBootstrap();
 
   it('should give a builtin changed by a release one new version, however many processes start, and keep the old one', async () => {
     const [first] = processes;
