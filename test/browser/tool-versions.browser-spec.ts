@@ -119,6 +119,8 @@ describe('console tool versions (browser)', () => {
     await confirm.getByRole('button', { name: 'Roll back' }).click();
     await visible(page.getByTestId('tool-version').getByText('v4'));
     expect(await page.locator('#tool-parameters').inputValue()).not.toContain('units');
+    // The list reloads after the label changes: wait for its fourth row rather than count at once.
+    await visible(list.locator('tbody tr').nth(3));
     expect(await list.locator('tbody tr').count()).toBe(4);
 
     const tool = await request(stack.app.http).get(`/api/v1/tools/${id}`).set(bearer(ADMIN_KEY)).expect(200);
