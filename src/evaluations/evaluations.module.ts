@@ -6,6 +6,7 @@ import { WorkflowModule } from '../workflow/workflow.module';
 import { ReplayController } from './replay.controller';
 import { ReplayService } from './replay.service';
 import { TestRunEntity } from './test-run.entity';
+import { TestCaseRunner } from './test-case-runner';
 import { TestRunHeartbeat } from './test-run-heartbeat';
 import { TestRunsService } from './test-runs.service';
 import { TestSuiteEntity } from './test-suite.entity';
@@ -16,6 +17,6 @@ import { TestSuitesService } from './test-suites.service';
 @Module({
   imports: [AuditModule, TypeOrmModule.forFeature([TestSuiteEntity, TestRunEntity]), RunsModule, WorkflowModule],
   controllers: [TestSuitesController, ReplayController],
-  providers: [TestSuitesService, TestRunsService, TestRunHeartbeat, ReplayService],
+  providers: [TestSuitesService, TestRunsService, TestCaseRunner, TestRunHeartbeat, ReplayService],
 })
 export class EvaluationsModule {}

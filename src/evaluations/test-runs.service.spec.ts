@@ -8,6 +8,7 @@ import type { RunsService } from '../runs/runs.service';
 import type { RunStarter } from '../workflow/execution/run-starter.service';
 import type { WorkflowVersionsService } from '../workflow/workflow-versions.service';
 import type { ReplayService } from './replay.service';
+import { TestCaseRunner } from './test-case-runner';
 import { TestRunHeartbeat } from './test-run-heartbeat';
 import { TestRunEntity } from './test-run.entity';
 import { TestRunsService } from './test-runs.service';
@@ -45,15 +46,17 @@ describe(TestRunsService.name, () => {
     return new TestRunsService(
       testRuns,
       suites,
-      runner,
-      {} as RunsService,
-      {} as RunQueriesService,
-      {} as ReplayService,
       {} as WorkflowVersionsService,
-      {} as RunSupervisor,
+      new TestCaseRunner(
+        runner,
+        {} as RunsService,
+        {} as RunQueriesService,
+        {} as ReplayService,
+        {} as RunSupervisor,
+        {} as ProviderRegistry,
+      ),
       new TestRunHeartbeat(dataSource.getRepository(TestRunEntity), config),
       config,
-      {} as ProviderRegistry,
     );
   };
 

@@ -5,26 +5,12 @@ import { IsNull, Not, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
-import { ProviderRegistry } from '../llm/provider-registry';
-import type { RunResponse } from '../runs/run.dto';
-import { isFinished } from '../runs/run.entity';
-import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
-import { RunsService } from '../runs/runs.service';
-import { RunQueriesService } from '../runs/run-queries.service';
 import { errorMessage } from '../shared/error-text';
 import { sleep } from '../shared/sleep';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import type { WorkflowEntity } from '../workflow/workflow.entity';
-import { RunStarter } from '../workflow/execution/run-starter.service';
 import { WorkflowVersionsService } from '../workflow/workflow-versions.service';
-import type { WorkflowDefinition } from '../workflow/definition.schema';
-import { evaluateAssertion, type Judge } from './assertions';
-import { type Cassette, exchangesOf } from './cassette';
-import { judgeWith } from './judge';
-import { observeRun } from './observed-run';
-import { ReplayService } from './replay.service';
 import type { TestCase } from './test-case.schema';
 import {
   type CaseResult,
@@ -37,6 +23,7 @@ import { TestRunEntity } from './test-run.entity';
 import { interruptedReason, TestRunHeartbeat } from './test-run-heartbeat';
 import type { TestRunOptions } from './test-run-options';
 import { TestSuitesService } from './test-suites.service';
+import { TestCaseRunner } from './test-case-runner';
 
 /** A test run as the API shows it. */
 export interface TestRunResponse {
@@ -99,12 +86,6 @@ async function inPool<T, R>(
   return results;
 }
 
-/** A case's run inputs: its `inputs`, with its `conversation` as `messages`. */
-const inputsOf = (testCase: TestCase): Record<string, unknown> => ({
-  ...(testCase.inputs ?? {}),
-  ...(testCase.conversation ? { messages: testCase.conversation } : {}),
-});
-
 /** The summary of a test run with `total` cases of which `results` have ended. */
 const progressSummary = (results: readonly CaseResult[], total: number): TestRunSummary => ({
   ...summarize(results),
@@ -122,7 +103,6 @@ class TestRunStoppedError extends Error {}
 @Injectable()
 export class TestRunsService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(TestRunsService.name);
-  private readonly judge: Judge;
   /** Test runs whose cases run in this process, by id. */
   private readonly inFlight = new Map<string, Promise<TestRunEntity>>();
   /** Shutting down: no case starts. */
@@ -131,18 +111,11 @@ export class TestRunsService implements BeforeApplicationShutdown {
   constructor(
     @InjectRepository(TestRunEntity) private readonly testRuns: Repository<TestRunEntity>,
     private readonly suites: TestSuitesService,
-    private readonly runner: RunStarter,
-    private readonly runs: RunsService,
-    private readonly queries: RunQueriesService,
-    private readonly replays: ReplayService,
     private readonly versions: WorkflowVersionsService,
-    @Inject(RUN_SUPERVISOR) private readonly supervisor: RunSupervisor,
+    private readonly caseRunner: TestCaseRunner,
     private readonly heartbeat: TestRunHeartbeat,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    providers: ProviderRegistry,
-  ) {
-    this.judge = judgeWith(providers);
-  }
+  ) {}
 
   /**
    * Starts a test run of the suite: stored `running` at once, its cases run in the background, each result stored
@@ -192,7 +165,7 @@ export class TestRunsService implements BeforeApplicationShutdown {
     const finished = this.guarded(
       row,
       this.runCases(row, cases, options.concurrency, (testCase) =>
-        this.runCase(workflow, version, testCase, options, principal),
+        this.caseRunner.run(workflow, version, testCase, options, principal),
       ),
     );
     if (wait) return toTestRunResponse(await finished);
@@ -252,7 +225,7 @@ export class TestRunsService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Runs the cases, `concurrency` at once (see runCase), storing each result as it ends, then the test run's
+   * Runs the cases, `concurrency` at once (see TestCaseRunner), storing each result as it ends, then the test run's
    * end: its status, the results in the suite's order and the comparison with the suite's previous ended test run.
    */
   private async runCases(
@@ -317,99 +290,5 @@ export class TestRunsService implements BeforeApplicationShutdown {
     const row = await this.testRuns.findOneBy({ id: testRunId, suiteId: suite.id });
     if (!row) throw DomainError.notFound('Test run', testRunId);
     return toTestRunResponse(row);
-  }
-
-  private async runCase(
-    workflow: WorkflowEntity,
-    version: { version: number; definition: WorkflowDefinition },
-    testCase: TestCase,
-    options: TestRunOptions,
-    principal: Principal,
-  ): Promise<CaseResult> {
-    const budgets = { ...options.budgets, ...testCase.budgets };
-    const inputs = inputsOf(testCase);
-    let runId: string;
-    let divergence: CaseResult['divergence'] = null;
-    try {
-      if (testCase.cassette !== undefined) {
-        const report = await this.replays.replay(
-          {
-            definition: version.definition,
-            inputs,
-            workflowId: workflow.id,
-            workflowVersion: version.version,
-            budgets,
-          },
-          exchangesOf(testCase.cassette as unknown as Cassette),
-          { tools: 'recorded', definition: 'current' },
-          principal,
-          null,
-        );
-        runId = report.run_id;
-        divergence = report.divergence;
-      } else {
-        const started = await this.runner.startStored(workflow.id, {
-          principal,
-          inputs,
-          budgets,
-          wait: true,
-          version: version.version,
-        });
-        runId = started.run.id;
-        await this.waitForEnd(runId);
-      }
-    } catch (error) {
-      return {
-        name: testCase.name,
-        passed: false,
-        run_id: null,
-        run_status: null,
-        replayed: testCase.cassette !== undefined,
-        divergence: null,
-        error: errorMessage(error),
-        assertions: [],
-        total_tokens: 0,
-        duration_ms: null,
-        cost: null,
-      };
-    }
-    const run = await this.queries.get(runId, principal);
-    return this.judgeCase(testCase, run, divergence);
-  }
-
-  private async judgeCase(
-    testCase: TestCase,
-    run: RunResponse,
-    divergence: CaseResult['divergence'],
-  ): Promise<CaseResult> {
-    const observed = observeRun(run);
-    const assertions = await Promise.all(
-      testCase.assertions.map((assertion) => evaluateAssertion(assertion, observed, this.judge)),
-    );
-    // A run that did not succeed fails its case, unless the case asserts how it stopped.
-    const endedAsExpected =
-      run.status === 'succeeded' || testCase.assertions.some((assertion) => assertion.type === 'stop_reason');
-    return {
-      name: testCase.name,
-      passed: endedAsExpected && divergence === null && assertions.every((result) => result.passed),
-      run_id: run.id,
-      run_status: run.status,
-      replayed: testCase.cassette !== undefined,
-      divergence,
-      error: endedAsExpected ? null : (run.error ?? `the run ended ${run.status}`),
-      assertions,
-      total_tokens: observed.totalTokens,
-      duration_ms: observed.durationMs,
-      cost: run.cost,
-    };
-  }
-
-  /** Until the run has ended (or waits for an approval, which a test run does not give). */
-  private async waitForEnd(runId: string): Promise<void> {
-    for (;;) {
-      const status = await this.runs.statusOf(runId);
-      if (status === null || isFinished(status) || status === 'waiting') return;
-      await this.supervisor.waitForEnd(runId, 60_000);
-    }
   }
 }
