@@ -55,8 +55,12 @@ export async function benchSoak(): Promise<Record<string, number>> {
     };
     const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
     await drive(WARM_UP);
+    llm.reset();
     const before = await heapAfterGc(SETTLE_MS);
     await drive(RUNS);
+    // The scripted model lives in this process and keeps every request it answered (2 per run, a few KB each):
+    // forget them, or the soak measures the mock (about 4 KB per run) instead of the service.
+    llm.reset();
     const retaining = await heapAfterGc(0);
     const after = await heapAfterGc(SETTLE_MS);
     return {
