@@ -153,7 +153,13 @@ export async function runTestCommand(command: TestCommand, service: Service, out
   const workflow = await saveWorkflow(service, command.workflowFile);
   const cases = readCases(command);
   await expectOk(service, 'PUT', `/workflows/${workflow.id}/tests`, { cases }, [200]);
-  const started = (await expectOk(service, 'POST', `/workflows/${workflow.id}/test-runs`, {}, [202])) as TestRunReport;
+  const started = (await expectOk(
+    service,
+    'POST',
+    `/workflows/${workflow.id}/test-runs?wait=false`,
+    {},
+    [202],
+  )) as TestRunReport;
   const report = await untilEnded(service, workflow.id, started);
   output.out(formatTable(report));
   if (command.junitFile !== undefined) writeFileSync(command.junitFile, formatJunit(report, workflow.name));

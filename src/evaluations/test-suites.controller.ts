@@ -4,8 +4,8 @@ import type { Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../common/auth/principal';
 import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
-import { WaitQuery } from '../runs/run.dto';
 import { SUITE_BODY, TEST_RUN_SCHEMA, TEST_SUITE_SCHEMA } from './evaluation-schemas';
+import { TestRunWaitQuery } from './test-run-wait.query';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, testRunOptionsOf } from './test-run-options';
 import { type TestRunResponse, TestRunsService } from './test-runs.service';
 import { casesOfBody, type TestSuiteResponse, TestSuitesService } from './test-suites.service';
@@ -58,9 +58,9 @@ export class TestSuitesController {
   @Post('workflows/:id/test-runs')
   @ApiOperation({
     operationId: 'startTestRun',
-    summary: "Run the workflow's suite: 202 with the test run `running`, or with ?wait=true 200 once every case ended",
+    summary: "Run the workflow's suite: 201 with the ended test run, or with ?wait=false 202 while it runs",
     description:
-      'A run per case, assertions checked, compared with the previous test run. Without `wait`, follow ' +
+      'A run per case, assertions checked, compared with the previous test run. With `wait=false`, follow ' +
       '`GET /workflows/{id}/test-runs/{testRunId}` (`progress`: cases done of total, results as cases end). ' +
       `\`concurrency\`: cases at once (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}); \`budgets\`: ` +
       "each case's run budgets (a case's own win); `cases`: only these names; `version`: a saved version of the " +
@@ -78,19 +78,22 @@ export class TestSuitesController {
       },
     },
   })
-  @ApiAcceptedResponse({ schema: TEST_RUN_SCHEMA, description: 'Started (`running`); follow its Location' })
-  @ApiOkResponse({ schema: TEST_RUN_SCHEMA, description: 'With ?wait=true: the ended test run' })
+  @ApiCreatedResponse({ schema: TEST_RUN_SCHEMA, description: 'The ended test run (the default, ?wait=true)' })
+  @ApiAcceptedResponse({
+    schema: TEST_RUN_SCHEMA,
+    description: 'With ?wait=false: started (`running`); follow its Location',
+  })
   @ApiProblemResponses(400, 404, 409)
   async start(
     @Param('id') id: string,
     @Body() body: unknown,
-    @Query() query: WaitQuery,
+    @Query() query: TestRunWaitQuery,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TestRunResponse> {
-    const wait = query.wait === true;
+    const wait = query.wait !== false;
     const testRun = await this.testRuns.start(id, testRunOptionsOf(body), principal, wait);
-    response.status(wait ? 200 : 202);
+    response.status(wait ? 201 : 202);
     response.setHeader('Location', `/api/v1/workflows/${testRun.workflow_id}/test-runs/${testRun.id}`);
     return testRun;
   }

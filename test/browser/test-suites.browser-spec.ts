@@ -81,11 +81,7 @@ describe('console test suites (browser)', () => {
     const echo = (fixed: boolean) =>
       reply.from((recorded) => reply.text(`Answer: ${question(recorded).replace('rome', fixed ? 'Roma' : 'rome')}`));
     stack.llm.script([echo(false), echo(false), echo(false)]);
-    await request(stack.app.http)
-      .post(`/api/v1/workflows/${workflow.id}/test-runs?wait=true`)
-      .set(admin)
-      .send({})
-      .expect(200);
+    await request(stack.app.http).post(`/api/v1/workflows/${workflow.id}/test-runs`).set(admin).send({}).expect(201);
 
     stack.llm.script([echo(true), echo(true), echo(true)]);
     await page.goto(`${stack.url}/console/workflows/${workflow.id}/tests`);

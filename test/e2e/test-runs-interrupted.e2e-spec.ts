@@ -55,7 +55,7 @@ describe('Test runs whose process stopped (e2e, child processes)', () => {
   /** Starts a test run, one case at a time: the first case ends, the second waits for its model. */
   const startWithSecondCaseHeld = async (workflowId: string): Promise<string> => {
     releases.push(llm.hold());
-    const started = await api<TestRun>(`/workflows/${workflowId}/test-runs`, {
+    const started = await api<TestRun>(`/workflows/${workflowId}/test-runs?wait=false`, {
       method: 'POST',
       body: { concurrency: 1 },
     });

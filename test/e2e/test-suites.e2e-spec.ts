@@ -81,13 +81,15 @@ describe('Test suites and replay (e2e)', () => {
 
     echoModel(10);
     // ?wait=true: answered once every case ended.
-    const first = (await stack.api.post(`/workflows/${workflowId}/test-runs?wait=true`, { concurrency: 3 }).expect(200))
+    const first = (await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(201))
       .body as TestRun;
     expect(first).toMatchObject({ status: 'passed', summary: { cases: 10, passed: 10, failed: 0 }, comparison: null });
 
     echoModel(10, ['q3', 'q7']);
     // Without wait: 202 `running`, followed until it ended.
-    const started = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 3 }).expect(202);
+    const started = await stack.api
+      .post(`/workflows/${workflowId}/test-runs?wait=false`, { concurrency: 3 })
+      .expect(202);
     expect(started.body).toMatchObject({ status: 'running', progress: { total: 10 } });
     expect(started.headers.location).toBe(`/api/v1/workflows/${workflowId}/test-runs/${(started.body as TestRun).id}`);
     const second = await endedTestRun(workflowId, (started.body as TestRun).id);
@@ -127,7 +129,9 @@ describe('Test suites and replay (e2e)', () => {
     echoModel(3, ['p3']);
     const release = stack.llm.hold();
 
-    const started = await stack.api.post(`/workflows/${workflowId}/test-runs`, { concurrency: 1 }).expect(202);
+    const started = await stack.api
+      .post(`/workflows/${workflowId}/test-runs?wait=false`, { concurrency: 1 })
+      .expect(202);
     const testRunId = (started.body as TestRun).id;
     expect(started.body).toMatchObject({ status: 'running', progress: { done: 0, total: 3 }, results: [] });
 
@@ -173,6 +177,8 @@ describe('Test suites and replay (e2e)', () => {
     expect(JSON.stringify(badBody.body)).toContain('concurrency');
     await stack.api.post(`/workflows/${workflowId}/test-runs`, { version: 99 }).expect(404);
     await stack.api.post(`/workflows/${workflowId}/test-runs?wait=true`, { cases: ['nope'] }).expect(400);
+    const badWait = await stack.api.post(`/workflows/${workflowId}/test-runs?wait=maybe`, {}).expect(400);
+    expect(JSON.stringify(badWait.body)).toContain('wait must be true or false');
   });
 
   it('should replay a run with no provider contacted, and report a divergence after a tool schema changed', async () => {

@@ -98,7 +98,7 @@ export const testsApi = {
     api<ListTestRunsResponse>('GET', `/workflows/${encodeURIComponent(workflowId)}/test-runs`),
   /** Starts a test run: answered at once, `running`; follow it with `testRun`. */
   start: (workflowId: string) =>
-    api<StartTestRunResponse>('POST', `/workflows/${encodeURIComponent(workflowId)}/test-runs`, {}),
+    api<StartTestRunResponse>('POST', `/workflows/${encodeURIComponent(workflowId)}/test-runs?wait=false`, {}),
   testRun: (workflowId: string, testRunId: string) =>
     api<GetTestRunResponse>(
       'GET',

@@ -359,9 +359,9 @@ export const listTestRuns = <ThrowOnError extends boolean = false>(options: Opti
 });
 
 /**
- * Run the workflow's suite: 202 with the test run `running`, or with ?wait=true 200 once every case ended
+ * Run the workflow's suite: 201 with the ended test run, or with ?wait=false 202 while it runs
  *
- * A run per case, assertions checked, compared with the previous test run. Without `wait`, follow `GET /workflows/{id}/test-runs/{testRunId}` (`progress`: cases done of total, results as cases end). `concurrency`: cases at once (default 4, at most 16); `budgets`: each case's run budgets (a case's own win); `cases`: only these names; `version`: a saved version of the workflow (GET /workflows/{id}/versions), default the current one.
+ * A run per case, assertions checked, compared with the previous test run. With `wait=false`, follow `GET /workflows/{id}/test-runs/{testRunId}` (`progress`: cases done of total, results as cases end). `concurrency`: cases at once (default 4, at most 16); `budgets`: each case's run budgets (a case's own win); `cases`: only these names; `version`: a saved version of the workflow (GET /workflows/{id}/versions), default the current one.
  */
 export const startTestRun = <ThrowOnError extends boolean = false>(options: Options<StartTestRunData, ThrowOnError>) => (options.client ?? client).post<StartTestRunResponses, StartTestRunErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -4251,7 +4251,7 @@ export type StartTestRunData = {
     };
     query?: {
         /**
-         * Block until the run ends (up to RUN_WAIT_TIMEOUT_MS)
+         * true (default): answer 201 once every case ended; false: answer 202 at once and follow Location
          */
         wait?: boolean;
     };
@@ -4289,9 +4289,9 @@ export type StartTestRunError = StartTestRunErrors[keyof StartTestRunErrors];
 
 export type StartTestRunResponses = {
     /**
-     * With ?wait=true: the ended test run
+     * The ended test run (the default, ?wait=true)
      */
-    200: {
+    201: {
         id?: string;
         workflow_id?: string;
         workflow_version?: number | null;
@@ -4440,7 +4440,7 @@ export type StartTestRunResponses = {
         finished_at?: string | null;
     };
     /**
-     * Started (`running`); follow its Location
+     * With ?wait=false: started (`running`); follow its Location
      */
     202: {
         id?: string;
