@@ -1,10 +1,9 @@
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { countStatements } from '../../../test/support/statement-counter';
-import { throwawayMysqlDatabase } from '../../../test/support/throwaway-mysql';
+import { databasesAtHand } from '../../../test/support/throwaway-mysql';
 import { ToolEmbeddingEntity } from './tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-embeddings.service';
 
-const mysqlUrl = process.env.TEST_MYSQL_URL;
 /** The tools as ToolsService knows them: id → current version (absent: deleted). */
 const NO_TOOLS = { currentVersions: () => Promise.resolve(new Map<string, number>()) };
 
@@ -83,21 +82,7 @@ const ID_A = '0b7e1c2a-0000-4000-8000-00000000000a';
 const ID_B = '0b7e1c2a-0000-4000-8000-00000000000b';
 const ID_GONE = '0b7e1c2a-0000-4000-8000-0000000000ff';
 
-/** A fresh database of each kind at hand: SQLite always, MySQL with TEST_MYSQL_URL. */
-const DATABASES: Array<[string, () => Promise<{ options: DataSourceOptions; drop: () => Promise<void> }>]> = [
-  [
-    'SQLite',
-    () => Promise.resolve({ options: { type: 'better-sqlite3', database: ':memory:' }, drop: () => Promise.resolve() }),
-  ],
-];
-if (mysqlUrl)
-  DATABASES.push([
-    'MySQL (TEST_MYSQL_URL)',
-    async () => {
-      const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_embeddings');
-      return { options: { type: 'mysql', url: database.url }, drop: database.drop };
-    },
-  ]);
+const DATABASES = databasesAtHand('tf_embeddings');
 
 describe.each(DATABASES)(
   `${ToolEmbeddingsService.name}: vectors of deleted tools and older versions (%s)`,

@@ -1,26 +1,10 @@
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { countStatements } from '../../../test/support/statement-counter';
-import { throwawayMysqlDatabase } from '../../../test/support/throwaway-mysql';
+import { databasesAtHand } from '../../../test/support/throwaway-mysql';
 import { ToolUsageTermEntity } from './tool-usage-term.entity';
 import { TOOL_USAGE_TTL_MS, ToolUsageService } from './tool-usage.service';
 
-const mysqlUrl = process.env.TEST_MYSQL_URL;
-
-/** A fresh database of each kind at hand: SQLite always, MySQL with TEST_MYSQL_URL. */
-const DATABASES: Array<[string, () => Promise<{ options: DataSourceOptions; drop: () => Promise<void> }>]> = [
-  [
-    'SQLite',
-    () => Promise.resolve({ options: { type: 'better-sqlite3', database: ':memory:' }, drop: () => Promise.resolve() }),
-  ],
-];
-if (mysqlUrl)
-  DATABASES.push([
-    'MySQL (TEST_MYSQL_URL)',
-    async () => {
-      const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_tool_usage');
-      return { options: { type: 'mysql', url: database.url, timezone: 'Z' }, drop: database.drop };
-    },
-  ]);
+const DATABASES = databasesAtHand('tf_tool_usage');
 
 const TOOL_A = '0b7e1c2a-0000-4000-8000-00000000000a';
 const TOOL_B = '0b7e1c2a-0000-4000-8000-00000000000b';
