@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { In, IsNull, LessThan, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { processOwnerId } from '../common/process-owner';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { errorMessage } from '../shared/error-text';
 import { TestRunEntity } from './test-run.entity';
@@ -28,7 +27,7 @@ export const interruptedReason = (at: Date): string =>
 export class TestRunHeartbeat implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TestRunHeartbeat.name);
   /** This process, as `test_runs.owner`. */
-  readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly owner = processOwnerId();
   /** Test runs this process runs now. */
   private readonly live = new Set<string>();
   private timer: NodeJS.Timeout | null = null;

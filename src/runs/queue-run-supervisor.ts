@@ -1,9 +1,8 @@
 import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Port } from '../common/port';
 import { type Job, Queue, Worker } from 'bullmq';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../common/auth/principal';
+import { processOwnerId } from '../common/process-owner';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
 import { errorMessage } from '../shared/error-text';
@@ -49,7 +48,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   private readonly logger = new Logger(QueueRunSupervisor.name);
   /** Runs this process executes, by id. */
   private readonly active = new Map<string, AbortController>();
-  private readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly owner = processOwnerId();
   private readonly timers: NodeJS.Timeout[] = [];
   private queue: Queue<JobData> | null = null;
   private worker: Worker<JobData> | null = null;
