@@ -1,5 +1,6 @@
 import { reply, type RecordedRequest } from '../support/openai-test-server';
 import { waitFor } from '../support/wait-for';
+import { mapPingWorkflow } from '../support/workflow-fixtures';
 import { pingStackFixture } from '../support/workflow-stack';
 
 type Message = { role: string; content?: string | null };
@@ -20,35 +21,7 @@ describe('Replay of a map at concurrency > 1 (e2e)', () => {
   /** A map over `inputs.ids`, all at once: per item an LLM node that calls `ping` and answers. */
   const storeMapWorkflow = async (concurrency: number): Promise<string> => {
     const created = await stack.api
-      .post('/workflows', {
-        name: `map-concurrent-replay-${Date.now().toString(36)}`,
-        inputs: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } } },
-        nodes: [
-          { id: 'start', type: 'start', data: {} },
-          {
-            id: 'each',
-            type: 'map',
-            data: {
-              items: '{{inputs.ids}}',
-              concurrency,
-              nodes: [
-                { id: 'item-start', type: 'start', data: {} },
-                { id: 'ask', type: 'llm', data: { prompt: 'Ping {{item}}', tools: ['ping'] } },
-                { id: 'item-end', type: 'end', data: { outputs: { answer: '{{ask.text}}' } } },
-              ],
-              edges: [
-                { source: 'item-start', target: 'ask' },
-                { source: 'ask', target: 'item-end' },
-              ],
-            },
-          },
-          { id: 'end', type: 'end', data: { outputs: { answers: '{{each.output}}' } } },
-        ],
-        edges: [
-          { source: 'start', target: 'each' },
-          { source: 'each', target: 'end' },
-        ],
-      })
+      .post('/workflows', mapPingWorkflow(`map-concurrent-replay-${Date.now().toString(36)}`, concurrency))
       .expect(201);
     return (created.body as { id: string }).id;
   };

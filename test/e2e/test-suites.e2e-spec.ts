@@ -1,7 +1,7 @@
 import { reply, type RecordedRequest } from '../support/openai-test-server';
 import { pingStackFixture } from '../support/workflow-stack';
 import { waitFor } from '../support/wait-for';
-import { agentWorkflow } from '../support/workflow-fixtures';
+import { agentWorkflow, mapPingWorkflow } from '../support/workflow-fixtures';
 
 type Message = { role: string; content?: string | null };
 type CaseResult = {
@@ -241,35 +241,7 @@ describe('Test suites and replay (e2e)', () => {
   it('should replay a run whose map node runs an LLM node per item, then report where a tool schema change diverges', async () => {
     // Items in turn (concurrency 1): item 0's model calls come before item 1's, in the recording and the replay.
     const created = await stack.api
-      .post('/workflows', {
-        name: `map-replay-${Date.now().toString(36)}`,
-        inputs: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } } },
-        nodes: [
-          { id: 'start', type: 'start', data: {} },
-          {
-            id: 'each',
-            type: 'map',
-            data: {
-              items: '{{inputs.ids}}',
-              concurrency: 1,
-              nodes: [
-                { id: 'item-start', type: 'start', data: {} },
-                { id: 'ask', type: 'llm', data: { prompt: 'Ping {{item}}', tools: ['ping'] } },
-                { id: 'item-end', type: 'end', data: { outputs: { answer: '{{ask.text}}' } } },
-              ],
-              edges: [
-                { source: 'item-start', target: 'ask' },
-                { source: 'ask', target: 'item-end' },
-              ],
-            },
-          },
-          { id: 'end', type: 'end', data: { outputs: { answers: '{{each.output}}' } } },
-        ],
-        edges: [
-          { source: 'start', target: 'each' },
-          { source: 'each', target: 'end' },
-        ],
-      })
+      .post('/workflows', mapPingWorkflow(`map-replay-${Date.now().toString(36)}`, 1))
       .expect(201);
     const workflowId = (created.body as { id: string }).id;
     stack.llm.script([

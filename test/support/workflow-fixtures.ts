@@ -60,3 +60,39 @@ export function httpToolBody(name: string, url: string, options: HttpToolOptions
     effect: options.effect ?? 'read_only',
   };
 }
+
+/**
+ * A map over `inputs.ids` (`concurrency` items at once): per item an LLM node that may call `ping`, its answer the
+ * item's output; the run's output `answers` lists them.
+ */
+export function mapPingWorkflow(name: string, concurrency: number): Record<string, unknown> {
+  return {
+    name,
+    inputs: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } } },
+    nodes: [
+      { id: 'start', type: 'start', data: {} },
+      {
+        id: 'each',
+        type: 'map',
+        data: {
+          items: '{{inputs.ids}}',
+          concurrency,
+          nodes: [
+            { id: 'item-start', type: 'start', data: {} },
+            { id: 'ask', type: 'llm', data: { prompt: 'Ping {{item}}', tools: ['ping'] } },
+            { id: 'item-end', type: 'end', data: { outputs: { answer: '{{ask.text}}' } } },
+          ],
+          edges: [
+            { source: 'item-start', target: 'ask' },
+            { source: 'ask', target: 'item-end' },
+          ],
+        },
+      },
+      { id: 'end', type: 'end', data: { outputs: { answers: '{{each.output}}' } } },
+    ],
+    edges: [
+      { source: 'start', target: 'each' },
+      { source: 'each', target: 'end' },
+    ],
+  };
+}
