@@ -131,7 +131,9 @@ export const TEST_RUN_SCHEMA = openApi({
           assertions: { type: 'array', items: ASSERTION_RESULT },
           total_tokens: { type: 'integer' },
           duration_ms: nullable('integer'),
-          cost: COST('Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run'),
+          cost: COST(
+            'Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run or its replay diverged',
+          ),
         },
       },
     },

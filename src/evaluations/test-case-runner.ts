@@ -123,7 +123,8 @@ export class TestCaseRunner {
       assertions,
       total_tokens: observed.totalTokens,
       duration_ms: observed.durationMs,
-      cost: run.cost,
+      // A replay that left its cassette stopped before the calls it would have made: their cost is unknown.
+      cost: divergence === null ? run.cost : null,
     };
   }
 

@@ -18,7 +18,10 @@ export interface CaseResult {
   assertions: AssertionResult[];
   total_tokens: number;
   duration_ms: number | null;
-  /** What its run's model calls cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run. */
+  /**
+   * What its run's model calls cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run
+   * or its replay diverged (the calls it did not make have no cost to add).
+   */
   cost: Cost | null;
 }
 

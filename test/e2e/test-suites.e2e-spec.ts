@@ -238,6 +238,35 @@ describe('Test suites and replay (e2e)', () => {
     expect(cassette.body).toMatchObject({ format: 'toolflow-cassette/1', run_id: run.id, exchanges: [{}, {}] });
   });
 
+  it('should show a case whose cassette diverged at cost unknown (null), never 0', async () => {
+    const workflow = agentWorkflow({ system: 'Answer in one short sentence.' });
+    const workflowId = (await stack.api.post('/workflows', workflow).expect(201)).body.id as string;
+    stack.llm.script([reply.text('Answer: Ping 7')]);
+    const run = (
+      await stack.api.post(`/workflows/${workflowId}/runs?wait=true`, { inputs: { question: 'Ping 7' } }).expect(200)
+    ).body as { id: string; status: string };
+    expect(run.status).toBe('succeeded');
+    const cassette = (await stack.api.get(`/runs/${run.id}/cassette`).expect(200)).body as unknown;
+    // The prompt changed since the recording: the replay's first model call leaves its cassette.
+    const changed = agentWorkflow({ system: 'Answer in two short sentences.' }, { name: workflow.name });
+    await stack.api.put(`/workflows/${workflowId}`, changed).expect(200);
+    const testCase = { name: 'ping', inputs: { question: 'Ping 7' }, cassette, assertions: [] };
+    await stack.api.post(`/workflows/${workflowId}/tests`, { jsonl: JSON.stringify(testCase) }).expect(201);
+    const modelCalls = stack.llm.requests.length;
+
+    const testRun = (await stack.api.post(`/workflows/${workflowId}/test-runs`, {}).expect(201)).body as TestRun & {
+      results: Array<{ divergence: { kind: string; message_index: number } | null }>;
+    };
+
+    expect(testRun.results[0]).toMatchObject({
+      passed: false,
+      divergence: { kind: 'message', message_index: 0 },
+      cost: null,
+    });
+    expect(testRun.summary.cost).toBeNull();
+    expect(stack.llm.requests.length).toBe(modelCalls);
+  });
+
   it('should replay a run whose map node runs an LLM node per item, then report where a tool schema change diverges', async () => {
     // Items in turn (concurrency 1): item 0's model calls come before item 1's, in the recording and the replay.
     const created = await stack.api

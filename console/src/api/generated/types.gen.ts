@@ -4180,7 +4180,7 @@ export type ListTestRunsResponses = {
             total_tokens?: number;
             duration_ms?: number | null;
             /**
-             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run or its replay diverged
              */
             cost?: {
                 /**
@@ -4389,7 +4389,7 @@ export type StartTestRunResponses = {
             total_tokens?: number;
             duration_ms?: number | null;
             /**
-             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run or its replay diverged
              */
             cost?: {
                 /**
@@ -4540,7 +4540,7 @@ export type StartTestRunResponses = {
             total_tokens?: number;
             duration_ms?: number | null;
             /**
-             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run or its replay diverged
              */
             cost?: {
                 /**
@@ -4724,7 +4724,7 @@ export type GetTestRunResponses = {
             total_tokens?: number;
             duration_ms?: number | null;
             /**
-             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price or it did not run
+             * Its run’s cost (GET /runs/{id} `cost`); null when a model has no known price, it did not run or its replay diverged
              */
             cost?: {
                 /**
