@@ -36,9 +36,16 @@ export const DIVERGENCE_SCHEMA = openApi({
     message_index: { type: 'integer', description: 'The message of the request that differs' },
     tool: { type: 'string', description: 'The tool whose definition or call arguments differ' },
     path: { type: 'string', example: 'parameters.properties.city.type' },
+    offset: {
+      type: 'integer',
+      description: 'When both sides are text at `path`: the first character (from 0) at which they differ',
+    },
     expected: { ...ANY_JSON, description: 'What the recording has there' },
     actual: { ...ANY_JSON, description: 'What the replay sent there' },
-    description: { type: 'string' },
+    description: {
+      type: 'string',
+      description: 'One line naming where it differs, quoting a short excerpt of each side (not whole prompts)',
+    },
   },
 });
 

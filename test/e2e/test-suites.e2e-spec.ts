@@ -255,14 +255,18 @@ describe('Test suites and replay (e2e)', () => {
     const modelCalls = stack.llm.requests.length;
 
     const testRun = (await stack.api.post(`/workflows/${workflowId}/test-runs`, {}).expect(201)).body as TestRun & {
-      results: Array<{ divergence: { kind: string; message_index: number } | null }>;
+      results: Array<{ divergence: { description: string } | null }>;
     };
 
     expect(testRun.results[0]).toMatchObject({
       passed: false,
-      divergence: { kind: 'message', message_index: 0 },
+      divergence: { kind: 'message', message_index: 0, path: 'content', offset: 'Answer in '.length },
       cost: null,
     });
+    expect(testRun.results[0].divergence?.description).toBe(
+      'message 0 (system) differs at content: recorded "Answer in one short sentence.", ' +
+        'replayed "Answer in two short sentences."',
+    );
     expect(testRun.summary.cost).toBeNull();
     expect(stack.llm.requests.length).toBe(modelCalls);
   });

@@ -48,10 +48,45 @@ describe(requestDivergence.name, () => {
       kind: 'message',
       message_index: 3,
       path: 'content',
+      offset: 11,
       expected: '{"temp_c":21}',
       actual: '{"temp_c":25}',
       description: expect.stringContaining('message 3 (tool) differs at content') as string,
     });
+  });
+
+  it('should name the first differing character of a long prompt and quote a short excerpt of each side', () => {
+    const before = 'You are a careful assistant. '.repeat(40);
+    const after = ' Never guess; say when you do not know. '.repeat(40);
+    const recordedPrompt = `${before}Answer in one short sentence.${after}`;
+    const replayedPrompt = `${before}Answer in two short sentences.${after}`;
+    const replayed = request();
+    replayed.messages = replayed.messages.map((message, index) =>
+      index === 0 ? { role: 'system', content: replayedPrompt } : message,
+    );
+
+    const divergence = requestDivergence(
+      at,
+      request({ messages: [{ role: 'system', content: recordedPrompt }, ...request().messages.slice(1)] }),
+      replayed,
+    );
+
+    const offset = before.length + 'Answer in '.length;
+    expect(divergence).toMatchObject({ kind: 'message', message_index: 0, path: 'content', offset });
+    expect(divergence?.description).toContain(`message 0 (system) differs at content, character ${offset}`);
+    expect(divergence?.description).toContain('Answer in one short');
+    expect(divergence?.description).toContain('Answer in two short');
+    expect(divergence?.description.length).toBeLessThan(300);
+  });
+
+  it('should bound the values it quotes that are not strings', () => {
+    const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, {}])) };
+    const replayed = request({ toolChoice: big as unknown as ExchangeRequest['toolChoice'] });
+
+    const divergence = requestDivergence(at, request(), replayed);
+
+    expect(divergence).toMatchObject({ kind: 'options', path: 'toolChoice', actual: big });
+    expect(divergence?.description.length).toBeLessThan(300);
   });
 
   it('should name a message that is missing from the replay', () => {

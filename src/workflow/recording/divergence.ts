@@ -1,6 +1,7 @@
 import type { ExchangeRequest } from '../../llm/model-exchange';
 import type { ChatMessage } from '../../shared/chat-types';
 import { isRecord } from '../../shared/is-record';
+import { ELLIPSIS, truncate } from '../../shared/truncate';
 
 export const DIVERGENCE_KINDS = [
   'model',
@@ -28,6 +29,8 @@ export interface Divergence {
   tool?: string;
   /** Where inside the message, tool or arguments it differs, as a dotted path (`parameters.properties.city.type`). */
   path?: string;
+  /** When both sides are text there: the first character (from 0) at which they differ. */
+  offset?: number;
   /** What the recording has there (absent: nothing). */
   expected?: unknown;
   /** What the replay sent there (absent: nothing). */
@@ -75,7 +78,51 @@ const parsedArguments = (text: string): unknown => {
   }
 };
 
-const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+/** How much of a value a description quotes: descriptions stay one short line, whatever the prompt's length. */
+const SHOWN_CHARS = 80;
+/** Characters an excerpt shows before the first difference (the rest of SHOWN_CHARS come after it). */
+const CONTEXT_BEFORE = 24;
+
+const show = (value: unknown) =>
+  value === undefined ? 'nothing' : truncate(String(JSON.stringify(value)), SHOWN_CHARS, ELLIPSIS);
+
+/** The first character at which two texts differ (the shorter one's length when it begins the other). */
+export function firstDifferentCharacter(expected: string, actual: string): number {
+  let index = 0;
+  while (index < expected.length && index < actual.length && expected[index] === actual[index]) index++;
+  return index;
+}
+
+/** A short quoted excerpt of `text` around `offset`, `…` marking what is left out on either side. */
+function excerptAt(text: string, offset: number): string {
+  const start = Math.max(0, offset - CONTEXT_BEFORE);
+  const end = Math.min(text.length, start + SHOWN_CHARS);
+  return JSON.stringify(`${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`);
+}
+
+/**
+ * A difference found at `path`, described in bounded length: two long texts as `content, character 612: recorded
+ * "…one short…", replayed "…two short…"`, else the two values (each cut to SHOWN_CHARS); `offset` for two texts.
+ */
+function described(difference: { path: string; expected: unknown; actual: unknown }): {
+  offset?: number;
+  text: string;
+} {
+  const where = difference.path || 'the top';
+  const { expected, actual } = difference;
+  if (typeof expected === 'string' && typeof actual === 'string') {
+    const offset = firstDifferentCharacter(expected, actual);
+    // Short texts are quoted whole; longer ones by an excerpt around the difference, its position named.
+    if (JSON.stringify(expected).length <= SHOWN_CHARS && JSON.stringify(actual).length <= SHOWN_CHARS) {
+      return { offset, text: `${where}: recorded ${show(expected)}, replayed ${show(actual)}` };
+    }
+    return {
+      offset,
+      text: `${where}, character ${offset}: recorded ${excerptAt(expected, offset)}, replayed ${excerptAt(actual, offset)}`,
+    };
+  }
+  return { text: `${where}: recorded ${show(expected)}, replayed ${show(actual)}` };
+}
 
 function messageDivergence(
   at: Location,
@@ -105,17 +152,17 @@ function messageDivergence(
           parsedArguments(sent.function.arguments),
         );
         if (difference) {
+          const { offset, text } = described(difference);
           return {
             ...at,
             kind: 'tool_arguments',
             message_index: index,
             tool: sent.function.name,
             path: difference.path,
+            ...(offset === undefined ? {} : { offset }),
             expected: difference.expected,
             actual: difference.actual,
-            description:
-              `message ${index}: the arguments of the call of "${sent.function.name}" differ at ` +
-              `${difference.path || 'the top'}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+            description: `message ${index}: the arguments of the call of "${sent.function.name}" differ at ${text}`,
           };
         }
       }
@@ -123,14 +170,16 @@ function messageDivergence(
   }
   const difference = firstDifference(expected, actual);
   if (difference === null) return null;
+  const { offset, text } = described(difference);
   return {
     ...at,
     kind: 'message',
     message_index: index,
     path: difference.path,
+    ...(offset === undefined ? {} : { offset }),
     expected: difference.expected,
     actual: difference.actual,
-    description: `message ${index} (${expected.role}) differs at ${difference.path || 'the top'}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+    description: `message ${index} (${expected.role}) differs at ${text}`,
   };
 }
 
@@ -158,14 +207,16 @@ function toolsDivergence(at: Location, expected: ExchangeRequest, actual: Exchan
   for (const [index, tool] of recorded.entries()) {
     const difference = firstDifference(tool.function, sent[index].function);
     if (difference) {
+      const { offset, text } = described(difference);
       return {
         ...at,
         kind: 'tools',
         tool: tool.function.name,
         path: difference.path,
+        ...(offset === undefined ? {} : { offset }),
         expected: difference.expected,
         actual: difference.actual,
-        description: `the definition of tool "${tool.function.name}" differs at ${difference.path}: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+        description: `the definition of tool "${tool.function.name}" differs at ${text}`,
       };
     }
   }
@@ -197,12 +248,14 @@ export function requestDivergence(at: Location, expected: ExchangeRequest, actua
   const { model: _n, messages: _s, tools: _u, ...sentOptions } = actual;
   const difference = firstDifference(recordedOptions, sentOptions);
   if (difference === null) return null;
+  const { offset, text } = described(difference);
   return {
     ...at,
     kind: 'options',
     path: difference.path,
+    ...(offset === undefined ? {} : { offset }),
     expected: difference.expected,
     actual: difference.actual,
-    description: `the call's option ${difference.path} differs: recorded ${show(difference.expected)}, replayed ${show(difference.actual)}`,
+    description: `the call's options differ at ${text}`,
   };
 }

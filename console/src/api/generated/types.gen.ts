@@ -4148,6 +4148,10 @@ export type ListTestRunsResponses = {
                 tool?: string;
                 path?: string;
                 /**
+                 * When both sides are text at `path`: the first character (from 0) at which they differ
+                 */
+                offset?: number;
+                /**
                  * What the recording has there
                  */
                 expected?: {
@@ -4159,6 +4163,9 @@ export type ListTestRunsResponses = {
                 actual?: {
                     [key: string]: unknown;
                 } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * One line naming where it differs, quoting a short excerpt of each side (not whole prompts)
+                 */
                 description: string;
             } | null;
             error?: string | null;
@@ -4357,6 +4364,10 @@ export type StartTestRunResponses = {
                 tool?: string;
                 path?: string;
                 /**
+                 * When both sides are text at `path`: the first character (from 0) at which they differ
+                 */
+                offset?: number;
+                /**
                  * What the recording has there
                  */
                 expected?: {
@@ -4368,6 +4379,9 @@ export type StartTestRunResponses = {
                 actual?: {
                     [key: string]: unknown;
                 } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * One line naming where it differs, quoting a short excerpt of each side (not whole prompts)
+                 */
                 description: string;
             } | null;
             error?: string | null;
@@ -4508,6 +4522,10 @@ export type StartTestRunResponses = {
                 tool?: string;
                 path?: string;
                 /**
+                 * When both sides are text at `path`: the first character (from 0) at which they differ
+                 */
+                offset?: number;
+                /**
                  * What the recording has there
                  */
                 expected?: {
@@ -4519,6 +4537,9 @@ export type StartTestRunResponses = {
                 actual?: {
                     [key: string]: unknown;
                 } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * One line naming where it differs, quoting a short excerpt of each side (not whole prompts)
+                 */
                 description: string;
             } | null;
             error?: string | null;
@@ -4692,6 +4713,10 @@ export type GetTestRunResponses = {
                 tool?: string;
                 path?: string;
                 /**
+                 * When both sides are text at `path`: the first character (from 0) at which they differ
+                 */
+                offset?: number;
+                /**
                  * What the recording has there
                  */
                 expected?: {
@@ -4703,6 +4728,9 @@ export type GetTestRunResponses = {
                 actual?: {
                     [key: string]: unknown;
                 } | Array<unknown> | string | number | boolean | null;
+                /**
+                 * One line naming where it differs, quoting a short excerpt of each side (not whole prompts)
+                 */
                 description: string;
             } | null;
             error?: string | null;
@@ -4853,6 +4881,10 @@ export type ReplayRunResponses = {
             tool?: string;
             path?: string;
             /**
+             * When both sides are text at `path`: the first character (from 0) at which they differ
+             */
+            offset?: number;
+            /**
              * What the recording has there
              */
             expected?: {
@@ -4864,6 +4896,9 @@ export type ReplayRunResponses = {
             actual?: {
                 [key: string]: unknown;
             } | Array<unknown> | string | number | boolean | null;
+            /**
+             * One line naming where it differs, quoting a short excerpt of each side (not whole prompts)
+             */
             description: string;
         } | null;
         status?: string;
