@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listenMessage } from './listen-message';
 import { HttpDrain } from './common/http/http-drain';
+import { ShutdownGrace } from './config/shutdown-grace';
 
 const LISTEN_BACKLOG = 4096;
 
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   // Meanwhile the HTTP server moves clients off their kept-alive sockets and cuts what is left at the grace limit.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      // One grace period for the whole shutdown: the HTTP drain and every hook that waits count from here.
+      app.get(ShutdownGrace).begin();
       drain.begin(config.shutdownGraceMs);
       app.close().then(
         () => process.exit(0),

@@ -1,6 +1,7 @@
 import { DataSource, type Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { loadConfig } from '../config/app-config';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import type { ProviderRegistry } from '../llm/provider-registry';
 import type { RunQueriesService } from '../runs/run-queries.service';
 import type { RunSupervisor } from '../runs/run-supervisor';
@@ -32,8 +33,15 @@ describe(TestRunsService.name, () => {
 
   afterEach(() => dataSource.destroy());
 
-  /** A suite of one case whose run cannot start (the case fails); `testRuns` stores the test runs. */
-  const createSut = (testRuns: Repository<TestRunEntity>) => {
+  /**
+   * A suite of one case whose run cannot start (the case fails), or never ends with `runner`; `testRuns` stores the
+   * test runs.
+   */
+  const createSut = (
+    testRuns: Repository<TestRunEntity>,
+    grace = new ShutdownGrace(10),
+    runner = { startStored: () => Promise.reject(new Error('no model')) } as unknown as RunStarter,
+  ) => {
     const config = loadConfig({ RUN_DB_RETRY_MS: '0' });
     const suites = {
       find: () =>
@@ -42,7 +50,6 @@ describe(TestRunsService.name, () => {
           suite: { id: 'suite', cases: [{ name: 'first', inputs: {}, assertions: [] }] },
         }),
     } as unknown as TestSuitesService;
-    const runner = { startStored: () => Promise.reject(new Error('no model')) } as unknown as RunStarter;
     return new TestRunsService(
       testRuns,
       suites,
@@ -57,6 +64,7 @@ describe(TestRunsService.name, () => {
       ),
       new TestRunHeartbeat(dataSource.getRepository(TestRunEntity), config),
       config,
+      grace,
     );
   };
 
@@ -101,5 +109,28 @@ describe(TestRunsService.name, () => {
 
     expect(ended).toMatchObject({ status: 'failed', error: null, progress: { done: 1, total: 1 } });
     expect(ended.results[0].error).toBe('no model');
+  });
+
+  it('should end the test runs left as interrupted when the grace period ends, using it up for later hooks', async () => {
+    const grace = new ShutdownGrace(10_000);
+    const never = { startStored: () => new Promise(() => undefined) } as unknown as RunStarter;
+    const sut = createSut(dataSource.getRepository(TestRunEntity), grace, never);
+    const started = await sut.start('workflow', OPTIONS, PRINCIPAL, false);
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      let drained = false;
+
+      const draining = sut.beforeApplicationShutdown().then(() => (drained = true));
+      await jest.advanceTimersByTimeAsync(10_000);
+      await draining;
+
+      expect(drained).toBe(true);
+      expect(grace.remainingMs).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+    const row = await dataSource.getRepository(TestRunEntity).findOneByOrFail({ id: started.id });
+    expect(row.status).toBe('failed');
+    expect(row.error).toMatch(/^interrupted: /);
   });
 });

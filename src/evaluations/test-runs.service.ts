@@ -9,6 +9,7 @@ import { errorMessage } from '../shared/error-text';
 import { sleep } from '../shared/sleep';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { WorkflowVersionsService } from '../workflow/workflow-versions.service';
 import type { TestCase } from './test-case.schema';
@@ -115,6 +116,7 @@ export class TestRunsService implements BeforeApplicationShutdown {
     private readonly caseRunner: TestCaseRunner,
     private readonly heartbeat: TestRunHeartbeat,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly grace: ShutdownGrace,
   ) {}
 
   /**
@@ -174,19 +176,20 @@ export class TestRunsService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Shutdown: no case starts any more, the cases in flight get SHUTDOWN_GRACE_MS to end, then the test runs left
+   * Shutdown: no case starts any more, the cases in flight get what is left of the shutdown's grace period
+   * (ShutdownGrace, SHUTDOWN_GRACE_MS in all) to end, then the test runs left
    * are ended as interrupted (with the results stored so far), so that no client polls them for good.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
     if (this.inFlight.size === 0) return;
-    this.logger.warn(
-      `Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.inFlight.size} test run(s)`,
-    );
+    // The shutdown's one grace period: the runs' supervisor waits only what this leaves of it.
+    const graceMs = this.grace.remainingMs;
+    this.logger.warn(`Shutting down: waiting up to ${graceMs} ms for ${this.inFlight.size} test run(s)`);
     const grace = new AbortController();
     await Promise.race([
       Promise.allSettled(this.inFlight.values()),
-      sleep(this.config.shutdownGraceMs, grace.signal).catch(() => undefined),
+      sleep(graceMs, grace.signal).catch(() => undefined),
     ]);
     grace.abort();
     for (const testRunId of this.inFlight.keys()) {

@@ -5,6 +5,7 @@ import { adminPrincipal, newRun } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { EmbeddedProcessLock } from './embedded-process-lock';
 import { providedPort } from '../common/port';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import { InProcessRunSupervisor } from './in-process-run-supervisor';
 import { RunEventEntity } from './run-event.entity';
 import { RunEventsService } from './run-events.service';
@@ -75,7 +76,8 @@ describe(InProcessRunSupervisor.name, () => {
     return { id: run.id, execution };
   };
 
-  beforeEach(async () => {
+  /** The supervisor over a fresh database, with SHUTDOWN_GRACE_MS `graceMs`. */
+  const build = async (graceMs = '50') => {
     executor = new ControlledExecutor();
     moduleRef = await runsTestingModule(
       [
@@ -89,13 +91,15 @@ describe(InProcessRunSupervisor.name, () => {
       {
         MAX_CONCURRENT_RUNS: '2',
         MAX_QUEUED_RUNS: '2',
-        SHUTDOWN_GRACE_MS: '50',
+        SHUTDOWN_GRACE_MS: graceMs,
       },
     );
     runs = moduleRef.get(RunsService);
     executor.runs = runs;
     sut = moduleRef.get(InProcessRunSupervisor);
-  });
+  };
+
+  beforeEach(() => build());
 
   afterEach(() => moduleRef.close());
 
@@ -245,6 +249,28 @@ describe(InProcessRunSupervisor.name, () => {
         status: 'succeeded',
       });
       expect(execution.abortReason).toBeNull();
+    });
+
+    it('should wait only what another shutdown hook left of the one grace period', async () => {
+      await moduleRef.close();
+      await build('60000');
+      const { execution } = await submitted();
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      try {
+        // Another module's hook (the test runs') waited the whole grace period first.
+        moduleRef.get(ShutdownGrace).begin();
+        jest.advanceTimersByTime(60_000);
+        let drained = false;
+
+        const draining = sut.beforeApplicationShutdown().then(() => (drained = true));
+        await jest.advanceTimersByTimeAsync(1_000);
+
+        expect(execution.abortReason).toBeInstanceOf(RunHandedBackError);
+        expect(drained).toBe(true);
+        await draining;
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it('should leave queued runs queued and hand running ones back after the grace period, unfinished', async () => {

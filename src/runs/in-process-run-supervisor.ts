@@ -11,6 +11,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { bindToActiveTrace } from '../common/tracing';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES } from './run.entity';
 import { EmbeddedProcessLock } from './embedded-process-lock';
@@ -48,7 +49,8 @@ const ABORT_WAIT_MS = 5_000;
  * The embedded run supervisor: a FIFO queue in this process with MAX_CONCURRENT_RUNS slots; RUN_EXECUTOR
  * executes each run from the database. It refuses to start on a database another live embedded process holds
  * (EmbeddedProcessLock). At boot, runs a dead process left queued or running are resumed (from their checkpoint). On shutdown it drains: no new runs, queued ones stay queued for the next start,
- * running ones get SHUTDOWN_GRACE_MS to finish and are then handed back (left resumable, not failed).
+ * running ones get what is left of the shutdown's grace period (ShutdownGrace) to finish and are then handed back
+ * (left resumable, not failed).
  */
 @Injectable()
 export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -69,6 +71,7 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
     @Inject(RUN_EXECUTOR) private readonly executorPort: Port<RunExecutor>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lock: EmbeddedProcessLock,
+    private readonly grace: ShutdownGrace,
   ) {
     this.places = new RunPlaces(
       config.workflows.maxQueuedRuns,
@@ -94,10 +97,12 @@ export class InProcessRunSupervisor implements RunSupervisor, OnApplicationBoots
       this.active.delete(entry.runId);
       entry.end();
     }
+    // What is left of the shutdown's grace period: other hooks (test runs) may have waited part of it already.
+    const graceMs = this.grace.remainingMs;
     if (this.active.size > 0) {
-      this.logger.warn(`Shutting down: waiting up to ${this.config.shutdownGraceMs} ms for ${this.active.size} run(s)`);
+      this.logger.warn(`Shutting down: waiting up to ${graceMs} ms for ${this.active.size} run(s)`);
     }
-    if (!(await this.allEnded(this.config.shutdownGraceMs))) {
+    if (!(await this.allEnded(graceMs))) {
       for (const entry of this.active.values()) entry.controller.abort(new RunHandedBackError());
       await this.allEnded(ABORT_WAIT_MS);
     }

@@ -8,6 +8,7 @@ import { waitFor } from '../../test/support/wait-for';
 import { providedPort } from '../common/port';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import { QueueRunSupervisor } from './queue-run-supervisor';
 import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
@@ -79,6 +80,8 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
       redis,
       providedPort(RUN_EXECUTOR, executor.forWorker(name)),
       config,
+      // Each supervisor stands for a process of its own, with its own shutdown.
+      new ShutdownGrace(config.shutdownGraceMs),
     );
     await sut.onApplicationBootstrap();
     started.push(sut);

@@ -5,6 +5,7 @@ import type { Principal } from '../common/auth/principal';
 import { processOwnerId } from '../common/process-owner';
 import { DomainError } from '../common/errors/domain-error';
 import type { AppConfig } from '../config/app-config';
+import type { ShutdownGrace } from '../config/shutdown-grace';
 import { errorMessage } from '../shared/error-text';
 import { sleep } from '../shared/sleep';
 import type { RunResponse } from './run.dto';
@@ -64,6 +65,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     private readonly redis: RunRedis,
     private readonly executorPort: Port<RunExecutor>,
     private readonly config: AppConfig,
+    private readonly grace: ShutdownGrace,
   ) {
     this.places = new RunPlaces(
       config.workflows.maxQueuedRuns,
@@ -117,7 +119,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       const grace = new AbortController();
       const closed = await Promise.race([
         closing.then(() => true),
-        sleep(this.config.shutdownGraceMs, grace.signal).then(
+        sleep(this.grace.remainingMs, grace.signal).then(
           () => false,
           () => true,
         ),

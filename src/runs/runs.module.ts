@@ -3,6 +3,7 @@ import { AuditModule } from '../audit/audit.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ShutdownGrace } from '../config/shutdown-grace';
 import { type Port, portProvider, requirePorts } from '../common/port';
 import { NodeRunEntity } from './node-run.entity';
 import { RunEventEntity } from './run-event.entity';
@@ -84,6 +85,7 @@ import { ModelExchangesService } from './model-exchanges.service';
         RUN_REDIS,
         RUN_EXECUTOR,
         EmbeddedProcessLock,
+        ShutdownGrace,
       ],
       useFactory: (
         config: AppConfig,
@@ -94,10 +96,11 @@ import { ModelExchangesService } from './model-exchanges.service';
         redis: RunRedis | null,
         executor: Port<RunExecutor>,
         lock: EmbeddedProcessLock,
+        grace: ShutdownGrace,
       ): RunSupervisor =>
         redis
-          ? new QueueRunSupervisor(runs, queries, events, leases, redis, executor, config)
-          : new InProcessRunSupervisor(runs, queries, events, executor, config, lock),
+          ? new QueueRunSupervisor(runs, queries, events, leases, redis, executor, config, grace)
+          : new InProcessRunSupervisor(runs, queries, events, executor, config, lock, grace),
     },
   ],
   exports: [
