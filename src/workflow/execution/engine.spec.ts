@@ -243,6 +243,91 @@ describe(WorkflowEngine.name, () => {
     });
   });
 
+  describe('node run writes', () => {
+    /** A recorder whose INSERT of a node run that starts is answered only when the test says so. */
+    const slowRecorder = (log: string[], stored: Promise<void>, failure?: Error): NodeRecorder => ({
+      ...recordingRecorder([]),
+      nodeStarted: async (_runId, started) => {
+        log.push(`insert ${started.id}`);
+        await stored;
+        if (failure) throw failure;
+        log.push(`stored ${started.id}`);
+        return `run-of-${started.id}`;
+      },
+      nodeFinished: (nodeRunId, result) => {
+        log.push(`finished ${nodeRunId} ${result.status}`);
+        return Promise.resolve();
+      },
+    });
+    /** A node that saves a step checkpoint once it started its work. */
+    const stepping = (log: string[]) =>
+      ({
+        ...fakeHandlers,
+        value: {
+          ...(fakeHandlers as unknown as Record<string, NodeHandler>).value,
+          entry: true,
+          run: async ({ step }: { step?: { save(state: unknown): Promise<void> } }) => {
+            log.push('work started');
+            await step?.save({ round: 1 });
+            log.push('step saved');
+            return { output: 1 };
+          },
+        },
+      }) as unknown as NodeHandlers;
+    const graph = definition([node('a', 'value'), node('end', 'end', { outputs: ['a'] })], [edge('a', 'end')]);
+    const checkpointer = (log: string[]) =>
+      new RunCheckpointer(
+        'run-1',
+        {
+          save: (_runId, _state, step) => {
+            log.push(step?.nodeFinished ? `checkpoint end ${step.nodeFinished.nodeRunId}` : 'checkpoint step');
+            return Promise.resolve();
+          },
+        },
+        toRunState(null),
+        false,
+      );
+
+    it("should start a node's work while its node run is written, and checkpoint it only once that is stored", async () => {
+      const log: string[] = [];
+      let store: () => void = () => undefined;
+      const stored = new Promise<void>((resolve) => (store = resolve));
+      sut = new WorkflowEngine(stepping(log), {} as NodeServices, slowRecorder(log, stored));
+
+      const walk = sut.run(graph, ['a', 'end'], {}, { ...context(), checkpoint: checkpointer(log) });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(log).toEqual(['insert a', 'work started']);
+      store();
+      await walk;
+
+      expect(log).toEqual([
+        'insert a',
+        'work started',
+        'stored a',
+        'checkpoint step',
+        'step saved',
+        'checkpoint end run-of-a',
+        'insert end',
+        'stored end',
+        'checkpoint end run-of-end',
+      ]);
+    });
+
+    it('should fail the run with the error of a node run that could not be stored, and checkpoint nothing of it', async () => {
+      const log: string[] = [];
+      sut = new WorkflowEngine(
+        stepping(log),
+        {} as NodeServices,
+        slowRecorder(log, Promise.resolve(), new Error('database unavailable')),
+      );
+
+      await expect(sut.run(graph, ['a', 'end'], {}, { ...context(), checkpoint: checkpointer(log) })).rejects.toThrow(
+        'database unavailable',
+      );
+      expect(log).toEqual(['insert a', 'work started']);
+    });
+  });
+
   it('should start no node once the run is cancelled', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled by the user'));

@@ -7,12 +7,16 @@ import type { NestedGraphRunner, NodeHandler, NodeServices } from '../nodes/node
 import type { NodeHandlers } from '../nodes/node-handlers';
 import type { Scope } from '../references';
 import { NodeFailure, type RunContext, WorkflowRunError } from './run-context';
+import type { NodeStep } from './run-checkpointer';
 import { errorMessage } from '../../shared/error-text';
 import { AwaitingApprovalError } from '../../agent/approval-gate';
 
 /** Persistence of node runs, implemented by the runs module so the engine stays storage-agnostic. */
 export interface NodeRecorder {
-  /** Stores a node run that starts, and in the same write the node runs of pure nodes that ended before it. */
+  /**
+   * Stores a node run that starts, and in the same write the node runs of pure nodes that ended before it; resolves
+   * to its id once stored. The engine does not wait for it before the node starts (see runNode).
+   */
   nodeStarted(runId: string, node: WorkflowNode, ended?: readonly EndedNodeRun[]): Promise<string>;
   /** The node run an earlier execution of the run left running for this node, if any. */
   runningNodeRun(runId: string, nodeId: string): Promise<string | null>;
@@ -238,6 +242,20 @@ export class WorkflowEngine {
     unstored: EndedNodeRun[],
   ): Promise<Record<string, unknown>> {
     const checkpoint = run.checkpoint;
+    const pure = handler.pure === true;
+    const resumedNodeRunId =
+      checkpoint?.resumed && !pure ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
+    // A pure node's run is written once it ended (no row while it runs, no checkpoint of its output). Another
+    // node's row is written while the node starts its work (one round trip fewer before it): the node's first
+    // checkpoint and its end wait for it, so nothing durable of the node is stored before its node run.
+    const nodeRun = pure
+      ? null
+      : resumedNodeRunId !== null
+        ? Promise.resolve(resumedNodeRunId)
+        : this.recorder.nodeStarted(run.runId, node, unstored.splice(0));
+    // A failed write is thrown where the node run is awaited.
+    nodeRun?.catch(() => undefined);
+    const step = checkpoint?.stepOf(node.id);
     const input = {
       node,
       data: node.data ?? {},
@@ -246,31 +264,23 @@ export class WorkflowEngine {
       definition,
       services: this.services,
       handlers: this.handlers,
-      step: checkpoint?.stepOf(node.id),
+      step: step && nodeRun ? afterStored(step, nodeRun) : step,
       runGraph: this.runGraph,
     };
     // A pure node is computed again when the run resumes; the node run an earlier execution stored stands.
-    const pure = handler.pure === true;
     if (pure && checkpoint?.resumed && (await this.recorder.hasNodeRun(run.runId, node.id))) return handler.run(input);
-    const resumedNodeRunId =
-      checkpoint?.resumed && !pure ? await this.recorder.runningNodeRun(run.runId, node.id) : null;
-    // A pure node's run is written once it ended (no row while it runs, no checkpoint of its output).
-    const nodeRunId = pure
-      ? null
-      : (resumedNodeRunId ?? (await this.recorder.nodeStarted(run.runId, node, unstored.splice(0))));
     const started = new Date();
     const startedAt = started.getTime();
-    const end = (result: NodeRunEnd): Promise<void> => {
-      if (nodeRunId !== null) return this.recorder.nodeFinished(nodeRunId, result);
+    const end = async (result: NodeRunEnd): Promise<void> => {
+      if (nodeRun) return this.recorder.nodeFinished(await nodeRun, result);
       unstored.push({ node, startedAt: started, finishedAt: new Date(), result });
-      return Promise.resolve();
     };
     if (!resumedNodeRunId) {
       run.emit('node.started', { node_id: node.id, node_type: node.type, label: node.data?.label ?? null });
     }
     try {
       const output = await handler.run(input);
-      if (checkpoint && nodeRunId !== null) await checkpoint.nodeFinished(node.id, nodeRunId, output);
+      if (checkpoint && nodeRun) await checkpoint.nodeFinished(node.id, await nodeRun, output);
       else await end({ status: 'succeeded', output });
       run.emit('node.finished', {
         node_id: node.id,
@@ -280,9 +290,16 @@ export class WorkflowEngine {
       });
       return output;
     } catch (error) {
-      // Handed back, or waiting for a person: the node run stays open; the execution that resumes the run goes on with it.
-      if (run.signal.reason instanceof RunHandedBackError) throw run.signal.reason;
-      if (error instanceof AwaitingApprovalError && !run.signal.aborted) throw error;
+      // Handed back, or waiting for a person: the node run stays open (stored by now); the execution that resumes the
+      // run goes on with it.
+      if (run.signal.reason instanceof RunHandedBackError) {
+        await nodeRun?.catch(() => undefined);
+        throw run.signal.reason;
+      }
+      if (error instanceof AwaitingApprovalError && !run.signal.aborted) {
+        await nodeRun?.catch(() => undefined);
+        throw error;
+      }
       // A budget of the run that ran out fails the node with the budget's reason; any other stop cancels it.
       const limit = run.meter?.stopped ?? null;
       const cancelled = run.signal.aborted && limit === null;
@@ -302,6 +319,17 @@ export class WorkflowEngine {
       throw new WorkflowRunError(`node "${node.id}" (${node.type}) failed: ${message}`, node.id);
     }
   }
+}
+
+/** The node's step, whose saves wait until its node run is stored. */
+function afterStored(step: NodeStep, nodeRun: Promise<string>): NodeStep {
+  return {
+    state: step.state,
+    save: async (state) => {
+      await nodeRun;
+      return step.save(state);
+    },
+  };
 }
 
 /** Node outputs can be large (tool results); events carry a bounded preview, node runs the whole. */
