@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HAN_WORD = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$/u;
-// Senses that say nothing about meaning: cross-references, surnames, classifiers.
+// Senses that say nothing about meaning: cross-references, surnames, classifiers, pronunciations. Tested on
+// the sense as written and on what is left of it once notes in brackets and Chinese characters are taken out.
 const EMPTY_SENSE =
-  /^(?:(?:old |archaic |Japanese |Taiwan )?variant of|see |surname |used in |CL:|abbr\. for|also written|erhua variant)/i;
+  /^(?:(?:old |archaic |Japanese |Taiwan |ancient )?variant of|see(?: also)?\b|same as\b|surname\b|used in\b|used before\b|CL:|abbr\. (?:for|to)\b|also written\b|erhua variant|classifier\b|(?:Taiwan |also )?pr\.|name of\b|also called\b)/i;
 /** Senses of a word kept (CC-CEDICT lists the commonest first). */
 const SENSES = 3;
 
@@ -13,6 +14,7 @@ const SENSES = 3;
  * The simplified Chinese words of CC-CEDICT and their English senses, read from the cc-cedict package's data
  * file (`data/all.js`: `[traditional, simplified, pinyin, english, …]` per entry). The file stays in memory as
  * bytes; a word's senses are decoded when first asked for. Proper names (capitalised pinyin) are left out.
+ * Text in traditional characters is read through `simplified`.
  */
 export class ChineseDictionary {
   private readonly text: Buffer;
@@ -21,14 +23,25 @@ export class ChineseDictionary {
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   private readonly next: number[] = [];
+  /** Per traditional character, its one simplified form (while reading: null when it has several). */
+  private readonly toSimplified = new Map<string, string | null>();
   readonly longest: number;
 
   constructor(file: string) {
     this.text = readFileSync(file);
     let longest = 1;
+    const simplifiedCharacters = new Set<string>();
     const end = this.text.indexOf(']],"variantLookup"');
-    for (const [simplified, englishStart, englishEnd] of entries(this.text, end < 0 ? this.text.length : end)) {
+    for (const [traditional, simplified, englishStart, englishEnd] of entries(
+      this.text,
+      end < 0 ? this.text.length : end,
+    )) {
       if (!HAN_WORD.test(simplified)) continue;
+      if (traditional.length === 1 && simplified.length === 1) {
+        const known = this.toSimplified.get(traditional);
+        this.toSimplified.set(traditional, known === undefined || known === simplified ? simplified : null);
+        simplifiedCharacters.add(simplified);
+      }
       this.next.push(this.first.get(simplified) ?? -1);
       this.first.set(simplified, this.starts.length);
       this.starts.push(englishStart);
@@ -36,30 +49,53 @@ export class ChineseDictionary {
       longest = Math.max(longest, simplified.length);
     }
     this.longest = longest;
+    // A character that is some entry's simplified form is read as written (么 "what" is not 幺 "youngest").
+    for (const [traditional, simplified] of this.toSimplified)
+      if (simplified === null || simplified === traditional || simplifiedCharacters.has(traditional))
+        this.toSimplified.delete(traditional);
   }
 
   has(word: string): boolean {
     return this.first.has(word);
   }
 
-  /** The English senses of a word, commonest first, without notes in brackets or cross-references. */
+  /** The text with each traditional character that has one simplified form written in that form (獲取 获取). */
+  simplified(text: string): string {
+    if (!/[\u3400-\u9fff\uf900-\ufaff]/u.test(text)) return text;
+    return text.replace(/[\u3400-\u9fff\uf900-\ufaff]/gu, (character) => this.toSimplified.get(character) ?? character);
+  }
+
+  /**
+   * The English senses of a word without notes in brackets or cross-references: the first sense of each of its
+   * entries (readings) in dictionary order, then the second of each, and so on (CC-CEDICT lists the commonest
+   * sense of an entry first, but not the commonest entry first: 后 is "empress" before it is "after").
+   */
   senses(word: string): string[] {
-    const entries: number[] = [];
-    for (let entry = this.first.get(word) ?? -1; entry >= 0; entry = this.next[entry]) entries.unshift(entry);
-    const senses: string[] = [];
-    for (const entry of entries) {
+    const entries: string[][] = [];
+    for (let entry = this.first.get(word) ?? -1; entry >= 0; entry = this.next[entry]) {
       const parsed = JSON.parse(this.text.toString('utf8', this.starts[entry], this.ends[entry])) as string | string[];
-      for (const sense of typeof parsed === 'string' ? parsed.split(/; ?/) : parsed) {
-        const plain = sense.replace(/\([^)]*\)|\[[^\]]*\]|[\u3400-\u9fff|]+/gu, ' ').trim();
-        if (plain !== '' && !EMPTY_SENSE.test(plain)) senses.push(plain);
-      }
+      const senses = (typeof parsed === 'string' ? parsed.split(/; ?/) : parsed).flatMap(meaningful);
+      if (senses.length > 0) entries.unshift(senses);
     }
-    return senses.slice(0, SENSES);
+    const senses: string[] = [];
+    for (let position = 0; senses.length < SENSES && entries.some((senses) => position < senses.length); position++)
+      for (const entry of entries) if (position < entry.length && senses.length < SENSES) senses.push(entry[position]);
+    return senses;
   }
 }
 
-/** [simplified, start, end of the English] of each entry whose pinyin is not capitalised (a proper name). */
-function* entries(text: Buffer, end: number): Generator<[string, number, number]> {
+/** A sense as plain English words, or nothing when it says nothing about meaning. */
+function meaningful(sense: string): string[] {
+  if (EMPTY_SENSE.test(sense.trim())) return [];
+  const plain = sense
+    .replace(/\([^)]*\)|\[[^\]]*\]|[\u3400-\u9fff|]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain === '' || EMPTY_SENSE.test(plain) ? [] : [plain];
+}
+
+/** [traditional, simplified, start, end of the English] of each entry whose pinyin is not capitalised (a name). */
+function* entries(text: Buffer, end: number): Generator<[string, string, number, number]> {
   const next = (from: number, marker: string): number => {
     const found = text.indexOf(marker, from);
     return found < 0 ? -1 : found + marker.length;
@@ -71,7 +107,13 @@ function* entries(text: Buffer, end: number): Generator<[string, number, number]
     if (simplified < 3 || pinyin < 3 || english < 2) return;
     const close = text[english] === 0x5b ? arrayEnd(text, english) : stringEnd(text, english + 1) + 1;
     const capitalised = text[pinyin] >= 0x41 && text[pinyin] <= 0x5a;
-    if (!capitalised) yield [text.toString('utf8', simplified, pinyin - 3), english, close];
+    if (!capitalised)
+      yield [
+        text.toString('utf8', start, simplified - 3),
+        text.toString('utf8', simplified, pinyin - 3),
+        english,
+        close,
+      ];
     start = close;
   }
 }

@@ -1,4 +1,4 @@
-import { chineseTerms } from './chinese-words';
+import { chineseTerms, chineseWords } from './chinese-words';
 
 describe('chineseTerms', () => {
   it('should cut a run into glossary words, longest first, and give their English words', () => {
@@ -22,5 +22,26 @@ describe('chineseTerms', () => {
   it('should keep characters the glossary does not hold as bigrams only', () => {
     expect(chineseTerms('北京')).toEqual(['北京']);
     expect(chineseTerms('京')).toEqual(['京']);
+  });
+});
+
+describe('chineseWords', () => {
+  const dictionary = (words: string) => ({ has: (word: string) => words.split(' ').includes(word), longest: 3 });
+
+  it('should cut a run into the fewest words, not the longest first word', () => {
+    expect(chineseWords('用作用域', dictionary('用作 用 域'))).toEqual(['用', '作用域']);
+  });
+
+  it('should prefer, of cuts with as many words, the one that holds glossary and function words', () => {
+    expect(chineseWords('再发布', dictionary('再发 布 再'))).toEqual(['再', '发布']);
+    expect(chineseWords('表单体', dictionary('表 单体 体'))).toEqual(['表单', '体']);
+  });
+
+  it('should prefer, of otherwise equal cuts, longer words later', () => {
+    expect(chineseWords('研究生命', dictionary('研究生 研究 生命 命'))).toEqual(['研究', '生命']);
+  });
+
+  it('should leave out characters no dictionary holds', () => {
+    expect(chineseWords('ファイル削除', dictionary('削除'))).toEqual(['削除']);
   });
 });

@@ -31,7 +31,11 @@ export const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
     '这些 那些 这样 那样 哪 哪些 哪个 哪里 什么 什么样 怎么 怎样 怎么样 怎么办 如何 为什么 吗 呢 吧 啊 一 一个 一下 一些 ' +
     '一种 某 某个 某些 每 每个 我 我的 我们 你 你的 您 他 她 它 他们 要 想 能 能够 可 会 应该 得到 里 上 中 内 时 时候 ' +
     '后 前 之 其 该 此 并 而 但 如果 有没有 没有 办法 最好 情况 做 用 请 帮 帮我 干 多少 几 方式 过程 所 它们 是不是 ' +
-    '以及 还是 需要 可能 已经 正在 现在 然后 之后 之前 时间 东西 事 事情 问题'
+    '以及 还是 需要 可能 已经 正在 现在 然后 之后 之前 时间 东西 事 事情 问题 ' +
+    // Measure words, directional complements, conjunctions and pronouns of the same kind as those above.
+    '个 条 张 份 件 位 只 次 些 种 批 来 去 出来 起来 下来 进来 上来 过来 回来 出去 下去 或 或者 比如 例如 ' +
+    '可以 不能 能不能 可不可以 之间 那里 这里 哪儿 已 另 另一 另外 其他 其它 别的 以后 以前 还有 而 但是 ' +
+    '因为 所以 这种 那种 各'
   ).split(' '),
 );
 
@@ -39,22 +43,36 @@ export const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
 export const glossaryEnglish = (word: string): readonly string[] | undefined => GLOSSARY.get(word);
 
 /**
- * A run of CJK text cut into dictionary words, longest match from the left over the glossary and, when given,
- * another dictionary; characters no dictionary holds are skipped.
+ * A run of CJK text cut into dictionary words over the glossary and, when given, another dictionary: the cut
+ * with the fewest pieces (a character no dictionary holds is a piece of its own, and is left out), of equal
+ * cuts the one whose later words are longer. Longest match from the left alone cuts 用作用域 as 用作 + 用 + 域
+ * where 用 + 作用域 (use + scope) reads it whole.
  */
 export function chineseWords(run: string, dictionary?: { has(word: string): boolean; longest: number }): string[] {
   const longest = Math.max(LONGEST, dictionary?.longest ?? 0);
   const known = (word: string): boolean => GLOSSARY.has(word) || dictionary?.has(word) === true;
-  const words: string[] = [];
-  for (let start = 0; start < run.length;) {
-    let length = Math.min(longest, run.length - start);
-    while (length > 0 && !known(run.slice(start, start + length))) length--;
-    if (length === 0) {
-      start++;
-      continue;
+  // Up to each position: the fewest pieces, of those the most characters in glossary and function words (the
+  // common words of requests), and the length of the last word (0: an unknown character).
+  const pieces: number[] = new Array<number>(run.length + 1).fill(0);
+  const glossed: number[] = new Array<number>(run.length + 1).fill(0);
+  const last: number[] = new Array<number>(run.length + 1).fill(0);
+  for (let end = 1; end <= run.length; end++) {
+    pieces[end] = pieces[end - 1] + 1;
+    glossed[end] = glossed[end - 1];
+    for (let length = Math.min(longest, end); length > 0; length--) {
+      const word = run.slice(end - length, end);
+      if (!known(word)) continue;
+      const count = pieces[end - length] + 1;
+      const covered = glossed[end - length] + (GLOSSARY.has(word) || CHINESE_FUNCTION_WORDS.has(word) ? length : 0);
+      if (last[end] === 0 || count < pieces[end] || (count === pieces[end] && covered > glossed[end])) {
+        pieces[end] = count;
+        glossed[end] = covered;
+        last[end] = length;
+      }
     }
-    words.push(run.slice(start, start + length));
-    start += length;
   }
+  const words: string[] = [];
+  for (let end = run.length; end > 0; end -= Math.max(last[end], 1))
+    if (last[end] > 0) words.unshift(run.slice(end - last[end], end));
   return words;
 }

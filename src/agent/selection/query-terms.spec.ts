@@ -47,6 +47,21 @@ describe(queryTerms.name, () => {
     expect(groupTerms('什么是')).toEqual([]);
   });
 
+  it('should back a character no word holds off to its first sense, low and not widened', () => {
+    const [lake] = queryTerms('湖', options()).groups;
+
+    expect([...lake]).toEqual([['lake', DEFAULT_EXPANSION.singleCharacters]]);
+  });
+
+  it('should read traditional characters as simplified', () => {
+    expect(queryTerms('獲取理髮店', options())).toEqual(queryTerms('获取理发店', options()));
+  });
+
+  it('should bridge kanji in Japanese text and leave kana and hangul as they are', () => {
+    expect(groupTerms('ファイルを削除する')).toEqual(expect.arrayContaining(['remov']));
+    expect(queryTerms('파일을 삭제', options()).groups).toEqual([]);
+  });
+
   it('should add nothing without the lexicon', () => {
     expect(queryTerms('barber shops', { ...options(), lexicon: undefined }).groups).toEqual([]);
   });

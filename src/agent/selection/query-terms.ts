@@ -14,8 +14,11 @@ export interface QueryOptions {
   chineseWeight: number;
   /** WordNet relations of the English that a Chinese word was bridged to, relative to that word's weight. */
   bridgedExpansion: number;
-  /** Whether one-character words the glossary lacks are bridged (their senses are many and broad). */
-  singleCharacters: boolean;
+  /**
+   * Of the first CC-CEDICT sense of a one-character word the glossary lacks (a character no longer word holds:
+   * 湖 lake; their senses are many and broad); 0: not bridged.
+   */
+  singleCharacters: number;
   /** Of a WordNet relative of a query word, per relation (`compound`: two query words WordNet knows as one). */
   relations: Record<Relation | 'compound', number>;
 }
@@ -34,7 +37,9 @@ export interface QueryTerms {
   groups: Array<Map<string, number>>;
 }
 
-export function queryTerms(query: string, options: QueryOptions): QueryTerms {
+export function queryTerms(written: string, options: QueryOptions): QueryTerms {
+  // Traditional characters read as simplified, in which the glossary and CC-CEDICT's words are written.
+  const query = options.lexicon?.chinese.simplified(written) ?? written;
   const terms = new Map<string, number>();
   for (const token of tokenize(query, options.tokenize)) terms.set(token, 1);
   const withSynonyms = (weights: Map<string, number>): Map<string, number> => {
@@ -65,12 +70,15 @@ export function queryTerms(query: string, options: QueryOptions): QueryTerms {
   for (const run of cjkRuns(query)) {
     for (const word of chineseWords(run, lexicon.chinese)) {
       if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) continue;
-      if (word.length === 1 && !options.singleCharacters) continue;
+      // A character no longer word holds backs off to its first sense alone, low and not widened further.
+      const single = word.length === 1;
+      if (single && options.singleCharacters <= 0) continue;
+      const senses = lexicon.chinese.senses(word);
       group(word, (addText) =>
-        lexicon.chinese.senses(word).forEach((sense, index) => {
-          const weight = options.chineseWeight * (index === 0 ? 1 : 0.5);
+        (single ? senses.slice(0, 1) : senses).forEach((sense, index) => {
+          const weight = single ? options.singleCharacters : options.chineseWeight * (index === 0 ? 1 : 0.5);
           addText(sense, weight);
-          if (options.bridgedExpansion > 0)
+          if (options.bridgedExpansion > 0 && !single)
             expandEnglish(lexicon, plainWords(sense), (_, expand) =>
               expand((text, relation) =>
                 addText(text, weight * options.bridgedExpansion * options.relations[relation]),

@@ -35,7 +35,7 @@ export interface ToolIndexOptions {
 export const DEFAULT_EXPANSION: Omit<QueryOptions, 'tokenize' | 'synonymWeight' | 'lexicon'> = {
   chineseWeight: 1,
   bridgedExpansion: 0.5,
-  singleCharacters: false,
+  singleCharacters: 0.3,
   relations: { compound: 1, synonym: 0.3, derived: 0.3, hypernym: 0.2, grandHypernym: 0.1 },
 };
 
