@@ -14,7 +14,7 @@ import { RunEntity } from './run.entity';
 import { RunEventsService } from './run-events.service';
 import { RunLeasesService } from './run-leases.service';
 import { RUN_REDIS, RunRedis } from './run-redis';
-import { RUN_EXECUTOR, type RunExecutor, RunHandedBackError, type RunStop } from './run-supervisor';
+import { RUN_EXECUTOR, type RunExecutor, RunHandedBackError, RunLeaseLostError, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
 import { RunQueriesService } from './run-queries.service';
 
@@ -22,32 +22,46 @@ import { RunQueriesService } from './run-queries.service';
 class ScriptedExecutor implements RunExecutor {
   readonly started: Array<{ runId: string; worker: string }> = [];
   readonly reasons: unknown[] = [];
+  /** Why executions stopped unfinished. */
+  readonly handedBack: unknown[] = [];
+  /** Executions whose end was not stored: their worker no longer held the run's lease. */
+  readonly fenced: string[] = [];
+  /** The lease each execution was told it executes under. */
+  readonly leaseOwners: Array<string | undefined> = [];
   executing = 0;
-  maxExecutingOneRun = 0;
+  maxExecuting = 0;
   private readonly releases = new Map<string, () => void>();
 
   constructor(private readonly runs: RunsService) {}
 
   forWorker(worker: string): RunExecutor {
-    return { execute: (runId, signal) => this.executeOn(worker, runId, signal) };
+    return {
+      execute: (runId, signal, _created, leaseOwner) => this.executeOn(worker, runId, signal, leaseOwner),
+    };
   }
 
   execute(runId: string, signal: AbortSignal): Promise<RunStop> {
     return this.executeOn('unknown', runId, signal);
   }
 
-  private async executeOn(worker: string, runId: string, signal: AbortSignal): Promise<RunStop> {
+  private async executeOn(worker: string, runId: string, signal: AbortSignal, leaseOwner?: string): Promise<RunStop> {
     this.started.push({ runId, worker });
+    this.leaseOwners.push(leaseOwner);
     this.executing += 1;
-    this.maxExecutingOneRun = Math.max(this.maxExecutingOneRun, this.executing);
+    this.maxExecuting = Math.max(this.maxExecuting, this.executing);
     try {
       await this.runs.markRunning(runId);
       const released = new Promise<void>((resolve) => this.releases.set(runId, resolve));
       await Promise.race([released, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
-      if (signal.reason instanceof RunHandedBackError) return 'handed_back';
+      if (signal.reason instanceof RunHandedBackError) {
+        this.handedBack.push(signal.reason);
+        return 'handed_back';
+      }
       this.reasons.push(signal.reason);
-      await this.runs.finish(runId, signal.aborted ? { status: 'cancelled' } : { status: 'succeeded' });
-      return 'ended';
+      const end = signal.aborted ? ({ status: 'cancelled' } as const) : ({ status: 'succeeded' } as const);
+      if (await this.runs.finish(runId, end, leaseOwner)) return 'ended';
+      this.fenced.push(runId);
+      return 'handed_back';
     } finally {
       this.executing -= 1;
     }
@@ -237,5 +251,65 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
 
     await waitFor(() => executor.reasons.length === 1, { what: 'the heartbeat stopped the run' });
     expect(executor.reasons[0]).toEqual(new Error('cancelled by the client'));
+  });
+
+  it('should not execute a run a second time on its worker when a reconciler queues it again meanwhile', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    const { leaseOwner } = await row(id);
+
+    // Its lease ran out (a process starved of CPU renewed it too late), and a reconciler claimed and queued it again.
+    await rows.update({ id }, { leaseOwner: null, leaseExpiresAt: new Date(Date.now() + 60_000) });
+    api.resume(id);
+    const marker = await submitted(api);
+
+    await waitFor(async () => (await row(id)).leaseOwner === leaseOwner, { what: 'the worker took the lease again' });
+    await waitFor(() => executor.started.some((start) => start.runId === marker), { what: 'a later run started' });
+    expect(executor.started.filter((start) => start.runId === id)).toHaveLength(1);
+    executor.finish(id);
+    executor.finish(marker);
+    await expect(api.waitForEnd(id, 10_000)).resolves.toBe(true);
+    expect(await row(id)).toMatchObject({ status: 'succeeded' });
+    expect(executor.fenced).toEqual([]);
+  });
+
+  it('should stop a run another worker took over at its next heartbeat, its execution told which lease it had', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    expect(executor.leaseOwners).toEqual([(await row(id)).leaseOwner]);
+
+    await rows.update({ id }, { leaseOwner: 'other-worker', leaseExpiresAt: new Date(Date.now() + 60_000) });
+
+    await waitFor(() => executor.handedBack.length === 1, { what: 'the heartbeat stopped the run' });
+    expect(executor.handedBack[0]).toBeInstanceOf(RunLeaseLostError);
+    expect(await row(id)).toMatchObject({ status: 'running', leaseOwner: 'other-worker' });
+  });
+
+  it('should stop executing a run whose lease it could not renew in time, and let it go on once only', async () => {
+    const leases = moduleRef.get(RunLeasesService);
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+
+    // Renewals hang (a process starved of CPU, a stuck connection) until the lease must be taken as lost.
+    let failRenewals: (error: Error) => void = () => undefined;
+    const renewals = jest
+      .spyOn(leases, 'renewAll')
+      .mockReturnValue(new Promise((_resolve, reject) => (failRenewals = reject)));
+
+    await waitFor(() => executor.handedBack.length === 1, { what: 'the worker stopped the run' });
+    expect(executor.handedBack[0]).toBeInstanceOf(RunLeaseLostError);
+    failRenewals(new Error('connection lost'));
+    renewals.mockRestore();
+    await waitFor(() => executor.started.length === 2, { what: 'the run went on' });
+    executor.finish(id);
+    await expect(api.waitForEnd(id, 10_000)).resolves.toBe(true);
+    expect(executor.maxExecuting).toBe(1);
+    expect(await row(id)).toMatchObject({ status: 'succeeded' });
   });
 });

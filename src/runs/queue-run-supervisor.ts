@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Port } from '../common/port';
 import { type Job, Queue, Worker } from 'bullmq';
+import { performance } from 'node:perf_hooks';
 import type { Principal } from '../common/auth/principal';
 import { processOwnerId } from '../common/process-owner';
 import { DomainError } from '../common/errors/domain-error';
@@ -17,6 +18,7 @@ import type { RunRedis } from './run-redis';
 import {
   type QueuePlace,
   RunHandedBackError,
+  RunLeaseLostError,
   type RunExecutor,
   type RunStop,
   type RunSupervisor,
@@ -33,9 +35,22 @@ const WAIT_POLL_MS = 1000;
 const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
+/**
+ * Share of RUN_LEASE_MS after the last renewal that reached the database within which a worker goes on executing
+ * a run: past it, the lease may have run out (on the database's clock, as another worker's reconciler sees it), so
+ * the execution stops before another worker can take the run over, even when this process was starved of CPU.
+ */
+const LEASE_TRUSTED_SHARE = 0.8;
 
 interface JobData {
   runId: string;
+}
+
+/** A run executing in this process. */
+interface ActiveRun {
+  controller: AbortController;
+  /** Stops the execution once its lease can no longer be trusted to be held (see LEASE_TRUSTED_SHARE). */
+  watchdog: NodeJS.Timeout;
 }
 
 /**
@@ -48,7 +63,7 @@ interface JobData {
 export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueRunSupervisor.name);
   /** Runs this process executes, by id. */
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly owner = processOwnerId();
   private readonly timers: NodeJS.Timeout[] = [];
   private queue: Queue<JobData> | null = null;
@@ -86,7 +101,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     });
     if (this.config.role === 'api') return;
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
-      this.active.get(runId)?.abort(new Error(CANCELLED)),
+      this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
     );
     this.worker = new Worker<JobData>(QUEUE_NAME, (job) => this.process(job.data.runId), {
       connection: this.redis.connect(),
@@ -114,7 +129,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     this.stopListening();
     const closing = this.worker?.close();
     if (this.active.size > 0) this.logger.warn(`Shutting down: handing back ${this.active.size} run(s)`);
-    for (const controller of this.active.values()) controller.abort(new RunHandedBackError());
+    for (const { controller } of this.active.values()) controller.abort(new RunHandedBackError());
     if (closing) {
       const grace = new AbortController();
       const closed = await Promise.race([
@@ -182,7 +197,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     }
     // The row already says cancelled: a worker that misses this message stops at its next heartbeat.
     this.redis.publish(this.redis.channel('run-cancel'), runId);
-    this.active.get(runId)?.abort(new Error(CANCELLED));
+    this.active.get(runId)?.controller.abort(new Error(CANCELLED));
     if (run.status !== 'running') {
       // No execution records how a queued or waiting run ended, so its event log ends here.
       await this.events.appendAndPublish(runId, 'run.finished', {
@@ -212,21 +227,54 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   private async process(runId: string): Promise<void> {
-    if (this.draining || !(await this.leases.acquire(runId, this.owner, this.leaseMs))) return;
+    if (this.draining) return;
+    const leasedAt = performance.now();
+    if (!(await this.leases.acquire(runId, this.owner, this.leaseMs))) return;
+    const executing = this.active.get(runId);
+    if (executing) {
+      // Queued again while it executes here (its lease had lapsed, a reconciler re-queued it): it goes on here.
+      this.trustLease(runId, executing, leasedAt);
+      return;
+    }
     const controller = new AbortController();
-    this.active.set(runId, controller);
+    const run: ActiveRun = { controller, watchdog: this.watchdog(runId, controller, leasedAt) };
+    this.active.set(runId, run);
     let stop: RunStop = 'ended';
     try {
-      stop = await this.executor().execute(runId, controller.signal);
+      stop = await this.executor().execute(runId, controller.signal, undefined, this.owner);
     } catch (error) {
       this.logger.error({ err: error, runId }, 'run execution failed unexpectedly');
     } finally {
+      clearTimeout(run.watchdog);
       this.active.delete(runId);
     }
     if (stop === 'handed_back') await this.handBack(runId);
     else await this.leases.release(runId, this.owner);
     // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.
     if (stop === 'waiting' && (await this.runs.statusOf(runId)) === 'running') await this.enqueue(runId);
+  }
+
+  /**
+   * The lease on `runId` was taken or renewed by a statement sent at `sentAt` (performance.now()): it is held until
+   * at least RUN_LEASE_MS after that on the database's clock. The execution stops a margin before, unless renewed.
+   */
+  private trustLease(runId: string, run: ActiveRun, sentAt: number): void {
+    clearTimeout(run.watchdog);
+    run.watchdog = this.watchdog(runId, run.controller, sentAt);
+  }
+
+  private watchdog(runId: string, controller: AbortController, sentAt: number): NodeJS.Timeout {
+    const left = sentAt + this.leaseMs * LEASE_TRUSTED_SHARE - performance.now();
+    const timer = setTimeout(
+      () => {
+        if (controller.signal.aborted) return;
+        this.logger.warn({ runId }, 'stopped a run whose lease could not be renewed in time');
+        controller.abort(new RunLeaseLostError());
+      },
+      Math.max(0, left),
+    );
+    timer.unref();
+    return timer;
   }
 
   /** Puts a run this worker held back in the queue for another worker; nothing when it was taken over already. */
@@ -238,12 +286,18 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     return this.executorPort.get();
   }
 
-  /** Renews the lease of every run executing here; one that was cancelled or taken over stops. */
+  /** Renews, in one statement, the lease of every run executing here; one that was cancelled or taken over stops. */
   private async heartbeat(): Promise<void> {
-    for (const [runId, controller] of this.active) {
-      if (await this.leases.renew(runId, this.owner, this.leaseMs)) continue;
-      const status = await this.runs.statusOf(runId);
-      controller.abort(status === 'cancelled' ? new Error(CANCELLED) : new RunHandedBackError());
+    const runIds = [...this.active.keys()];
+    const sentAt = performance.now();
+    const lost = await this.leases.renewAll(runIds, this.owner, this.leaseMs);
+    const lostIds = new Set(lost.map((run) => run.runId));
+    for (const runId of runIds) {
+      const run = this.active.get(runId);
+      if (run && !lostIds.has(runId)) this.trustLease(runId, run, sentAt);
+    }
+    for (const { runId, status } of lost) {
+      this.active.get(runId)?.controller.abort(status === 'cancelled' ? new Error(CANCELLED) : new RunLeaseLostError());
     }
   }
 

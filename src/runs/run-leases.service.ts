@@ -40,13 +40,29 @@ export class RunLeasesService {
     return result.affected === 1;
   }
 
-  /** Extends the lease of a run `owner` still holds and that has not ended or been cancelled; false otherwise. */
-  async renew(runId: string, owner: string, leaseMs: number): Promise<boolean> {
-    const result = await this.runs.update(
-      { id: runId, leaseOwner: owner, status: In(TAKEABLE) },
-      { leaseExpiresAt: new Date((await this.now()).getTime() + leaseMs) },
-    );
-    return result.affected === 1;
+  /**
+   * Extends, in one statement, the leases `owner` still holds on `runIds` of runs that have not ended or been
+   * cancelled; returns the runs whose lease it no longer held, each with its status (null: no such run).
+   */
+  async renewAll(
+    runIds: readonly string[],
+    owner: string,
+    leaseMs: number,
+  ): Promise<Array<{ runId: string; status: RunStatus | null }>> {
+    if (runIds.length === 0) return [];
+    const held = { id: In([...runIds]), leaseOwner: owner, status: In(TAKEABLE) };
+    const result = await this.runs.update(held, { leaseExpiresAt: new Date((await this.now()).getTime() + leaseMs) });
+    if (result.affected === runIds.length) return [];
+    const rows = await this.runs.find({
+      select: { id: true, status: true, leaseOwner: true },
+      where: { id: In([...runIds]) },
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return runIds.flatMap((runId) => {
+      const row = byId.get(runId);
+      const stillHeld = row !== undefined && row.leaseOwner === owner && TAKEABLE.includes(row.status);
+      return stillHeld ? [] : [{ runId, status: row?.status ?? null }];
+    });
   }
 
   /** Whether a worker holds a live lease on the run: it executes it, or still stores how it ended. */

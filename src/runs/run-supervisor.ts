@@ -14,9 +14,10 @@ export interface RunExecutor {
   /**
    * Executes stored run `runId` from its last checkpoint (from the start when it has none) until it ends, waits for
    * a person, or `signal` aborts. `created`: the run was created by this process and executes here for the first
-   * time, from that copy (its row and its event log are not read back).
+   * time, from that copy (its row and its event log are not read back). `leaseOwner` (queue mode): the lease the
+   * execution holds; the run's end is stored only while that owner still holds it, else it stops as handed back.
    */
-  execute(runId: string, signal: AbortSignal, created?: CreatedHere): Promise<RunStop>;
+  execute(runId: string, signal: AbortSignal, created?: CreatedHere, leaseOwner?: string): Promise<RunStop>;
 }
 
 /** A run a starter just stored, as it submits it: what its execution can use when it takes place in this process. */
@@ -44,6 +45,18 @@ export class RunHandedBackError extends Error {
   constructor() {
     super('handed back');
     this.name = 'RunHandedBackError';
+  }
+}
+
+/**
+ * Abort reason for "this worker may no longer hold the run's lease" (queue mode: it could not renew it in time, or
+ * another worker took the run over): stop at once and store nothing more; whoever holds the run continues it.
+ */
+export class RunLeaseLostError extends RunHandedBackError {
+  constructor() {
+    super();
+    this.message = 'lease lost';
+    this.name = 'RunLeaseLostError';
   }
 }
 

@@ -190,6 +190,28 @@ describe(RunsService.name, () => {
     await expect(queries.get(created.id, adminPrincipal())).resolves.toMatchObject({ status: 'succeeded' });
   });
 
+  it('should store the end of a run only while the worker that ends it holds its lease', async () => {
+    const taken = await sut.create(newRun());
+    const held = await sut.create(newRun());
+    const leaseExpiresAt = new Date(Date.now() + 60_000);
+    await runs.update({ id: taken.id }, { status: 'running', leaseOwner: 'worker-2', leaseExpiresAt });
+    await runs.update({ id: held.id }, { status: 'running', leaseOwner: 'worker-1', leaseExpiresAt });
+
+    const endedTaken = await sut.finish(taken.id, { status: 'succeeded', outputs: { answer: 1 } }, 'worker-1');
+    const endedHeld = await sut.finish(held.id, { status: 'succeeded', outputs: { answer: 2 } }, 'worker-1');
+
+    expect([endedTaken, endedHeld]).toEqual([false, true]);
+    await expect(runs.findOneByOrFail({ id: taken.id })).resolves.toMatchObject({
+      status: 'running',
+      outputs: null,
+      leaseOwner: 'worker-2',
+    });
+    await expect(runs.findOneByOrFail({ id: held.id })).resolves.toMatchObject({
+      status: 'succeeded',
+      outputs: { answer: 2 },
+    });
+  });
+
   it('should fail unfinished child runs with the reason and leave top-level and finished ones alone', async () => {
     const parent = await sut.create(newRun());
     await sut.markRunning(parent.id);

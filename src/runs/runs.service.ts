@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, Not, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Role } from '../shared/role';
 import { isDuplicateKey } from '../common/owned-queries';
 import type { Port } from '../common/port';
@@ -170,6 +171,11 @@ export class RunsService {
     this.journal.runChanged(runId, { status: 'running', startedAt });
   }
 
+  /**
+   * Stores how a run ended. With `leaseOwner` (queue mode) only while that worker still holds the run's lease: a
+   * worker that lost it (a takeover after its lease lapsed) must not end a run another worker now executes.
+   * False when the lease had gone and nothing was stored.
+   */
   async finish(
     runId: string,
     result: {
@@ -179,7 +185,8 @@ export class RunsService {
       usage?: UsageTotals;
       stopReason?: RunStopReason;
     },
-  ): Promise<void> {
+    leaseOwner?: string,
+  ): Promise<boolean> {
     const changes = {
       status: result.status,
       outputs: result.outputs ?? null,
@@ -188,8 +195,19 @@ export class RunsService {
       usage: result.usage ?? EMPTY_USAGE,
       finishedAt: new Date(),
     };
-    await this.retry(() => updateRows(this.runs.manager, RunEntity, { id: runId }, changes));
+    if (leaseOwner === undefined) {
+      await this.retry(() => updateRows(this.runs.manager, RunEntity, { id: runId }, changes));
+    } else {
+      let affected = 0;
+      await this.retry(async () => {
+        // The repository's UPDATE, which counts the rows it matched (updateRows does not).
+        const fenced = changes as QueryDeepPartialEntity<RunEntity>;
+        affected = (await this.runs.update({ id: runId, leaseOwner }, fenced)).affected ?? 0;
+      });
+      if (affected === 0) return false;
+    }
     this.journal.runChanged(runId, changes, true);
+    return true;
   }
 
   private async retry(write: () => Promise<unknown>): Promise<void> {

@@ -11,6 +11,7 @@ import {
   type CreatedHere,
   INTERRUPTED,
   RunHandedBackError,
+  RunLeaseLostError,
   type RunExecutor,
   type RunStop,
 } from '../../runs/run-supervisor';
@@ -60,6 +61,8 @@ export interface Execution {
   models?: ModelCalls;
   /** Told once its end is stored (CreatedHere.endStored). */
   endStored?: () => void;
+  /** The lease it executes under (queue mode): its end is stored only while this owner holds the run. */
+  leaseOwner?: string;
 }
 
 /** Who a stored run executes as: its owner, with the role the owner had when the run was created. */
@@ -96,7 +99,7 @@ export class WorkflowRunExecutor implements RunExecutor {
   }
 
   /** RUN_EXECUTOR: executes a stored run, rebuilt from its row, until it ends, waits, or is handed back. */
-  async execute(runId: string, signal: AbortSignal, created?: CreatedHere): Promise<RunStop> {
+  async execute(runId: string, signal: AbortSignal, created?: CreatedHere, leaseOwner?: string): Promise<RunStop> {
     const run = created?.run ?? (await this.runs.record(runId));
     if (!run || isFinished(run.status)) return 'ended';
     if (!created) await this.events.openStored(run.id);
@@ -105,8 +108,11 @@ export class WorkflowRunExecutor implements RunExecutor {
       const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
       checked = { ...this.checker.executionPlan(run.definition, version), tools: created?.tools };
     } catch (error) {
-      await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined, created?.endStored);
-      return 'ended';
+      const stored = await this.record(run.id, { status: 'failed', error: errorMessage(error) }, undefined, {
+        endStored: created?.endStored,
+        leaseOwner,
+      });
+      return stored ? 'ended' : 'handed_back';
     }
     // A run that started before (a restart, a hand-back) goes on from its checkpoint; one stored running when it
     // was created here has not executed yet.
@@ -120,6 +126,7 @@ export class WorkflowRunExecutor implements RunExecutor {
       checkpoint,
       startsNow,
       endStored: created?.endStored,
+      leaseOwner,
     });
     if (result.status === 'handed_back' || result.status === 'waiting') return result.status;
     return stopOf(result.status);
@@ -154,7 +161,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     principal: Principal,
     signal: AbortSignal,
     depth: number,
-    { checkpoint, parent, startsNow = false, models, endStored }: Execution,
+    { checkpoint, parent, startsNow = false, models, endStored, leaseOwner }: Execution,
   ): Promise<RunResult> {
     const recording = models === undefined ? await this.recorderOf(run.id, checkpoint?.resumed === true) : undefined;
     const deltas = coalesceDeltas((type, data) => this.events.emit(run.id, type, data), DELTA_WINDOW_MS);
@@ -198,7 +205,9 @@ export class WorkflowRunExecutor implements RunExecutor {
     }
     deltas.flush();
     await recording?.flush();
-    if (result.status === 'handed_back' || result.status === 'waiting') {
+    // A worker that lost the run's lease stores nothing more: its checkpoint is the new owner's now.
+    const leaseLost = signal.reason instanceof RunLeaseLostError;
+    if (result.status === 'waiting' || (result.status === 'handed_back' && !leaseLost)) {
       // The time limit counts execution only: the time until the run goes on is left out of it.
       await checkpoint?.storeTotals().catch((error: unknown) => {
         this.logger.error({ err: error, runId: run.id }, 'could not store the totals of the run');
@@ -224,7 +233,7 @@ export class WorkflowRunExecutor implements RunExecutor {
       }
       return { ...result, usage };
     }
-    await this.record(run.id, result, usage, endStored);
+    if (!(await this.record(run.id, result, usage, { endStored, leaseOwner }))) return { status: 'handed_back', usage };
     return { ...result, usage };
   }
 
@@ -261,31 +270,40 @@ export class WorkflowRunExecutor implements RunExecutor {
     );
   }
 
-  /** Stores how a run ended and ends its event log with `run.finished`. */
+  /**
+   * Stores how a run ended and ends its event log with `run.finished`. False when the execution had lost the run's
+   * lease (`leaseOwner` no longer holds it): another worker executes it, so its end and its log are left to that one.
+   */
   private async record(
     runId: string,
     result: EndResult,
     usage: UsageTotals | undefined,
-    endStored?: () => void,
-  ): Promise<void> {
+    { endStored, leaseOwner }: Pick<Execution, 'endStored' | 'leaseOwner'>,
+  ): Promise<boolean> {
     let stored = false;
+    let leaseLost = false;
     try {
       await this.storeCallLogs(runId);
-      await this.runs.finish(runId, { ...result, usage });
-      stored = true;
+      leaseLost = !(await this.runs.finish(runId, { ...result, usage }, leaseOwner));
+      stored = !leaseLost;
     } finally {
-      this.events.emit(runId, 'run.finished', {
-        run_id: runId,
-        status: result.status,
-        outputs: result.outputs ?? null,
-        error: result.error ?? null,
-        usage: usage ?? null,
-      });
+      if (leaseLost) {
+        this.logger.warn({ runId }, 'a run ended on a worker that no longer held its lease: its new owner ends it');
+      } else {
+        this.events.emit(runId, 'run.finished', {
+          run_id: runId,
+          status: result.status,
+          outputs: result.outputs ?? null,
+          error: result.error ?? null,
+          usage: usage ?? null,
+        });
+      }
       // Its row says how it ended and run.finished is in the log (live subscribers and replays of this process
       // read it from memory): a ?wait=true answer need not wait for that last INSERT.
       if (stored) endStored?.();
       await this.events.close(runId);
     }
+    return stored;
   }
 
   /** A resumed run's answered calls whose logs the process that executed it before had not written yet. */
