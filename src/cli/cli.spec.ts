@@ -99,7 +99,7 @@ describe(exitCodeOf.name, () => {
 describe(formatJunit.name, () => {
   it('should write a testcase per case, escaped, with a failure naming why', () => {
     const xml = formatJunit(report, 'weather');
-    expect(xml).toContain('<testsuite name="weather" tests="2" failures="1" time="1.500">');
+    expect(xml).toContain('<testsuite name="weather" tests="2" failures="1" errors="0" time="1.500">');
     expect(xml).toContain('<testcase classname="weather" name="berlin" time="0.500">');
     expect(xml).toContain('name="a&lt;b&gt;"');
     expect(xml).toContain('<failure message="text_equals: expected &quot;yes&quot; (actual &quot;no&quot;)">run r2: ');
@@ -112,5 +112,45 @@ describe(formatJunit.name, () => {
       /name="berlin" time="0.500">\s*<properties>\s*<property name="cost" value="0.0000225 USD"\/>\s*<\/properties>\s*<\/testcase>/,
     );
     expect(xml).toMatch(/name="a&lt;b&gt;" time="1.000">\s*<properties>\s*<property name="cost" value="unknown"\/>/);
+  });
+
+  it('should mark a case whose run was cancelled or did not end as an error, not a failure', () => {
+    const cancelled = {
+      ...report.results[1],
+      name: 'cancelled',
+      run_status: 'cancelled',
+      error: 'the run ended cancelled',
+      assertions: [],
+    };
+    const xml = formatJunit({ ...report, results: [report.results[0], cancelled] }, 'weather');
+
+    expect(xml).toContain('<testsuite name="weather" tests="2" failures="0" errors="1"');
+    expect(xml).toMatch(
+      /name="cancelled" time="1.000">\s*<properties>[\s\S]*?<\/properties>\s*<error message="the run ended cancelled">run r2: the run ended cancelled<\/error>/,
+    );
+    expect(xml).not.toContain('<failure');
+  });
+
+  it('should list the cases an interrupted test run never ended as errors naming why', () => {
+    const interrupted: TestRunReport = {
+      ...report,
+      status: 'failed',
+      error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
+      summary: { ...report.summary, cases: 3, passed: 1, failed: 0 },
+      results: [report.results[0]],
+    };
+
+    const xml = formatJunit(interrupted, 'weather', ['berlin', 'a<b>', 'paris']);
+
+    expect(xml).toContain('<testsuite name="weather" tests="3" failures="0" errors="2"');
+    expect(xml).toContain('<testcase classname="weather" name="berlin" time="0.500">');
+    for (const name of ['a&lt;b&gt;', 'paris']) {
+      expect(xml).toContain(
+        `<testcase classname="weather" name="${name}" time="0.000">\n` +
+          '      <error message="not run: the test run ended early: interrupted: the process running it stopped at ' +
+          '2026-12-05T12:00:00.000Z"/>\n    </testcase>',
+      );
+    }
+    expect(xml.match(/<testcase /g)).toHaveLength(3);
   });
 });

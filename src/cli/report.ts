@@ -103,30 +103,54 @@ const costProperty = (cost: Cost | null | undefined, indent: string): string[] =
         `${indent}</properties>`,
       ];
 
+/** Run statuses of a case that was judged on a finished run: any other one was cancelled or did not end. */
+const ENDED_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+
+/** A failed case whose run was cancelled or never ended: not a verdict on the workflow, an error of the test run. */
+const isInterrupted = (result: CaseReport): boolean =>
+  !result.passed && result.run_status !== null && !ENDED_RUN_STATUSES.has(result.run_status);
+
 /**
- * JUnit XML of the test run: one testcase per case, a failure element naming why; the cost of the test run and of
- * each case as a `cost` property (`0.0022 USD`, or `unknown`).
+ * JUnit XML of the test run: one testcase per case, a `failure` element naming why a case failed, an `error`
+ * element for a case whose run was cancelled or did not end, and for each case an interrupted test run never
+ * ended (named from `caseNames`, the cases sent; `not run N` when unknown); the cost of the test run and of each
+ * case as a `cost` property (`0.0022 USD`, or `unknown`).
  */
-export function formatJunit(report: TestRunReport, suiteName: string): string {
+export function formatJunit(report: TestRunReport, suiteName: string, caseNames: readonly string[] = []): string {
   const { summary } = report;
+  const open = (name: string, seconds: string) =>
+    `    <testcase classname="${escapeXml(suiteName)}" name="${escapeXml(name)}" time="${seconds}"`;
   const cases = report.results.map((result) => {
-    const seconds = ((result.duration_ms ?? 0) / 1000).toFixed(3);
-    const open = `    <testcase classname="${escapeXml(suiteName)}" name="${escapeXml(result.name)}" time="${seconds}"`;
+    const start = open(result.name, ((result.duration_ms ?? 0) / 1000).toFixed(3));
     const properties = costProperty(result.cost, '      ');
-    if (result.passed && properties.length === 0) return `${open}/>`;
+    if (result.passed && properties.length === 0) return `${start}/>`;
     const why = failureOf(result);
     const run = result.run_id === null ? '' : `run ${result.run_id}: `;
-    const failure = result.passed
+    const element = isInterrupted(result) ? 'error' : 'failure';
+    const verdict = result.passed
       ? []
-      : [`      <failure message="${escapeXml(why)}">${escapeXml(run + why)}</failure>`];
-    return [`${open}>`, ...properties, ...failure, '    </testcase>'].join('\n');
+      : [`      <${element} message="${escapeXml(why)}">${escapeXml(run + why)}</${element}>`];
+    return [`${start}>`, ...properties, ...verdict, '    </testcase>'].join('\n');
   });
+  const ended = new Set(report.results.map((result) => result.name));
+  const named = caseNames.filter((name) => !ended.has(name));
+  const missing = Math.max(0, summary.cases - report.results.length);
+  const notRun = Array.from({ length: missing }, (_, index) => named[index] ?? `not run ${index + 1}`);
+  const notRunWhy = `not run: ${report.error ? `the test run ended early: ${report.error}` : 'the test run ended before it'}`;
+  const notRunCases = notRun.map((name) =>
+    [`${open(name, '0.000')}>`, `      <error message="${escapeXml(notRunWhy)}"/>`, '    </testcase>'].join('\n'),
+  );
+  const interrupted = report.results.filter(isInterrupted).length;
+  const failures = report.results.filter((result) => !result.passed).length - interrupted;
+  const errors = interrupted + notRunCases.length;
+  const counts = `tests="${summary.cases}" failures="${failures}" errors="${errors}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites tests="${summary.cases}" failures="${summary.failed}">`,
-    `  <testsuite name="${escapeXml(suiteName)}" tests="${summary.cases}" failures="${summary.failed}" time="${(summary.duration_ms / 1000).toFixed(3)}">`,
+    `<testsuites ${counts}>`,
+    `  <testsuite name="${escapeXml(suiteName)}" ${counts} time="${(summary.duration_ms / 1000).toFixed(3)}">`,
     ...costProperty(summary.cost, '    '),
     ...cases,
+    ...notRunCases,
     '  </testsuite>',
     '</testsuites>',
     '',
