@@ -5,7 +5,7 @@ import { AuditService } from '../audit/audit.service';
 import { isAdmin, type Principal } from '../common/auth/principal';
 import { DomainError } from '../common/errors/domain-error';
 import type { Page, PageQuery } from '../common/http/pagination';
-import type { InsertRunWithin, RunAdmission, RunCountLimits } from '../runs/run-admission';
+import type { AdmitRun, InsertRunWithin, RunAdmission, RunCountLimits } from '../runs/run-admission';
 import { windowOf } from './quota-windows';
 import { QuotaUsage } from './quota-usage';
 import { QuotaEntity } from './quota.entity';
@@ -107,13 +107,19 @@ export class QuotasService implements RunAdmission {
   }
 
   /**
-   * RunAdmission: throws 429 when one of the user's quotas is used up, else stores the run through `insert`
-   * with the run-count quotas as limits of the insert itself, so parallel admissions cannot both take the last
-   * place. A refused insert means a parallel one took it: the states read again name the quota (a run that
-   * ended meanwhile frees a place: then the admission tries again).
+   * RunAdmission: reads the user's quotas at once; the admission throws 429 when one of them is used up, else
+   * stores the run through `insert` with the run-count quotas as limits of the insert itself, so parallel
+   * admissions cannot both take the last place. A refused insert means a parallel one took it: the states read
+   * again name the quota (a run that ended meanwhile frees a place: then the admission tries again).
    */
-  async admit(userId: string, insert: InsertRunWithin): Promise<void> {
-    const row = await this.quotas.findOneBy({ userId });
+  prepare(userId: string): AdmitRun {
+    const read = this.quotas.findOneBy({ userId });
+    // An admission not used (the run's definition was refused) leaves its read unobserved.
+    read.catch(() => undefined);
+    return async (insert) => this.admit(userId, await read, insert);
+  }
+
+  private async admit(userId: string, row: QuotaEntity | null, insert: InsertRunWithin): Promise<void> {
     if (!row) {
       await insert({}, this.quotas.manager);
       return;

@@ -15,13 +15,20 @@ export interface RunCountLimits {
 export type InsertRunWithin = (limits: RunCountLimits, manager: EntityManager) => Promise<boolean>;
 
 /**
- * Port: before a run is created for a user, runs/ asks the module that keeps quotas (quotas/ registers
- * RUN_ADMISSION) whether the user may start one more; it throws a DomainError (429) naming the quota when not,
+ * Admits one new run of a user: throws a DomainError (429) naming the quota when the user may not start one more,
  * and otherwise stores the run through `insert` with the limits on run counts the user's quotas set.
- * Child runs of workflow tools are part of their parent's run and are not asked about.
+ */
+export type AdmitRun = (insert: InsertRunWithin) => Promise<void>;
+
+/**
+ * Port: before a run is created for a user, runs/ asks the module that keeps quotas (quotas/ registers
+ * RUN_ADMISSION) whether the user may start one more. `prepare` starts reading what that takes (the user's
+ * quotas) and returns at once, so that the read goes on while the run's workflow is read and checked; the
+ * AdmitRun it returns decides and stores. Child runs of workflow tools are part of their parent's run and are
+ * not asked about.
  */
 export interface RunAdmission {
-  admit(userId: string, insert: InsertRunWithin): Promise<void>;
+  prepare(userId: string): AdmitRun;
 }
 
 export const RUN_ADMISSION = Symbol('RUN_ADMISSION');

@@ -12,7 +12,7 @@ import { NodeRunEntity } from './node-run.entity';
 import type { RunBudgets, RunStopReason } from './run-budgets';
 import type { RunDefinition } from './run-definition';
 import type { ToolPins } from '../tools/stored-tool';
-import { RUN_ADMISSION, type RunAdmission } from './run-admission';
+import { type AdmitRun, RUN_ADMISSION, type RunAdmission } from './run-admission';
 import { insertRunWithin } from './insert-run-within';
 import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from './run.entity';
 import { type RunRecord, toRunRecord } from './run-record';
@@ -40,6 +40,8 @@ export interface NewRun {
    * stored `running`, started now, in the same INSERT (no `markRunning`). Otherwise it is stored `queued`.
    */
   startsNow?: boolean;
+  /** The admission of a top-level run, prepared when its request came (prepareAdmission); default: prepared now. */
+  admission?: AdmitRun;
 }
 
 const EMPTY_USAGE: UsageTotals = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, model_calls: 0 };
@@ -94,6 +96,14 @@ export class RunsService {
     return run ? toRunRecord(run) : null;
   }
 
+  /**
+   * Starts reading what admitting a new top-level run of the user takes (its quotas), for `create`: prepared before
+   * the run's workflow is read, the read is no round trip of its own before the run is stored.
+   */
+  prepareAdmission(userId: string): AdmitRun {
+    return this.admission.get().prepare(userId);
+  }
+
   async create(input: NewRun): Promise<RunRecord> {
     const createdAt = new Date();
     const entity = this.runs.create({
@@ -118,7 +128,10 @@ export class RunsService {
       toolPins: input.toolPins ?? null,
     });
     if (input.parentRunId) await bulkInsert(this.runs.manager, RunEntity, [entity]);
-    else await this.admission.get().admit(input.userId, (limits, manager) => insertRunWithin(manager, entity, limits));
+    else {
+      const admit = input.admission ?? this.prepareAdmission(input.userId);
+      await admit((limits, manager) => insertRunWithin(manager, entity, limits));
+    }
     return toRunRecord(entity);
   }
 

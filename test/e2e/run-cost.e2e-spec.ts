@@ -121,6 +121,20 @@ describe('What one run costs the database (e2e)', () => {
     expect(toolLookups).toHaveLength(1);
   });
 
+  it("should read the user's quotas while the run's definition and tools are read, not after them", async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    const firstRead = (table: string) =>
+      counter.statements.findIndex((sql) =>
+        new RegExp(`^SELECT\\b[\\s\\S]*\\bFROM\\s+["\`]${table}["\`]`, 'i').test(sql),
+      );
+    expect(firstRead('quotas')).toBeGreaterThanOrEqual(0);
+    // Asked for before the tools: the tools' SELECT waits for nothing of it.
+    expect(firstRead('quotas')).toBeLessThan(firstRead('tools'));
+  });
+
   it("should answer ?wait=true once the run's end is stored, without waiting for its last events to be written", async () => {
     const driver = app.app.get(DataSource).driver;
     const original = driver.createQueryRunner.bind(driver);

@@ -44,7 +44,7 @@ export async function runsTestingModule(
         provide: RUN_ADMISSION,
         useFactory: (dataSource: DataSource) =>
           providedPort<RunAdmission>(RUN_ADMISSION, {
-            admit: async (_userId, insert) => void (await insert({}, dataSource.manager)),
+            prepare: () => async (insert) => void (await insert({}, dataSource.manager)),
           }),
         inject: [DataSource],
       },

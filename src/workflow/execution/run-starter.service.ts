@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { RegistryService } from '../../registry/registry.service';
 import type { RunResponse } from '../../runs/run.dto';
 import type { RunBudgets } from '../../runs/run-budgets';
+import type { AdmitRun } from '../../runs/run-admission';
 import type { RunRecord } from '../../runs/run-record';
 import { isFinished } from '../../runs/run.entity';
 import { RUN_SUPERVISOR, type RunSupervisor } from '../../runs/run-supervisor';
@@ -56,6 +57,8 @@ export interface RunSource {
   budgets?: RunBudgets;
   /** Asked just before the row is stored: whether the run starts at once in this process (NewRun.startsNow). */
   startsNow: () => boolean;
+  /** The admission of a top-level run, prepared when the request came (NewRun.admission). */
+  admission?: AdmitRun;
 }
 
 /**
@@ -137,6 +140,7 @@ export class RunStarter {
       toolPins: tools.pins,
       budgets: effectiveBudgets(checked.definition, source.budgets ?? {}),
       startsNow: source.startsNow(),
+      admission: source.admission,
     });
     return { run, checked: { ...checked, tools: tools.byNode } };
   }
@@ -147,9 +151,12 @@ export class RunStarter {
     source: () => Promise<Pick<RunSource, 'definition' | 'workflow'>>,
   ): Promise<StartResult> {
     const place = this.supervisor.reserve();
+    // The user's quotas are read while the workflow is read and checked.
+    const admission = this.runs.prepareAdmission(options.principal.userId);
     try {
       const { run, checked } = await this.createRun({
         ...(await source()),
+        admission,
         inputs: options.inputs,
         principal: options.principal,
         budgets: options.budgets,
