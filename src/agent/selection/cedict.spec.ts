@@ -18,6 +18,12 @@ describe('ChineseDictionary', () => {
     expect(sut().senses('条').join(' ')).not.toMatch(/classifier/);
   });
 
+  it('should know a proper name by its name alone, and only where no other entry holds the word', () => {
+    expect(sut().senses('谷歌')).toEqual(['Google']);
+    expect(sut().senses('旧金山')).toEqual(['San Francisco']);
+    expect(sut().senses('后')).not.toContain('Hou');
+  });
+
   it('should write traditional characters in their one simplified form', () => {
     expect(sut().simplified('獲取郵件 and 會議室預訂')).toBe('获取邮件 and 会议室预订');
     expect(sut().simplified('乾')).toBe('乾');

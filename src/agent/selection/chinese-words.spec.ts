@@ -1,4 +1,5 @@
 import { chineseTerms, chineseWords } from './chinese-words';
+import { lexicon } from './lexicon';
 
 describe('chineseTerms', () => {
   it('should cut a run into glossary words, longest first, and give their English words', () => {
@@ -39,6 +40,12 @@ describe('chineseWords', () => {
 
   it('should prefer, of otherwise equal cuts, longer words later', () => {
     expect(chineseWords('研究生命', dictionary('研究生 研究 生命 命'))).toEqual(['研究', '生命']);
+  });
+
+  it('should keep a proper name whole', () => {
+    const loaded = lexicon();
+
+    expect(loaded && chineseWords('意大利餐厅', loaded.chinese)).toEqual(['意大利', '餐厅']);
   });
 
   it('should leave out characters no dictionary holds', () => {
