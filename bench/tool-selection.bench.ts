@@ -35,11 +35,15 @@ function load(): { tools: FunctionTool[]; questions: Question[] } {
   return { tools: read<FunctionTool[]>('apizoo-tools.json'), questions: read<Question[]>('apizoo-questions.json') };
 }
 
-/** Chinese translations of every 6th English question, and a few Chinese questions with an English term. */
-export function chineseQuestions(): { chinese: Question[]; mixed: Question[] } {
+/**
+ * Chinese translations of every 6th English question, a few Chinese questions with an English term, and a
+ * second translation pass over half A only (every 6th question from the 3rd), to tune on.
+ */
+export function chineseQuestions(): { chinese: Question[]; mixed: Question[]; tuning: Question[] } {
   return {
     chinese: read<Question[]>('apizoo-questions-zh.json'),
     mixed: read<Question[]>('apizoo-questions-zh-mixed.json'),
+    tuning: read<Question[]>('apizoo-questions-zh-tuning.json'),
   };
 }
 
@@ -157,17 +161,23 @@ function halfRows(
   small: readonly FunctionTool[],
   half: (name: 'A' | 'B', of?: readonly Question[]) => Question[],
 ): Record<string, Record<string, number>> {
-  const { chinese, mixed } = chineseQuestions();
+  const { chinese, mixed, tuning } = chineseQuestions();
   const english = read<Question[]>('apizoo-questions.json');
+  const originalsOf = (questions: readonly Question[]) =>
+    questions.map((question) => english[question.source_index ?? -1]);
   const rows: Record<string, Record<string, number>> = {};
   for (const name of ['A', 'B'] as const) {
-    const originals = half(name, chinese).map((question) => english[question.source_index ?? -1]);
     const sets: Array<[string, Question[]]> = [
       ['English', half(name)],
       ['Chinese', half(name, chinese)],
-      ['their English originals', originals],
+      ['their English originals', originalsOf(half(name, chinese))],
       ['Chinese with an English term', half(name, mixed)],
     ];
+    if (half(name, tuning).length > 0)
+      sets.push(
+        ['Chinese, tuning translation', half(name, tuning)],
+        ['its English originals', originalsOf(half(name, tuning))],
+      );
     for (const [part, options] of Object.entries(PARTS))
       for (const [language, questions] of sets) {
         if (language !== 'English' && options.siblings) continue;
