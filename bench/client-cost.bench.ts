@@ -8,6 +8,7 @@ import { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { startToolBackend } from '../test/support/tool-backend';
 import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import { benchSize } from './bench-size';
 import { median } from './median';
 import {
   ANSWER,
@@ -20,19 +21,26 @@ import {
   REPETITIONS,
 } from './run-cost.bench';
 
+/**
+ * Runs per side before the timed ones (BENCH_COST_WARMUP; quick mode 50). V8 keeps optimizing ToolFlow's code for
+ * hundreds of runs (the bare loop's, much smaller, within a few): after 5 runs a REST run's CPU is mostly
+ * compilation that a service running for a while no longer pays.
+ */
+const WARM_UP = benchSize('BENCH_COST_WARMUP', 200, 50);
+
 /** Linux counts process CPU in clock ticks of 10 ms (USER_HZ 100). */
 const MS_PER_TICK = 10;
 
-/** User + system CPU of a process (all its threads) so far, in ms, from /proc. */
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU of a process (all its threads) so far, in ms, from /proc; of its main thread alone with `mainThread`. */
+export function processCpuMs(pid: number, mainThread = false): number {
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of stat(5) (utime, stime), counted from the state, which is field 3.
   return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
 }
 
 /** The bare loop in its own process (bench/bare-loop-process.ts), one run per request. */
-class BareLoopProcess {
+export class BareLoopProcess {
   private readonly child: ChildProcess;
   private readonly lines: Interface;
   private readonly waiting: Array<(line: string) => void> = [];
@@ -99,7 +107,7 @@ async function benchOn(database: Database): Promise<Record<string, number>> {
       llm.script(conversation());
       return run();
     };
-    for (let warmUp = 0; warmUp < 5; warmUp++) {
+    for (let warmUp = 0; warmUp < WARM_UP; warmUp++) {
       await timed(rest);
       await timed(() => bare.run());
     }

@@ -6,17 +6,19 @@ import { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { startToolBackend } from '../test/support/tool-backend';
 import { httpToolBody, llmEnv } from '../test/support/workflow-fixtures';
+import { processCpuMs } from './client-cost.bench';
 import { ANSWER, benchDatabases, conversation, definition, MODEL_CALLS, pingParameters } from './run-cost.bench';
 
 /**
  * Where a warm REST run's CPU goes: ToolFlow in its own process under `--cpu-prof`, the run-cost task posted
- * `?wait=true` RUNS times after a warm-up, and the samples of that timed phase (only) summed by area, in ms of
+ * `?wait=true` RUNS times after WARM_UP runs, and the samples of that timed phase (only) summed by area, in ms of
  * CPU per LLM call. Native frames (JSON, regexps, builtins) count toward the nearest caller with a source file.
- * `node -r @swc-node/register bench/profile-run.ts [sqlite|mariadb] [runs]`; PROFILE_KEEP=<file> also writes the
+ * `node -r @swc-node/register bench/profile-run.ts [sqlite|mariadb] [runs] [warm-up runs]`; PROFILE_KEEP=<file> also writes the
  * profile and the timed phase's bounds there, for a closer look.
  */
 const RUNS = Number(process.argv[3] ?? 100);
-const WARM_UP = 20;
+/** Runs before the timed ones: V8 keeps optimizing ToolFlow's code for hundreds of runs. */
+const WARM_UP = Number(process.argv[4] ?? 300);
 
 interface ProfileNode {
   id: number;
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
     fetch(`${app.url}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   let fromUs = 0;
   let toUs = 0;
+  let cpu = { process: 0, main: 0 };
   try {
     await post('/tools', httpToolBody('ping', `${backend.origin}/ping?id={id}`, { parameters: pingParameters }));
     const workflowId = ((await (await post('/workflows', definition)).json()) as { id: string }).id;
@@ -131,9 +134,12 @@ async function main(): Promise<void> {
     };
     for (let index = 0; index < WARM_UP; index++) await run();
     // V8's profile clock is the monotonic clock, as hrtime's is.
+    const pid = app.process.pid!;
+    const [processBefore, mainBefore] = [processCpuMs(pid), processCpuMs(pid, true)];
     fromUs = Number(process.hrtime.bigint() / 1000n);
     for (let index = 0; index < RUNS; index++) await run();
     toUs = Number(process.hrtime.bigint() / 1000n);
+    cpu = { process: processCpuMs(pid) - processBefore, main: processCpuMs(pid, true) - mainBefore };
   } finally {
     await stopChildApp(app, 'SIGTERM');
     await data.drop();
@@ -158,6 +164,11 @@ async function main(): Promise<void> {
     }));
   console.log(
     `${label}: ${RUNS} runs, ${calls} LLM calls, ${Math.round((toUs - fromUs) / 1000)} ms wall, busy ${Math.round((busy / calls) * 100) / 100} ms / LLM call`,
+  );
+  const perCall = (ms: number) => Math.round((ms / calls) * 100) / 100;
+  console.log(
+    `process CPU (/proc, user + system, profiler included) ${perCall(cpu.process)} ms / LLM call: main thread ` +
+      `${perCall(cpu.main)}, other threads (V8's compiler and GC helpers) ${perCall(cpu.process - cpu.main)}`,
   );
   console.table(rows);
 }
