@@ -55,6 +55,13 @@ export class UsageItemDto extends UsageFiguresDto {
     description: 'The UTC day, the workflow id (`inline` for runs of no stored workflow), or `provider/model`',
   })
   key!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'support-triage',
+    description: 'By workflow: the workflow’s name; null for `inline`, a deleted workflow, and by day or model',
+  })
+  name!: string | null;
 }
 
 export class UsageResponse {

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { isAdmin, type Principal } from '../common/auth/principal';
+import type { Port } from '../common/port';
 import { DomainError } from '../common/errors/domain-error';
 import { type ModelUsageRow, RunUsageService, type UsageWindow } from '../runs/run-usage.service';
+import { WORKFLOW_LOOKUP, type WorkflowLookup } from '../runs/workflow-lookup';
 import { QuotaUsage } from './quota-usage';
 import type { UsageFiguresDto, UsageItemDto, UsageQuery, UsageResponse } from './usage.dto';
 
@@ -29,6 +31,7 @@ export class UsageService {
   constructor(
     private readonly runs: RunUsageService,
     private readonly quotaUsage: QuotaUsage,
+    @Inject(WORKFLOW_LOOKUP) private readonly workflows: Port<WorkflowLookup>,
   ) {}
 
   async get(query: UsageQuery, principal: Principal): Promise<UsageResponse> {
@@ -43,10 +46,14 @@ export class UsageService {
     const runs = grouping === 'model' ? null : await this.runs.runsCreated(window, grouping);
     const seconds = await this.quotaUsage.codeSecondsByDay(userId, window.from, window.to);
     const keys = new Set([...byKey.keys(), ...(runs?.keys() ?? []), ...(grouping === 'day' ? seconds.keys() : [])]);
+    // By workflow, each stored one is named too (`inline` and a deleted workflow are not).
+    const names =
+      grouping === 'workflow' ? await this.workflows.get().namesOf([...keys].filter((key) => key !== 'inline')) : null;
     const items: UsageItemDto[] = [...keys].sort().map((key) => {
       const row = byKey.get(key);
       return {
         key,
+        name: names?.get(key) ?? null,
         runs: runs === null ? (row?.runs ?? 0) : (runs.get(key) ?? 0),
         model_calls: row?.modelCalls ?? 0,
         prompt_tokens: row?.promptTokens ?? 0,

@@ -71,6 +71,13 @@ export class WorkflowsService implements WorkflowLookup, ToolDependants {
     return entity && isVisibleTo(entity, principal) ? entity.id : null;
   }
 
+  /** WorkflowLookup (GET /usage names the workflows it groups by). */
+  async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.workflows.find({ select: { id: true, name: true }, where: { id: In([...ids]) } });
+    return new Map(rows.map((row) => [row.id, row.name]));
+  }
+
   /** By id, or by name: the caller's own workflow first, then the public one. */
   async findVisible(idOrName: string, principal: Principal): Promise<WorkflowEntity> {
     const entity = await this.findByIdOrName(idOrName, principal);

@@ -18,6 +18,7 @@ describe('console usage, quotas and audit (browser)', () => {
   let page: Page;
   let errors: string[];
   let workflowId: string;
+  let workflowName: string;
   const admin = bearer(ADMIN_KEY);
   const quotaBodies: unknown[] = [];
   const shot = async (name: string) => {
@@ -44,7 +45,7 @@ describe('console usage, quotas and audit (browser)', () => {
           .set(admin)
           .send(agentWorkflow({}))
           .expect(201);
-        workflowId = (workflow.body as { id: string }).id;
+        ({ id: workflowId, name: workflowName } = workflow.body as { id: string; name: string });
         for (const question of ['One?', 'Two?']) {
           started.llm.script([reply.text('Fine.', { usage: USAGE })]);
           await request(started.app.http)
@@ -76,7 +77,13 @@ describe('console usage, quotas and audit (browser)', () => {
 
     await choose('Tokens', 'Cost');
     await visible(chart.getByText('0.00042 USD'));
-    await choose('By day', 'By model');
+    await choose('By day', 'By workflow');
+    // A workflow reads as its name, its id kept as the row's title.
+    await visible(chart.getByText(workflowName, { exact: true }));
+    await expect(
+      page.getByTestId('usage-table').getByRole('rowheader', { name: workflowName }).getAttribute('title'),
+    ).resolves.toBe(workflowId);
+    await choose('By workflow', 'By model');
     await visible(chart.getByText(/test-model/));
     await shot('usage');
     expect(await seriousViolations(page)).toEqual([]);

@@ -3,6 +3,7 @@ import { usageBars } from '../../console/src/lib/usage-chart';
 
 const item = (key: string, figures: Partial<UsageItemDto> = {}): UsageItemDto => ({
   key,
+  name: null,
   runs: 0,
   model_calls: 0,
   prompt_tokens: 0,
@@ -20,8 +21,8 @@ describe(usageBars.name, () => {
       'total_tokens',
     );
     expect(bars).toEqual([
-      { key: '2026-12-04', value: 150, text: '150', percent: 25 },
-      { key: '2026-12-05', value: 600, text: '600', percent: 100 },
+      { key: '2026-12-04', label: '2026-12-04', value: 150, text: '150', percent: 25 },
+      { key: '2026-12-05', label: '2026-12-05', value: 600, text: '600', percent: 100 },
     ]);
   });
 
@@ -31,8 +32,8 @@ describe(usageBars.name, () => {
       'cost',
     );
     expect(bars).toEqual([
-      { key: 'a', value: 0.002, text: '0.002 USD', percent: 100 },
-      { key: 'b', value: null, text: 'cost unknown', percent: 0 },
+      { key: 'a', label: 'a', value: 0.002, text: '0.002 USD', percent: 100 },
+      { key: 'b', label: 'b', value: null, text: 'cost unknown', percent: 0 },
     ]);
   });
 
@@ -42,5 +43,14 @@ describe(usageBars.name, () => {
 
   it('should group the digits of large counts', () => {
     expect(usageBars([item('a', { runs: 12345 })], 'runs')[0].text).toBe('12,345');
+  });
+
+  it('should name a workflow by its name, keeping its id as the key, and one without a name by its key', () => {
+    const bars = usageBars([item('3f2a…', { name: 'support-triage', runs: 2 }), item('inline', { runs: 1 })], 'runs');
+
+    expect(bars.map(({ key, label }) => ({ key, label }))).toEqual([
+      { key: '3f2a…', label: 'support-triage' },
+      { key: 'inline', label: 'inline' },
+    ]);
   });
 });

@@ -27,7 +27,7 @@ interface UsageFigures {
 interface UsageBody {
   user_id: string;
   group_by: string;
-  items: Array<UsageFigures & { key: string }>;
+  items: Array<UsageFigures & { key: string; name?: string | null }>;
   totals: UsageFigures;
 }
 type WaitingRun = RunBody & { pending_approvals: Array<{ id: string }> };
@@ -73,6 +73,7 @@ describe('Quotas and usage (e2e)', () => {
   let carolKey: string;
   let env: Record<string, string>;
   let workflowId: string;
+  let workflowName: string;
   let database: { url: string; drop: () => Promise<void> };
 
   const putQuota = (userId: string, body: Record<string, unknown>) =>
@@ -101,7 +102,7 @@ describe('Quotas and usage (e2e)', () => {
     carol = new WorkflowApi(sut.http, carolKey);
     await carol.createTool(approvalTool('wipe_quota'));
     const stored = await carol.post('/workflows', agentWorkflow({ provider: 'priced' })).expect(201);
-    workflowId = (stored.body as { id: string }).id;
+    ({ id: workflowId, name: workflowName } = stored.body as { id: string; name: string });
   });
 
   afterEach(() => llm.reset());
@@ -205,12 +206,14 @@ describe('Quotas and usage (e2e)', () => {
     expect(byDay.items[0].code_cpu_seconds).toBeGreaterThan(0);
 
     const byWorkflow = (await carol.get('/usage?group_by=workflow').expect(200)).body as UsageBody;
-    expect(byWorkflow.items.map((item) => [item.key, item.runs, item.model_calls])).toEqual(
+    // Each stored workflow by its id and its name; runs of no stored workflow (`inline`) have no name.
+    expect(byWorkflow.items.map((item) => [item.key, item.name, item.runs, item.model_calls])).toEqual(
       [
-        ['inline', 2, 3],
-        [workflowId, 1, 1],
+        ['inline', null, 2, 3],
+        [workflowId, workflowName, 1, 1],
       ].sort(),
     );
+    expect(byDay.items[0].name).toBeNull();
     const byModel = (await carol.get('/usage?group_by=model').expect(200)).body as UsageBody;
     expect(byModel.items).toEqual([
       expect.objectContaining({

@@ -9,6 +9,8 @@ export const METRIC_LABELS: Record<UsageMetric, string> = { total_tokens: 'Token
 
 export interface UsageBar {
   key: string;
+  /** What the row reads as: a workflow's name (its id when it has none), else the key. */
+  label: string;
   /** null: the cost is unknown (a call had no known price); drawn as no bar, never as 0. */
   value: number | null;
   text: string;
@@ -33,6 +35,9 @@ export function metricText(figures: UsageFiguresDto, metric: UsageMetric): strin
   return metric === 'cost' ? costText(figures.cost) : (metricValue(figures, metric) ?? 0).toLocaleString('en-US');
 }
 
+/** How a row of usage is named: a stored workflow by its name, everything else by its key. */
+export const usageLabel = (item: UsageItemDto): string => item.name ?? item.key;
+
 /** One bar per row, scaled to the largest value; an all-zero chart has no bars rather than full ones. */
 export function usageBars(items: UsageItemDto[], metric: UsageMetric): UsageBar[] {
   const values = items.map((item) => metricValue(item, metric));
@@ -41,6 +46,7 @@ export function usageBars(items: UsageItemDto[], metric: UsageMetric): UsageBar[
     const value = values[index];
     return {
       key: item.key,
+      label: usageLabel(item),
       value,
       text: metricText(item, metric),
       percent: largest > 0 && value !== null ? (value / largest) * 100 : 0,

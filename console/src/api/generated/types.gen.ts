@@ -1035,6 +1035,10 @@ export type UsageItemDto = {
      * The UTC day, the workflow id (`inline` for runs of no stored workflow), or `provider/model`
      */
     key: string;
+    /**
+     * By workflow: the workflow’s name; null for `inline`, a deleted workflow, and by day or model
+     */
+    name: string | null;
 };
 
 export type UsageFiguresDto = {
