@@ -36,6 +36,14 @@ describe(queryTerms.name, () => {
     expect(groupTerms('附近的理发店')).toEqual(expect.arrayContaining(['barbershop', 'hairdresser']));
   });
 
+  it('should weigh each CC-CEDICT sense of a word alike', () => {
+    // 效果: "result", "effect", "efficacy".
+    const [effect] = queryTerms('效果', options()).groups;
+
+    expect(effect.get('result')).toBe(DEFAULT_EXPANSION.chineseWeight);
+    expect(effect.get('effect')).toBe(DEFAULT_EXPANSION.chineseWeight);
+  });
+
   it('should widen a word said twice once, as its own term counts once', () => {
     expect(queryTerms('update the instance in my instance', options()).groups).toEqual(
       queryTerms('update the instance', options()).groups,

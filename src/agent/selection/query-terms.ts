@@ -10,7 +10,11 @@ export interface QueryOptions {
   synonymWeight: number;
   /** WordNet and CC-CEDICT; undefined: the words as written (and the glossary) only. */
   lexicon?: Lexicon;
-  /** Of each English word of a CC-CEDICT sense of a Chinese word the glossary lacks (the first sense; later ones half). */
+  /**
+   * Of each English word of a CC-CEDICT sense of a Chinese word the glossary lacks, the same for each of its
+   * senses: a tool scores the best, and the sense a tool's text says is often not the first (预订 "to place an
+   * order; to book ahead").
+   */
   chineseWeight: number;
   /** WordNet relations of the English that a Chinese word was bridged to, relative to that word's weight. */
   bridgedExpansion: number;
@@ -75,8 +79,8 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
       if (single && options.singleCharacters <= 0) continue;
       const senses = lexicon.chinese.senses(word);
       group(word, (addText) =>
-        (single ? senses.slice(0, 1) : senses).forEach((sense, index) => {
-          const weight = single ? options.singleCharacters : options.chineseWeight * (index === 0 ? 1 : 0.5);
+        (single ? senses.slice(0, 1) : senses).forEach((sense) => {
+          const weight = single ? options.singleCharacters : options.chineseWeight;
           addText(sense, weight);
           if (options.bridgedExpansion > 0 && !single)
             expandEnglish(lexicon, plainWords(sense), (_, expand) =>
