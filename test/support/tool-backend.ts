@@ -21,6 +21,8 @@ export interface ToolBackend {
   release(id: string): void;
   /** Stops holding and answers every request still held. */
   releaseAll(): void;
+  /** Forgets the requests answered so far (`hits` and the server's recorded requests), e.g. between a soak's readings. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,10 @@ export async function startToolBackend(): Promise<ToolBackend> {
     releaseAll: () => {
       holding = false;
       for (const id of [...releases.keys()]) release(id);
+    },
+    reset: () => {
+      hits.length = 0;
+      server.requests.length = 0;
     },
     close: () => server.close(),
   };
