@@ -12,6 +12,10 @@ describe('ChineseDictionary', () => {
     expect(sut().senses('后').slice(0, 2)).toEqual(['empress', 'back']);
   });
 
+  it('should keep up to six senses, as the sense a request means may come late', () => {
+    expect(sut().senses('更新')).toContain('to update');
+  });
+
   it('should leave out senses that are cross-references, classifiers or pronunciations', () => {
     expect(sut().senses('个')).toEqual(['individual']);
     expect(sut().senses('部分').join(' ')).not.toMatch(/Taiwan|pr\./);

@@ -7,8 +7,11 @@ const HAN_WORD = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$/u;
 // the sense as written and on what is left of it once notes in brackets and Chinese characters are taken out.
 const EMPTY_SENSE =
   /^(?:(?:old |archaic |Japanese |Taiwan |ancient )?variant of|see(?: also)?\b|same as\b|surname\b|used in\b|used before\b|CL:|abbr\. (?:for|to)\b|also written\b|erhua variant|classifier\b|(?:Taiwan |also )?pr\.|name of\b|also called\b)/i;
-/** Senses of a word kept (CC-CEDICT lists the commonest first). */
-const SENSES = 3;
+/**
+ * Senses of a word kept (CC-CEDICT lists an entry's commonest first; 更新 is "to update" only fifth, after "to
+ * renew" and "to renovate").
+ */
+const SENSES = 6;
 
 /**
  * The simplified Chinese words of CC-CEDICT and their English senses, read from the cc-cedict package's data
