@@ -201,4 +201,22 @@ describe(`${runAgentLoop.name} approvals`, () => {
     expect(resumed.executed.map((item) => item.id)).toEqual(['c2']);
     expect(result.toolCalls.map((record) => record.status)).toEqual(['success', 'success', 'unknown_outcome']);
   });
+
+  it('should run a waiting call the gate no longer holds, answering the model with every call in call order', async () => {
+    const { gate } = gateFor();
+    const first = setup([round], gate);
+    await expect(first.run()).rejects.toBeInstanceOf(AwaitingApprovalError);
+    // On the resume the gate asks no decision for the waiting call any more.
+    const released: ApprovalGate = { check: () => Promise.resolve(null) };
+
+    const resumed = setup([{ content: 'Cleaned.' }], released, first.states.at(-1));
+    const result = await resumed.run();
+
+    expect(resumed.executed.map((item) => item.id)).toEqual(['c2']);
+    expect(result.output).toBe('Cleaned.');
+    const answers = resumed.requests[0].messages.filter((message) => message.role === 'tool');
+    expect(answers.map((message) => message.tool_call_id)).toEqual(['c1', 'c2', 'c3']);
+    // Stored as cleared to run before it ran, as an approved call is: a crash while it runs does not repeat it.
+    expect(resumed.states[0].round?.calls[1]).toMatchObject({ approval: 'approved' });
+  });
 });

@@ -63,8 +63,8 @@ export class RoundAnswering<O extends LoopToolOutcome> {
 
   /**
    * Asks `approvals` about each call of the round that may wait for a person; true while one still waits. A
-   * decided call is checkpointed as approved (or answered as rejected) before it starts, so that a crash while
-   * it runs does not repeat it.
+   * decided call (or a waiting one the gate no longer holds) is checkpointed as approved (or answered as rejected)
+   * before it starts, so that a crash while it runs does not repeat it.
    */
   private async decideApprovals(round: RoundState): Promise<boolean> {
     const gate = this.host.options.approvals;
@@ -74,7 +74,15 @@ export class RoundAnswering<O extends LoopToolOutcome> {
     for (const item of round.calls) {
       if (item.answer !== undefined || item.skipResponse !== undefined || item.approval === 'approved') continue;
       const decision = await gate.check(item.call);
-      if (decision === null) continue;
+      if (decision === null) {
+        // A call that waited and needs no decision now (say its tool stopped asking for one) runs like any other;
+        // left waiting, it would be missing from the answers while the loop went on. Stored as cleared to run.
+        if (item.approval === 'pending') {
+          round.approve(item);
+          decided = true;
+        }
+        continue;
+      }
       if (decision === 'pending') {
         round.awaitApproval(item);
         waiting = true;
