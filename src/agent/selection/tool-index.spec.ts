@@ -108,6 +108,25 @@ describe(ToolIndex.name, () => {
     expect(new ToolIndex(documents, { nameCoverage: 0 }).rank(question, 1)[0]?.name).toBe('create_trouble_ticket');
   });
 
+  it("should hold the WordNet relatives of the words of a tool's name", () => {
+    const relatives = toolDocument(tool('get_overlapping_reservation', 'Determines whether one exists')).fields
+      .nameRelatives;
+
+    expect(relatives).toEqual(expect.arrayContaining(['lap', 'reserv']));
+    expect(relatives).not.toContain('overlap');
+  });
+
+  it('should meet a question through the relatives of a name word that its own words do not reach', () => {
+    const tools = [tool('get_invoice', 'Returns one by its id'), tool('get_fee_total', 'Adds the fees due')];
+    const documents = tools.map((entry) => toolDocument(entry));
+    const question = 'calculate what I owe';
+
+    expect(new ToolIndex(documents).rank(question, 1)[0]?.name).toBe('get_invoice');
+    expect(new ToolIndex(documents, { weights: { nameRelatives: 0 } }).rank(question, 1)[0]?.name).toBe(
+      'get_fee_total',
+    );
+  });
+
   it('should rank nothing for a question that shares no word with any tool', () => {
     expect(index.rank('zzz qqq')).toEqual([]);
   });

@@ -2,7 +2,8 @@ import type { FunctionTool, JsonSchema } from '../../shared/tool-types';
 import { lexicon } from './lexicon';
 import { queryTerms, type QueryOptions, type QueryTerms } from './query-terms';
 import { groupSiblings, siblingFamilies } from './sibling-families';
-import { tokenize, type TokenizeOptions } from './tokenize';
+import { plainWords, tokenize, type TokenizeOptions } from './tokenize';
+import type { Relation } from './wordnet';
 
 /** The fields a tool is ranked on, each tokenized once. */
 export interface ToolDocument {
@@ -10,7 +11,7 @@ export interface ToolDocument {
   fields: Record<FieldName, string[]>;
 }
 
-type FieldName = 'name' | 'description' | 'params' | 'paramDescriptions';
+type FieldName = 'name' | 'description' | 'params' | 'paramDescriptions' | 'nameRelatives';
 
 export interface ToolIndexOptions {
   /** Field weights; a field with weight 0 is left out. */
@@ -25,7 +26,7 @@ export interface ToolIndexOptions {
   nameCoverage?: number;
   /** Keep families of sibling tools together, ordered by their distinguishing words. Default false. */
   siblings?: boolean;
-  /** Widen queries with WordNet and CC-CEDICT (loaded on the first query). Default true. */
+  /** Widen queries with WordNet and CC-CEDICT (loaded on the first query), and names with WordNet. Default true. */
   expand?: boolean;
   /** The weights of what the lexicon brings in; see DEFAULT_EXPANSION. */
   expansion?: Partial<Omit<QueryOptions, 'tokenize' | 'synonymWeight' | 'lexicon'>>;
@@ -41,18 +42,30 @@ export const DEFAULT_EXPANSION: Omit<QueryOptions, 'tokenize' | 'synonymWeight' 
 
 /** See ToolIndexOptions.nameCoverage (tuned on half A of bench/tool-selection.bench.ts: 0.25–1). */
 const DEFAULT_NAME_COVERAGE = 0.5;
-const DEFAULT_WEIGHTS: Record<FieldName, number> = { name: 3, description: 1, params: 0.8, paramDescriptions: 0.4 };
+// nameRelatives: tuned on half A of bench/tool-selection.bench.ts (0.15–1).
+const DEFAULT_WEIGHTS: Record<FieldName, number> = {
+  name: 3,
+  description: 1,
+  params: 0.8,
+  paramDescriptions: 0.4,
+  nameRelatives: 0.4,
+};
 // Short name fields normalise less than long descriptions.
 const LENGTH_NORMALISATION: Record<FieldName, number> = {
   name: 0.3,
   description: 0.75,
   params: 0.5,
   paramDescriptions: 0.75,
+  nameRelatives: 0.5,
 };
 const K1 = 1.2;
+const MIN_NAME_WORD = 3;
 const FIELD_NAMES = Object.keys(DEFAULT_WEIGHTS) as FieldName[];
 
-/** The text of a tool's fields: name, description, parameter names and parameter descriptions (nested too). */
+/**
+ * The text of a tool's fields: name, description, parameter names and parameter descriptions (nested too), and
+ * the WordNet relatives of its name words (see nameRelatives).
+ */
 export function toolDocument(tool: FunctionTool, options: TokenizeOptions = {}): ToolDocument {
   const names: string[] = [];
   const descriptions: string[] = [];
@@ -64,8 +77,32 @@ export function toolDocument(tool: FunctionTool, options: TokenizeOptions = {}):
       description: tokenize(tool.function.description ?? '', options),
       params: tokenize(names.join(' '), options),
       paramDescriptions: tokenize(descriptions.join(' '), options),
+      nameRelatives: nameRelatives(tool.function.name, options),
     },
   };
+}
+
+/** What a name word is widened with: the words of its synsets and the words derived from them. */
+const NAME_RELATIONS: ReadonlySet<Relation> = new Set(['synonym', 'derived']);
+
+/**
+ * The WordNet synonyms and derivations of a tool's name words (`overlapping` → `lap`, `reservation` →
+ * `reserve`): the tool's own summary in other words, so that a question meets it from the tool's side too
+ * (the query's words are widened as well, see queryTerms). Empty without the lexicon.
+ */
+function nameRelatives(name: string, options: TokenizeOptions): string[] {
+  const wordnet = lexicon()?.wordnet;
+  if (wordnet === undefined) return [];
+  const own = new Set(tokenize(name, options));
+  const relatives = new Set<string>();
+  for (const word of plainWords(name, options.splitIdentifiers)) {
+    if (word.length < MIN_NAME_WORD || /\d/.test(word)) continue;
+    for (const [related, relation] of wordnet.expand(word)) {
+      if (!NAME_RELATIONS.has(relation)) continue;
+      for (const token of tokenize(related.replace(/_/g, ' '), options)) if (!own.has(token)) relatives.add(token);
+    }
+  }
+  return [...relatives];
 }
 
 function collectParameters(schema: JsonSchema, names: string[], descriptions: string[], depth: number): void {
@@ -109,6 +146,8 @@ export class ToolIndex {
       }),
     );
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+    // Without the lexicon the query is not widened: neither are the names.
+    if (options.expand === false) weights.nameRelatives = 0;
     const fields = FIELD_NAMES.filter((field) => weights[field] > 0);
     const averages = Object.fromEntries(
       fields.map((field) => [

@@ -105,7 +105,7 @@ describe(ToolSelection.name, () => {
     // A scripted model: one dimension per meaning, so "haircut" meets "barber" without a shared word.
     const MEANINGS = [
       ['weather', 'rain', 'umbrella'],
-      ['stock', 'ticker', 'nasdaq'],
+      ['stock', 'ticker', 'dow'],
       ['email', 'mail'],
       ['invoice', 'bill'],
     ];
@@ -134,7 +134,7 @@ describe(ToolSelection.name, () => {
 
     it('should offer the tool whose meaning fits when the question shares no word with it', async () => {
       const { sut } = semantic();
-      const messages = [user('How did NASDAQ close for AAPL?')];
+      const messages = [user('How did the Dow close for AAPL?')];
 
       expect(selection(1).pick(messages, NAMES)).not.toEqual(['stock_quote']);
       await sut.prepare(messages);
@@ -218,9 +218,9 @@ describe(ToolSelection.name, () => {
 
     it('should offer the tool the owner used for such tasks before', () => {
       const evidence = new UsageEvidence();
-      evidence.record('Do the monthly paperwork of Acme', 'create_invoice');
-      evidence.record('Do the monthly paperwork of Globex', 'create_invoice');
-      const next = [user('Monthly paperwork of Initech, please')];
+      evidence.record('Do the monthly chores of Acme', 'create_invoice');
+      evidence.record('Do the monthly chores of Globex', 'create_invoice');
+      const next = [user('Monthly chores of Initech, please')];
 
       expect(learning(new UsageEvidence()).pick(next, NAMES)).not.toEqual(['create_invoice']);
       expect(learning(evidence).pick(next, NAMES)).toEqual(['create_invoice']);
