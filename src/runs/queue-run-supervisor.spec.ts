@@ -312,4 +312,31 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     expect(executor.maxExecuting).toBe(1);
     expect(await row(id)).toMatchObject({ status: 'succeeded' });
   });
+
+  it('should wake a request waiting for a run once its execution stopped, not at each of its events', async () => {
+    const api = await supervisor('api');
+    const apiRedis = connections[0];
+    await supervisor('worker');
+    const id = await submitted(api);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    const statusReads = jest.spyOn(runs, 'statusOf');
+    const ended = api.waitForEnd(id, 60_000);
+    await waitFor(() => statusReads.mock.calls.length === 1, { what: 'the request read the run' });
+
+    const events = moduleRef.get(RunEventsService);
+    for (let index = 0; index < 3; index++) {
+      await events.appendAndPublish(id, 'node.started', { node_id: `n${index}` });
+      // Published after the event on the same connection: once the api process hears it, it has heard the event.
+      let heard = false;
+      const stop = await apiRedis.listen(apiRedis.channel('marker'), () => (heard = true));
+      moduleRef.get<RunRedis>(RUN_REDIS).publish(apiRedis.channel('marker'), 'after');
+      await waitFor(() => heard, { what: 'the api process heard the event' });
+      stop();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(statusReads).toHaveBeenCalledTimes(1);
+    executor.finish(id);
+
+    await expect(ended).resolves.toBe(true);
+  });
 });

@@ -29,8 +29,10 @@ import type { RunQueriesService } from './run-queries.service';
 
 const QUEUE_NAME = 'runs';
 const CANCELLED = 'cancelled by the client';
-/** How often a ?wait=true request looks at the run's row besides being woken by its events. */
+/** How often a ?wait=true request looks at the run's row besides being woken when its execution stops. */
 const WAIT_POLL_MS = 1000;
+/** The channel on which a run's id is published once its execution stopped: it ended, or waits on a person. */
+const RUN_STOPPED = 'run-stopped';
 /** Jobs that still lead to a run's execution without a worker having taken them yet. */
 const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
@@ -69,6 +71,9 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   private queue: Queue<JobData> | null = null;
   private worker: Worker<JobData> | null = null;
   private stopListening: () => void = () => undefined;
+  private stopListeningForStops: () => void = () => undefined;
+  /** Wakes the ?wait=true requests of this process by run id. */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private readonly places: RunPlaces;
   private draining = false;
 
@@ -99,6 +104,10 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       prefix,
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
     });
+    // One subscription for every ?wait=true request of this process, instead of one to each run's events.
+    this.stopListeningForStops = await this.redis.listen(this.redis.channel(RUN_STOPPED), (runId) => {
+      for (const wake of this.waiters.get(runId) ?? []) wake();
+    });
     if (this.config.role === 'api') return;
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
       this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
@@ -127,6 +136,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     this.draining = true;
     for (const timer of this.timers) clearInterval(timer);
     this.stopListening();
+    this.stopListeningForStops();
     const closing = this.worker?.close();
     if (this.active.size > 0) this.logger.warn(`Shutting down: handing back ${this.active.size} run(s)`);
     for (const { controller } of this.active.values()) controller.abort(new RunHandedBackError());
@@ -170,7 +180,14 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     let wake: () => void = () => undefined;
-    const stop = await this.redis.listen(this.events.channelOf(runId), () => wake());
+    const waiter = () => wake();
+    // Listening before the row is read: a stop published after that read wakes this request.
+    let waiters = this.waiters.get(runId);
+    if (!waiters) {
+      waiters = new Set();
+      this.waiters.set(runId, waiters);
+    }
+    waiters.add(waiter);
     try {
       for (;;) {
         const status = await this.runs.statusOf(runId);
@@ -186,8 +203,14 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
         });
       }
     } finally {
-      stop();
+      waiters.delete(waiter);
+      if (waiters.size === 0) this.waiters.delete(runId);
     }
+  }
+
+  /** Tells the ?wait=true requests of every process that the run's execution stopped (its row says how). */
+  private stopped(runId: string): void {
+    this.redis.publish(this.redis.channel(RUN_STOPPED), runId);
   }
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {
@@ -207,6 +230,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
         error: CANCELLED,
         usage: null,
       });
+      this.stopped(runId);
     }
     return this.queries.get(runId, principal);
   }
@@ -248,8 +272,12 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       clearTimeout(run.watchdog);
       this.active.delete(runId);
     }
-    if (stop === 'handed_back') await this.handBack(runId);
-    else await this.leases.release(runId, this.owner);
+    if (stop === 'handed_back') {
+      await this.handBack(runId);
+    } else {
+      this.stopped(runId);
+      await this.leases.release(runId, this.owner);
+    }
     // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.
     if (stop === 'waiting' && (await this.runs.statusOf(runId)) === 'running') await this.enqueue(runId);
   }
@@ -346,6 +374,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
         error: 'could not be queued',
         usage: null,
       });
+      this.stopped(runId);
     } catch (failure) {
       this.logger.error({ err: failure, runId }, 'could not record a run that could not be queued');
     }

@@ -102,7 +102,8 @@ export class WorkflowRunExecutor implements RunExecutor {
   async execute(runId: string, signal: AbortSignal, created?: CreatedHere, leaseOwner?: string): Promise<RunStop> {
     const run = created?.run ?? (await this.runs.record(runId));
     if (!run || isFinished(run.status)) return 'ended';
-    if (!created) await this.events.openStored(run.id);
+    // A run that never started has no stored events (an api process adds some only once it ended or waits).
+    if (!created && (run.status !== 'queued' || run.startedAt !== null)) await this.events.openStored(run.id);
     let checked: CheckedDefinition;
     try {
       const version = run.workflowId ? `${run.workflowId}@${run.workflowVersion}` : undefined;
