@@ -8,6 +8,7 @@ import { ExecutorsModule } from '../executors/executors.module';
 import { ToolCallsModule } from '../executors/tool-calls.module';
 import { RegistryService } from './registry.service';
 import { ToolExecutionController } from './tool-execution.controller';
+import { ToolExecutionService } from './tool-execution.service';
 import { OpenApiImportController } from '../tools/openapi-import/openapi-import.controller';
 import { OpenApiImportService } from '../tools/openapi-import/openapi-import.service';
 
@@ -18,7 +19,7 @@ import { OpenApiImportService } from '../tools/openapi-import/openapi-import.ser
 @Module({
   imports: [ToolsModule.register(ExecutorsModule), ExecutorsModule, ToolCallsModule, ToolCallLogsModule],
   controllers: [ToolExecutionController, OpenApiImportController],
-  providers: [RegistryService, OpenApiImportService],
+  providers: [RegistryService, ToolExecutionService, OpenApiImportService],
   exports: [RegistryService, ToolsModule, ToolCallsModule, ToolCallLogsModule],
 })
 export class RegistryModule implements OnModuleInit {

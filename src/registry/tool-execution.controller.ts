@@ -6,19 +6,13 @@ import { ApiProblemResponses } from '../common/http/api-problem-responses';
 import { ApiResource } from '../common/http/api-resource';
 import { type Page, PageQuery } from '../common/http/pagination';
 import { ToolCallLogPageResponse, type ToolCallLogResponse } from '../call-logs/tool-call-log.dto';
-import { ToolCallLogsService } from '../call-logs/tool-call-logs.service';
 import { ExecuteToolDto, ExecuteToolResponse } from '../executors/execute-tool.dto';
-import { ToolCalls } from '../executors/tool-calls.service';
-import { ToolsService } from '../tools/tools.service';
+import { ToolExecutionService } from './tool-execution.service';
 
 @ApiResource('tools', 404)
 @Controller('tools')
 export class ToolExecutionController {
-  constructor(
-    private readonly tools: ToolsService,
-    private readonly toolCalls: ToolCalls,
-    private readonly logs: ToolCallLogsService,
-  ) {}
+  constructor(private readonly toolExecution: ToolExecutionService) {}
 
   @Post(':id/execute')
   @HttpCode(200)
@@ -35,8 +29,7 @@ export class ToolExecutionController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ExecuteToolResponse> {
-    const tool = await this.tools.findVisible(id, principal);
-    const result = await this.toolCalls.executeOnce(tool, body.arguments, principal);
+    const result = await this.toolExecution.execute(id, body.arguments, principal);
     if (result.error_kind === 'invalid_arguments') response.status(422);
     return result;
   }
@@ -52,6 +45,6 @@ export class ToolExecutionController {
     @Query() query: PageQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<Page<ToolCallLogResponse>> {
-    return this.logs.listVisibleTo(await this.tools.findVisible(id, principal), principal, query);
+    return this.toolExecution.logsOf(id, principal, query);
   }
 }
