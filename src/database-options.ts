@@ -72,6 +72,9 @@ export function databaseOptions(
       timezone: 'Z',
       connectorPackage: 'mysql2',
       extra: { connectionLimit: 20, connectTimeout: timeoutMs },
+      // inOrder (common/plain-sql.ts) sends statements that must follow one another in one round trip. Every
+      // statement of the service has its values bound as parameters, never written into its text.
+      multipleStatements: true,
     };
   }
   if (database.database !== ':memory:') mkdirSync(dirname(database.database), { recursive: true });

@@ -92,16 +92,75 @@ export async function updateRows<T extends ObjectLiteral>(
   where: Partial<T>,
   changes: Partial<T>,
 ): Promise<void> {
+  const { sql, parameters } = updateStatement(manager, target, where, changes);
+  await manager.query(sql, parameters);
+}
+
+/** One statement with `?` placeholders and its parameters, built but not sent. */
+export interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
+/** updateRows' UPDATE, built but not sent (see inOrder). */
+export function updateStatement<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  where: Partial<T>,
+  changes: Partial<T>,
+): Statement {
   const { driver } = manager.connection;
   const metadata = manager.connection.getMetadata(target);
   const set = columnsOf(metadata, changes);
   if (set.length === 0) throw new Error('updateRows: no column to set');
   const condition = whereClause(driver, metadata, where, 'updateRows');
   const assignments = set.map((column) => `${driver.escape(column.databaseName)} = ?`).join(', ');
-  await manager.query(`UPDATE ${driver.escape(metadata.tableName)} SET ${assignments} WHERE ${condition.sql}`, [
-    ...set.map((column) => persistentValue(driver, column, changes)),
-    ...condition.parameters,
-  ]);
+  return {
+    sql: `UPDATE ${driver.escape(metadata.tableName)} SET ${assignments} WHERE ${condition.sql}`,
+    parameters: [...set.map((column) => persistentValue(driver, column, changes)), ...condition.parameters],
+  };
+}
+
+/**
+ * The INSERT of whole rows (at most ROWS_PER_STATEMENT), built as bulkInsert builds it, that leaves a row whose
+ * primary key is stored already as it is: sent again (a retry after a lost answer), it stores nothing twice and
+ * does not fail, so that the statements sent after it in the same inOrder still run. Not sent (see inOrder).
+ */
+export function insertNewStatement<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  rows: readonly T[],
+): Statement {
+  if (rows.length === 0 || rows.length > ROWS_PER_STATEMENT)
+    throw new Error(`insertNewStatement: 1 to ${ROWS_PER_STATEMENT} rows`);
+  const { driver } = manager.connection;
+  const { columns, head, tuple } = insertParts(manager, target);
+  const [key] = manager.connection.getMetadata(target).primaryColumns;
+  if (!key) throw new Error('insertNewStatement: the entity has no primary column');
+  const name = driver.escape(key.databaseName);
+  const keep =
+    driver.options.type === 'mysql' ? ` ON DUPLICATE KEY UPDATE ${name} = ${name}` : ' ON CONFLICT DO NOTHING';
+  return {
+    sql: head + rows.map(() => tuple).join(', ') + keep,
+    parameters: rows.flatMap((row) => columns.map((column) => persistentValue(driver, column, row))),
+  };
+}
+
+/**
+ * Sends `statements` in order, each one committed on its own as if each were sent after the previous one
+ * answered, and the ones after a failed one not run: on MySQL/MariaDB as one multi-statement query (one round
+ * trip; the server stops at the first that fails), on SQLite one by one (in process: no round trip to save).
+ * Not a transaction: a crash may leave the first ones stored and not the others, as with separate statements.
+ */
+export async function inOrder(manager: EntityManager, statements: readonly Statement[]): Promise<void> {
+  if (manager.connection.options.type === 'mysql' && statements.length > 1) {
+    await manager.query(
+      statements.map((statement) => statement.sql).join(';\n'),
+      statements.flatMap((statement) => statement.parameters),
+    );
+    return;
+  }
+  for (const { sql, parameters } of statements) await manager.query(sql, parameters);
 }
 
 /** Adds `by` to a numeric column of the rows whose columns equal `where`, in one UPDATE (see updateRows). */

@@ -22,7 +22,8 @@ export interface EndedNode {
   result: { status: 'succeeded' | 'failed' | 'cancelled'; output?: unknown; error?: string };
 }
 
-const endedRow = ({ node, startedAt, finishedAt, result }: EndedNode): NodeRunRow => ({
+/** The row of a node run that ended before it was stored. */
+export const endedRow = ({ node, startedAt, finishedAt, result }: EndedNode): NodeRunRow => ({
   id: randomUUID(),
   nodeId: node.id,
   nodeType: node.type,

@@ -18,7 +18,8 @@ import { FINISHED_STATUSES, RunEntity, type RunStatus, type UsageTotals } from '
 import { type RunRecord, toRunRecord } from './run-record';
 import { RunJournal } from './run-journal';
 import { retryDatabaseWrite } from '../common/retry-database-write';
-import { bulkInsert, updateRows } from '../common/plain-sql';
+import { bulkInsert, inOrder, insertNewStatement, updateRows, updateStatement } from '../common/plain-sql';
+import { type EndedNode, endedRow } from './node-runs.service';
 import { stopReasonOf } from './run-response';
 
 export interface NewRun {
@@ -199,7 +200,10 @@ export class RunsService {
       stopReason?: RunStopReason;
     },
     leaseOwner?: string,
+    /** Node runs of pure nodes that ended last (the end node's): stored just before the row, in the same round trip. */
+    ended: readonly EndedNode[] = [],
   ): Promise<boolean> {
+    const rows = ended.map((node) => ({ ...endedRow(node), runId }));
     const changes = {
       status: result.status,
       outputs: result.outputs ?? null,
@@ -208,9 +212,15 @@ export class RunsService {
       usage: result.usage ?? EMPTY_USAGE,
       finishedAt: new Date(),
     };
+    const { manager } = this.runs;
+    const nodeRuns = rows.length > 0 ? [insertNewStatement(manager, NodeRunEntity, rows)] : [];
     if (leaseOwner === undefined) {
-      await this.retry(() => updateRows(this.runs.manager, RunEntity, { id: runId }, changes));
+      // The node runs first: a run that reads as ended has every node run stored.
+      await this.retry(() =>
+        inOrder(manager, [...nodeRuns, updateStatement(manager, RunEntity, { id: runId }, changes)]),
+      );
     } else {
+      if (nodeRuns.length > 0) await this.retry(() => inOrder(manager, nodeRuns));
       let affected = 0;
       await this.retry(async () => {
         // The repository's UPDATE, which counts the rows it matched (updateRows does not).
@@ -219,6 +229,7 @@ export class RunsService {
       });
       if (affected === 0) return false;
     }
+    for (const row of rows) this.journal.nodeWritten(runId, row);
     this.journal.runChanged(runId, changes, true);
     return true;
   }

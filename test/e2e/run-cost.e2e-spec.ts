@@ -24,9 +24,12 @@ const conversation = (): Turn[] => [
   reply.text('Done.'),
 ];
 
+/** The statements of the queries counted: a query that sends several in one round trip (inOrder) counts each. */
+const statementsOf = (counter: StatementCounter) => counter.statements.flatMap((sql) => sql.split(/;\n/));
+
 /** Statements that write into `table` with `verb` (INSERT, UPDATE), on SQLite's and MySQL's quoting alike. */
 const writes = (counter: StatementCounter, verb: string, table: string) =>
-  counter.statements.filter((sql) => new RegExp(`^${verb}\\s+(INTO\\s+)?["\`]${table}["\`]`, 'i').test(sql)).length;
+  statementsOf(counter).filter((sql) => new RegExp(`^${verb}\\s+(INTO\\s+)?["\`]${table}["\`]`, 'i').test(sql)).length;
 
 describe('What one run costs the database (e2e)', () => {
   let stack: WorkflowStack | undefined;
@@ -98,6 +101,22 @@ describe('What one run costs the database (e2e)', () => {
       ['llm-1', 'llm', 'succeeded'],
       ['end', 'end', 'succeeded'],
     ]);
+  });
+
+  it("should store the end node's run just before the run's end, in the same round trip on MySQL", async () => {
+    counter.reset();
+
+    await runThreeRounds();
+
+    const last = statementsOf(counter).filter((sql) => /^(INSERT INTO|UPDATE) ["`](node_runs|runs)["`]/i.test(sql));
+    expect(last.slice(-2).map((sql) => /^(INSERT INTO|UPDATE) ["`](\w+)["`]/i.exec(sql)?.slice(1).join(' '))).toEqual([
+      'INSERT INTO node_runs',
+      'UPDATE runs',
+    ]);
+    const ending = counter.statements.filter((sql) => /^UPDATE ["`]runs["`]|;\nUPDATE ["`]runs["`]/i.test(sql));
+    expect(ending).toHaveLength(1);
+    const mysql = app.app.get(DataSource).options.type === 'mysql';
+    expect(/^INSERT INTO ["`]node_runs["`]/i.test(ending[0])).toBe(mysql);
   });
 
   it('should store a run it executes at once as running in its INSERT, and update its row only when it ends', async () => {

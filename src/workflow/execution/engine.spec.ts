@@ -192,8 +192,10 @@ describe(WorkflowEngine.name, () => {
       );
 
       expect(result.outputs).toEqual({ start: { q: 1 }, a: 1 });
-      // One write per node run that starts, the ended pure nodes with it; the last ones once the walk is over.
-      expect(calls).toEqual(['started a ended start succeeded', 'ended end succeeded']);
+      // One write per node run that starts, the ended pure nodes with it; the last ones go to the caller, who
+      // stores them with the run's end.
+      expect(calls).toEqual(['started a ended start succeeded']);
+      expect(result.unstored.map(endedCall)).toEqual(['ended end succeeded']);
       expect(writes).toEqual([
         { step: { nodeFinished: { nodeRunId: 'run-of-a', status: 'succeeded', output: { output: 1 } } } },
       ]);
@@ -222,7 +224,8 @@ describe(WorkflowEngine.name, () => {
       );
 
       expect(result.outputs).toEqual({ start: { q: 1 }, a: 1 });
-      expect(calls).toEqual(['ended end succeeded']);
+      expect(calls).toEqual([]);
+      expect(result.unstored.map(endedCall)).toEqual(['ended end succeeded']);
       expect(writes).toEqual([]);
       expect(events.map((event) => `${event.type} ${String(event.data.node_id)}`)).toEqual([
         'node.started end',

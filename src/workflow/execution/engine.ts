@@ -45,6 +45,11 @@ export interface EngineResult {
   outputs: Record<string, unknown>;
   /** The output of every node that finished in this walk, by node id. */
   nodes: Record<string, Record<string, unknown>>;
+  /**
+   * The node runs of pure nodes that ended after the last node run was written (the end node's): not stored yet,
+   * the caller stores them with the run's end, in the same round trip. Only a walk that succeeded leaves any.
+   */
+  unstored: EndedNodeRun[];
 }
 
 /** The nodes of a nested graph have no node runs: the node that runs the graph records its results. */
@@ -123,8 +128,9 @@ export class WorkflowEngine {
     // The branches of this run stop together: one node's failure aborts the others.
     const branches = new Deadline({ parent: run.signal });
     const branchRun: RunContext = { ...run, signal: branches.signal };
-    // The node runs of pure nodes that ended ride along with the next node run's INSERT (or the one at the end):
-    // one round trip fewer per pure node. A resumed run computes a pure node whose row was not stored yet again.
+    // The node runs of pure nodes that ended ride along with the next node run's INSERT (or, after a walk that
+    // succeeded, with the run's end; else one INSERT at the end): one round trip fewer per pure node. A resumed run
+    // computes a pure node whose row was not stored yet again.
     const unstored: EndedNodeRun[] = [];
 
     const finish = (id: string, handler: NodeHandler, output: Record<string, unknown>): void => {
@@ -132,7 +138,7 @@ export class WorkflowEngine {
       finished[id] = output;
       states.set(id, 'done');
       if (handler.exit === true)
-        walk.result ??= { outputs: output.outputs as Record<string, unknown>, nodes: finished };
+        walk.result ??= { outputs: output.outputs as Record<string, unknown>, nodes: finished, unstored: [] };
       for (const edge of definition.edges.filter((candidate) => candidate.source === id)) {
         const branch = branchOf(edge);
         if (branch === undefined || branch === Boolean(output.output)) activeEdges.add(edge);
@@ -208,13 +214,14 @@ export class WorkflowEngine {
       }
       // A failure waits for the branches it stopped, so that every node run is closed before the run ends.
       await Promise.all(running.values());
-      if (unstored.length > 0) await this.recorder.nodeEnded(run.runId, unstored.splice(0));
+      const succeeded = walk.result && !walk.failure && !walk.waiting;
+      if (unstored.length > 0 && !succeeded) await this.recorder.nodeEnded(run.runId, unstored.splice(0));
     } finally {
       branches.dispose();
     }
     if (walk.failure) throw walk.failure.error;
     if (walk.waiting) throw walk.waiting;
-    if (walk.result) return walk.result;
+    if (walk.result) return { ...walk.result, unstored: unstored.splice(0) };
     throw new WorkflowRunError('the run ended without reaching an end node (every branch to an end was skipped)');
   }
 

@@ -29,7 +29,7 @@ import { logCheckpointedCalls } from '../checkpointed-call-logs';
 import { type CheckedDefinition, DefinitionChecker } from '../definition-checker.service';
 import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer';
 import { RunMeter } from './run-meter';
-import { WorkflowEngine } from './engine';
+import { type EndedNodeRun, WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
 
 export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
@@ -181,6 +181,7 @@ export class WorkflowRunExecutor implements RunExecutor {
     const usage = meter.usage;
     this.liveMeters.set(run.id, meter);
     let result: RunResult;
+    let unstored: EndedNodeRun[] = [];
     try {
       if (signal.aborted) throw signal.reason;
       // A resumed run keeps the start it had; one created running was stored started.
@@ -201,6 +202,7 @@ export class WorkflowRunExecutor implements RunExecutor {
         models: models ?? recording,
       });
       result = { status: 'succeeded', outputs: engineResult.outputs, stopReason: 'completed' };
+      ({ unstored } = engineResult);
     } catch (error) {
       result = this.resultOfFailure(run, error, signal, meter);
     }
@@ -234,7 +236,8 @@ export class WorkflowRunExecutor implements RunExecutor {
       }
       return { ...result, usage };
     }
-    if (!(await this.record(run.id, result, usage, { endStored, leaseOwner }))) return { status: 'handed_back', usage };
+    if (!(await this.record(run.id, result, usage, { endStored, leaseOwner }, unstored)))
+      return { status: 'handed_back', usage };
     return { ...result, usage };
   }
 
@@ -280,12 +283,14 @@ export class WorkflowRunExecutor implements RunExecutor {
     result: EndResult,
     usage: UsageTotals | undefined,
     { endStored, leaseOwner }: Pick<Execution, 'endStored' | 'leaseOwner'>,
+    /** Node runs of pure nodes that ended last (EngineResult.unstored), stored with the run's end. */
+    ended: readonly EndedNodeRun[] = [],
   ): Promise<boolean> {
     let stored = false;
     let leaseLost = false;
     try {
       await this.storeCallLogs(runId);
-      leaseLost = !(await this.runs.finish(runId, { ...result, usage }, leaseOwner));
+      leaseLost = !(await this.runs.finish(runId, { ...result, usage }, leaseOwner, ended));
       stored = !leaseLost;
     } finally {
       if (leaseLost) {
