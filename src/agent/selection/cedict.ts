@@ -38,30 +38,21 @@ export class ChineseDictionary {
     let longest = 1;
     const simplifiedCharacters = new Set<string>();
     const end = this.text.indexOf(']],"variantLookup"');
-    const names: Array<[string, number, number]> = [];
     for (const [traditional, simplified, englishStart, englishEnd, name] of entries(
       this.text,
       end < 0 ? this.text.length : end,
     )) {
       if (!HAN_WORD.test(simplified)) continue;
       if (name) {
-        names.push([simplified, englishStart, englishEnd]);
-        continue;
-      }
-      if (traditional.length === 1 && simplified.length === 1) {
+        // A name counts only for a word that has no other entry, before or after it.
+        if (this.first.has(simplified) && !this.names.has(simplified)) continue;
+        this.names.add(simplified);
+      } else if (this.names.delete(simplified)) this.first.delete(simplified);
+      if (!name && traditional.length === 1 && simplified.length === 1) {
         const known = this.toSimplified.get(traditional);
         this.toSimplified.set(traditional, known === undefined || known === simplified ? simplified : null);
         simplifiedCharacters.add(simplified);
       }
-      this.next.push(this.first.get(simplified) ?? -1);
-      this.first.set(simplified, this.starts.length);
-      this.starts.push(englishStart);
-      this.ends.push(englishEnd);
-      longest = Math.max(longest, simplified.length);
-    }
-    for (const [simplified, englishStart, englishEnd] of names) {
-      if (this.first.has(simplified) && !this.names.has(simplified)) continue;
-      this.names.add(simplified);
       this.next.push(this.first.get(simplified) ?? -1);
       this.first.set(simplified, this.starts.length);
       this.starts.push(englishStart);
@@ -116,7 +107,10 @@ function meaningful(sense: string): string[] {
   return plain === '' || EMPTY_SENSE.test(plain) ? [] : [plain];
 }
 
-/** [traditional, simplified, start, end of the English] of each entry whose pinyin is not capitalised (a name). */
+/**
+ * [traditional (of a one-character entry; else empty), simplified, start and end of the English, whether the
+ * pinyin is capitalised (a proper name)] of each entry.
+ */
 function* entries(text: Buffer, end: number): Generator<[string, string, number, number, boolean]> {
   const next = (from: number, marker: string): number => {
     const found = text.indexOf(marker, from);
@@ -129,8 +123,9 @@ function* entries(text: Buffer, end: number): Generator<[string, string, number,
     if (simplified < 3 || pinyin < 3 || english < 2) return;
     const close = text[english] === 0x5b ? arrayEnd(text, english) : stringEnd(text, english + 1) + 1;
     const capitalised = text[pinyin] >= 0x41 && text[pinyin] <= 0x5a;
+    // One character is 3 bytes of UTF-8 (4 outside the basic plane, which has no traditional form here).
     yield [
-      text.toString('utf8', start, simplified - 3),
+      simplified - 3 - start === 3 ? text.toString('utf8', start, simplified - 3) : '',
       text.toString('utf8', simplified, pinyin - 3),
       english,
       close,
