@@ -1,5 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { RunEvent, RunEventType } from '../runs/run-event-types';
+import { LruCache } from '../shared/lru-cache';
 
 interface RunTiming {
   startedAt: number | null;
@@ -15,11 +16,19 @@ export interface RunMetricSinks {
 const text = (value: unknown): string => (typeof value === 'string' ? value : 'unknown');
 
 /**
+ * Runs whose timing is kept at once. A run that stops here without `run.finished` (in queue mode: it waits for a
+ * person and resumes on another process, or another worker took it over) is forgotten only when newer runs push it
+ * out: without a bound, each such run would stay for the life of the process. A few hundred bytes each.
+ */
+export const MAX_TIMED_RUNS = 10_000;
+
+/**
  * Turns the run event stream into run and node metrics. A run's state lives here from its first
- * event to `run.finished`; node types come from `node.started` (`node.finished` does not repeat them).
+ * event to `run.finished` (at most MAX_TIMED_RUNS at once); node types come from `node.started`
+ * (`node.finished` does not repeat them).
  */
 export class RunMetrics {
-  private readonly runs = new Map<string, RunTiming>();
+  private readonly runs: LruCache<string, RunTiming>;
 
   /** The events that move a metric; the others (deltas, tool call events) pass by. */
   private readonly handlers: Partial<Record<RunEventType, (runId: string, event: RunEvent) => void>> = {
@@ -45,7 +54,17 @@ export class RunMetrics {
     },
   };
 
-  constructor(private readonly sinks: RunMetricSinks) {}
+  constructor(
+    private readonly sinks: RunMetricSinks,
+    maxTimedRuns = MAX_TIMED_RUNS,
+  ) {
+    this.runs = new LruCache(maxTimedRuns);
+  }
+
+  /** How many runs' timing is held (started, not yet finished here). */
+  get timedRuns(): number {
+    return this.runs.size;
+  }
 
   observe(runId: string, event: RunEvent): void {
     this.handlers[event.type]?.(runId, event);
