@@ -35,7 +35,9 @@ export const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
     // Measure words, directional complements, conjunctions and pronouns of the same kind as those above.
     '个 条 张 份 件 位 只 次 些 种 批 来 去 出来 起来 下来 进来 上来 过来 回来 出去 下去 或 或者 比如 例如 ' +
     '可以 不能 能不能 可不可以 之间 那里 这里 哪儿 已 另 另一 另外 其他 其它 别的 以后 以前 还有 而 但是 ' +
-    '因为 所以 这种 那种 各'
+    '因为 所以 这种 那种 各 ' +
+    // What the English stop words say (via, use, about, when, can): 通过 is "to pass through" first.
+    '通过 经由 使用 关于 什么时候 何时 能否 可否'
   ).split(' '),
 );
 

@@ -53,6 +53,7 @@ describe(queryTerms.name, () => {
 
   it('should not bridge Chinese function words', () => {
     expect(groupTerms('什么是')).toEqual([]);
+    expect(groupTerms('通过')).toEqual([]);
   });
 
   it('should back a character no word holds off to its first sense, low and not widened', () => {
