@@ -339,4 +339,17 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
 
     await expect(ended).resolves.toBe(true);
   });
+
+  it('should answer a request waiting for a run with the run as it ended, once its worker stopped it', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const run = await runs.create(newRun());
+    api.reserve().submit({ run, awaited: true });
+    const answer = api.waitForRun(run.id, adminPrincipal(), 60_000);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+
+    executor.finish(run.id);
+
+    await expect(answer).resolves.toMatchObject({ id: run.id, status: 'succeeded', nodes: [] });
+  });
 });

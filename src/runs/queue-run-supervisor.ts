@@ -24,6 +24,7 @@ import {
   type RunSupervisor,
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
+import { RunStopWaiters } from './run-stop-waiters';
 import type { RunsService } from './runs.service';
 import type { RunQueriesService } from './run-queries.service';
 
@@ -37,6 +38,8 @@ const RUN_STOPPED = 'run-stopped';
 const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
+/** Its execution stopped (or there is no such run). */
+const isStopped = (status: RunStatus | null): boolean => status === null || STOPPED.includes(status);
 /**
  * Share of RUN_LEASE_MS after the last renewal that reached the database within which a worker goes on executing
  * a run: past it, the lease may have run out (on the database's clock, as another worker's reconciler sees it), so
@@ -72,8 +75,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   private worker: Worker<JobData> | null = null;
   private stopListening: () => void = () => undefined;
   private stopListeningForStops: () => void = () => undefined;
-  /** Wakes the ?wait=true requests of this process by run id. */
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new RunStopWaiters();
   private readonly places: RunPlaces;
   private draining = false;
 
@@ -105,9 +107,9 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
     });
     // One subscription for every ?wait=true request of this process, instead of one to each run's events.
-    this.stopListeningForStops = await this.redis.listen(this.redis.channel(RUN_STOPPED), (runId) => {
-      for (const wake of this.waiters.get(runId) ?? []) wake();
-    });
+    this.stopListeningForStops = await this.redis.listen(this.redis.channel(RUN_STOPPED), (runId) =>
+      this.waiters.wake(runId),
+    );
     if (this.config.role === 'api') return;
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
       this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
@@ -172,39 +174,39 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     };
   }
 
+  /**
+   * Watches from the call on, so that the stop of a run submitted just before cannot be missed. The whole run is
+   * read once a worker said it stopped, and that read is the answer's; a poll without such word reads its status.
+   */
   async waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse> {
-    await this.waitForEnd(runId, timeoutMs);
-    return this.queries.get(runId, principal);
+    const deadline = Date.now() + timeoutMs;
+    const watch = this.waiters.watch(runId);
+    try {
+      for (;;) {
+        const woken = await watch.next(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())));
+        const timeUp = Date.now() >= deadline;
+        if (woken || timeUp || isStopped(await this.runs.statusOf(runId))) {
+          const run = await this.queries.findVisible(runId, principal);
+          if (timeUp || isStopped(run.status)) return this.queries.detail(run);
+        }
+      }
+    } finally {
+      watch.close();
+    }
   }
 
   async waitForEnd(runId: string, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    let wake: () => void = () => undefined;
-    const waiter = () => wake();
-    // Listening before the row is read: a stop published after that read wakes this request.
-    let waiters = this.waiters.get(runId);
-    if (!waiters) {
-      waiters = new Set();
-      this.waiters.set(runId, waiters);
-    }
-    waiters.add(waiter);
+    const watch = this.waiters.watch(runId);
     try {
       for (;;) {
         const status = await this.runs.statusOf(runId);
-        if (status === null || STOPPED.includes(status)) return true;
         const left = deadline - Date.now();
-        if (left <= 0) return false;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(WAIT_POLL_MS, left));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+        if (isStopped(status) || left <= 0) return isStopped(status);
+        await watch.next(Math.min(WAIT_POLL_MS, left));
       }
     } finally {
-      waiters.delete(waiter);
-      if (waiters.size === 0) this.waiters.delete(runId);
+      watch.close();
     }
   }
 

@@ -33,7 +33,12 @@ export class RunQueriesService {
   ) {}
 
   async get(runId: string, principal: Principal): Promise<RunResponse> {
-    const run = await this.findVisible(runId, principal);
+    return this.detail(await this.findVisible(runId, principal));
+  }
+
+  /** A run read already (`findVisible`), with its node runs, calls and approvals, as `get` answers it. */
+  async detail(run: RunRecord): Promise<RunResponse> {
+    const runId = run.id;
     const [nodes, calls, edits] = await Promise.all([
       this.nodeRuns.find({ where: { runId }, order: { startedAt: 'ASC' } }),
       this.toolCalls.listForRun(runId),
