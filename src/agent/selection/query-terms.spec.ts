@@ -62,6 +62,10 @@ describe(queryTerms.name, () => {
     expect([...lake]).toEqual([['lake', DEFAULT_EXPANSION.singleCharacters]]);
   });
 
+  it('should read full-width Latin letters and digits as ASCII', () => {
+    expect(queryTerms('用ＡＰＩ获取ｓｙｓ＿ｉｄ１２', options())).toEqual(queryTerms('用API获取sys_id12', options()));
+  });
+
   it('should read traditional characters as simplified', () => {
     expect(queryTerms('獲取理髮店', options())).toEqual(queryTerms('获取理发店', options()));
   });

@@ -42,8 +42,10 @@ export interface QueryTerms {
 }
 
 export function queryTerms(written: string, options: QueryOptions): QueryTerms {
-  // Traditional characters read as simplified, in which the glossary and CC-CEDICT's words are written.
-  const query = options.lexicon?.chinese.simplified(written) ?? written;
+  // Full-width Latin letters and digits (ＡＰＩ, typed with a Chinese or Japanese input method) read as ASCII, and
+  // traditional characters as simplified, in which the glossary and CC-CEDICT's words are written.
+  const normalised = written.normalize('NFKC');
+  const query = options.lexicon?.chinese.simplified(normalised) ?? normalised;
   const terms = new Map<string, number>();
   for (const token of tokenize(query, options.tokenize)) terms.set(token, 1);
   const withSynonyms = (weights: Map<string, number>): Map<string, number> => {
