@@ -11,6 +11,12 @@ export interface ToolDocument {
   fields: Record<FieldName, string[]>;
 }
 
+/** The tools that hold a term and the term's score in each. */
+interface Posting {
+  tools: Int32Array;
+  values: Float64Array;
+}
+
 type FieldName = 'name' | 'description' | 'params' | 'paramDescriptions' | 'nameRelatives';
 
 export interface ToolIndexOptions {
@@ -121,7 +127,8 @@ function collectParameters(schema: JsonSchema, names: string[], descriptions: st
  * the tools that share a word with it. Build it once per set of tool versions; `rank` is cheap.
  */
 export class ToolIndex {
-  private readonly postings = new Map<string, Array<[tool: number, weight: number]>>();
+  /** Per term, the tools that hold it and its score in each (parallel arrays). */
+  private readonly postings = new Map<string, Posting>();
   /** Per tool, the score of each of its terms (to score a sibling on the words that tell it apart). */
   private readonly forward: Array<Map<string, number>>;
   private readonly families: ReturnType<typeof siblingFamilies> | undefined;
@@ -174,17 +181,21 @@ export class ToolIndex {
       for (const token of pseudo.keys()) containing.set(token, (containing.get(token) ?? 0) + 1);
     // Only sibling families read a tool's own terms back.
     this.forward = options.siblings === true ? frequencies.map(() => new Map<string, number>()) : [];
+    const lists = new Map<string, { tools: number[]; values: number[] }>();
     frequencies.forEach((pseudo, tool) => {
       for (const [token, frequency] of pseudo) {
         const n = containing.get(token) ?? 0;
         const idf = Math.log(1 + (total - n + 0.5) / (n + 0.5));
         const value = (idf * frequency * (K1 + 1)) / (frequency + K1);
-        const list = this.postings.get(token) ?? [];
-        list.push([tool, value]);
-        this.postings.set(token, list);
+        let list = lists.get(token);
+        if (list === undefined) lists.set(token, (list = { tools: [], values: [] }));
+        list.tools.push(tool);
+        list.values.push(value);
         this.forward[tool]?.set(token, value);
       }
     });
+    for (const [token, list] of lists)
+      this.postings.set(token, { tools: Int32Array.from(list.tools), values: Float64Array.from(list.values) });
     this.families = options.siblings === true ? siblingFamilies(documents) : undefined;
   }
 
@@ -204,18 +215,7 @@ export class ToolIndex {
       synonymWeight: this.options.synonymWeight ?? 0.4,
       lexicon: this.options.expand === false ? undefined : lexicon(),
     });
-    const scores = new Map<number, number>();
-    for (const [token, weight] of query.terms) {
-      for (const [tool, value] of this.postings.get(token) ?? [])
-        scores.set(tool, (scores.get(tool) ?? 0) + weight * value);
-    }
-    for (const group of query.groups) {
-      const best = new Map<number, number>();
-      for (const [token, weight] of group)
-        for (const [tool, value] of this.postings.get(token) ?? [])
-          best.set(tool, Math.max(best.get(tool) ?? 0, weight * value));
-      for (const [tool, value] of best) scores.set(tool, (scores.get(tool) ?? 0) + value);
-    }
+    const scores = this.lexicalScores(query);
     if (learned !== undefined && learned.size > 0) {
       for (const [name, value] of learned) {
         const tool = this.positions.get(name);
@@ -237,6 +237,58 @@ export class ToolIndex {
     )
       .slice(0, limit)
       .map(([tool, score]) => ({ name: this.names[tool], score }));
+  }
+
+  /**
+   * Each tool's sum of its query terms' scores and, per group, of its best term's; over typed arrays, as a
+   * query's groups may touch most tools many times. Tools in the order they were first touched.
+   */
+  private lexicalScores(query: QueryTerms): Map<number, number> {
+    const count = this.names.length;
+    const sums = new Float64Array(count);
+    const touched: number[] = [];
+    const seen = new Uint8Array(count);
+    const touch = (tool: number): void => {
+      if (seen[tool] === 0) {
+        seen[tool] = 1;
+        touched.push(tool);
+      }
+    };
+    for (const [token, weight] of query.terms) {
+      const posting = this.postings.get(token);
+      if (posting === undefined) continue;
+      const { tools, values } = posting;
+      for (let index = 0; index < tools.length; index++) {
+        touch(tools[index]);
+        sums[tools[index]] += weight * values[index];
+      }
+    }
+    const best = new Float64Array(count);
+    const inGroup = new Uint8Array(count);
+    const members: number[] = [];
+    for (const group of query.groups) {
+      for (const [token, weight] of group) {
+        const posting = this.postings.get(token);
+        if (posting === undefined) continue;
+        const { tools, values } = posting;
+        for (let index = 0; index < tools.length; index++) {
+          const tool = tools[index];
+          if (inGroup[tool] === 0) {
+            inGroup[tool] = 1;
+            members.push(tool);
+          }
+          best[tool] = Math.max(best[tool], weight * values[index]);
+        }
+      }
+      for (const tool of members) {
+        touch(tool);
+        sums[tool] += best[tool];
+        best[tool] = 0;
+        inGroup[tool] = 0;
+      }
+      members.length = 0;
+    }
+    return new Map(touched.map((tool) => [tool, sums[tool]]));
   }
 
   /**
