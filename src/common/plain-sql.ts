@@ -66,6 +66,17 @@ export async function upsertRow<T extends ObjectLiteral>(
   row: T,
   key: keyof T & string,
 ): Promise<void> {
+  const { sql, parameters } = upsertStatement(manager, target, row, key);
+  await manager.query(sql, parameters);
+}
+
+/** upsertRow's statement, built but not sent (see inOrder). */
+export function upsertStatement<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  row: T,
+  key: keyof T & string,
+): Statement {
   const { driver } = manager.connection;
   const { columns, head, tuple } = insertParts(manager, target);
   const conflict = columns.find((column) => column.propertyName === key);
@@ -75,10 +86,7 @@ export async function upsertRow<T extends ObjectLiteral>(
     driver.options.type === 'mysql'
       ? ` ON DUPLICATE KEY UPDATE ${others.map((name) => `${name} = VALUES(${name})`).join(', ')}`
       : ` ON CONFLICT (${driver.escape(conflict.databaseName)}) DO UPDATE SET ${others.map((name) => `${name} = excluded.${name}`).join(', ')}`;
-  await manager.query(
-    head + tuple + update,
-    columns.map((column) => persistentValue(driver, column, row)),
-  );
+  return { sql: head + tuple + update, parameters: columns.map((column) => persistentValue(driver, column, row)) };
 }
 
 /**

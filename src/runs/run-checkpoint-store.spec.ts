@@ -69,7 +69,7 @@ describe(RunCheckpointStore.name, () => {
     expect(events.map((event) => [event.seq, event.type])).toEqual([[1, 'node.finished']]);
   });
 
-  it("should store a node's end and its node run's end side by side, without a transaction", async () => {
+  it("should store a node's end and then its node run's end, without a transaction", async () => {
     const run = await runs.create(newRun());
     const nodeRunId = await moduleRef.get(NodeRunsService).nodeStarted(run.id, { id: 'llm-1', type: 'llm' });
     const counter = countStatements(moduleRef.get(DataSource));

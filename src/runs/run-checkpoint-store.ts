@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { NodeRunEntity, type NodeRunStatus } from './node-run.entity';
 import { RunCheckpointEntity } from './run-checkpoint.entity';
 import { RunEventEntity, toEventRows } from './run-event.entity';
-import { bulkInsert, updateRows, upsertRow } from '../common/plain-sql';
+import { bulkInsert, inOrder, updateRows, updateStatement, upsertRow, upsertStatement } from '../common/plain-sql';
 import type { RunEvent } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RunJournal } from './run-journal';
@@ -77,17 +77,17 @@ export class RunCheckpointStore {
     if ((step.events ?? []).length === 0) {
       // The state alone is one statement, atomic by itself: no transaction around it (two statements fewer per step).
       if (!ended) return upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId');
-      // A node's end: its state and its node run's end go out at once, on two connections where there are several,
-      // not in a transaction (one round trip where BEGIN, both and COMMIT were four). A crash between them leaves
-      // one without the other, and the resume mends either: a stored output whose node run is still running closes
-      // that node run with it (NodeRunsService.closeFinishedNodes); a node run that ended with no output stored is
-      // taken up again by the node's next execution (NodeRunsService.runningNodeRun). Both statements repeat safely.
-      const written = await Promise.allSettled([
-        upsertRow(this.checkpoints.manager, RunCheckpointEntity, row, 'runId'),
-        updateRows(this.checkpoints.manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt)),
+      // A node's end: its state, then its node run's end, in one round trip (one query on MySQL/MariaDB, see
+      // inOrder), not in a transaction (one round trip where BEGIN, both and COMMIT were four). A crash between
+      // them leaves the state without the node run's end, and the resume mends it: a stored output whose node run
+      // is still running closes that node run with it (NodeRunsService.closeFinishedNodes). (A node run that ended
+      // with no output stored, which writes on two connections could leave, is taken up again by the node's next
+      // execution: NodeRunsService.runningNodeRun.) Both statements repeat safely.
+      const { manager } = this.checkpoints;
+      return inOrder(manager, [
+        upsertStatement(manager, RunCheckpointEntity, row, 'runId'),
+        updateStatement(manager, NodeRunEntity, { id: ended.nodeRunId }, nodeRunEnd(ended, finishedAt)),
       ]);
-      for (const result of written) if (result.status === 'rejected') throw result.reason;
-      return;
     }
     await this.checkpoints.manager.transaction(async (manager) => {
       await upsertRow(manager, RunCheckpointEntity, row, 'runId');

@@ -86,6 +86,11 @@ describe('What one run costs the database (e2e)', () => {
     // None: the agent node's end goes beside its state; start and end are pure nodes (no checkpoint).
     expect(counter.count('BEGIN') + counter.count('START TRANSACTION')).toBe(0);
     expect(writes(counter, 'INSERT', 'run_checkpoints')).toBeGreaterThanOrEqual(ROUNDS + 1);
+    // The LLM node's end: its state, then its node run's end, in one round trip on MySQL.
+    const nodeEnd = counter.statements.filter((sql) => /(^|;\n)UPDATE ["`]node_runs["`]/i.test(sql));
+    expect(nodeEnd).toHaveLength(1);
+    const mysql = app.app.get(DataSource).options.type === 'mysql';
+    expect(/^INSERT INTO ["`]run_checkpoints["`]/i.test(nodeEnd[0])).toBe(mysql);
   });
 
   it('should write the node run of a start or end node once, when it ended, the start with the next node run', async () => {
