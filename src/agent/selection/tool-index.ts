@@ -13,8 +13,8 @@ export interface ToolDocument {
 
 /** The tools that hold a term and the term's score in each. */
 interface Posting {
-  tools: Int32Array;
-  values: Float64Array;
+  tools: number[];
+  values: number[];
 }
 
 type FieldName = 'name' | 'description' | 'params' | 'paramDescriptions' | 'nameRelatives';
@@ -181,21 +181,18 @@ export class ToolIndex {
       for (const token of pseudo.keys()) containing.set(token, (containing.get(token) ?? 0) + 1);
     // Only sibling families read a tool's own terms back.
     this.forward = options.siblings === true ? frequencies.map(() => new Map<string, number>()) : [];
-    const lists = new Map<string, { tools: number[]; values: number[] }>();
     frequencies.forEach((pseudo, tool) => {
       for (const [token, frequency] of pseudo) {
         const n = containing.get(token) ?? 0;
         const idf = Math.log(1 + (total - n + 0.5) / (n + 0.5));
         const value = (idf * frequency * (K1 + 1)) / (frequency + K1);
-        let list = lists.get(token);
-        if (list === undefined) lists.set(token, (list = { tools: [], values: [] }));
+        let list = this.postings.get(token);
+        if (list === undefined) this.postings.set(token, (list = { tools: [], values: [] }));
         list.tools.push(tool);
         list.values.push(value);
         this.forward[tool]?.set(token, value);
       }
     });
-    for (const [token, list] of lists)
-      this.postings.set(token, { tools: Int32Array.from(list.tools), values: Float64Array.from(list.values) });
     this.families = options.siblings === true ? siblingFamilies(documents) : undefined;
   }
 
