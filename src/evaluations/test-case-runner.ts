@@ -7,6 +7,7 @@ import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { RunQueriesService } from '../runs/run-queries.service';
 import { errorMessage } from '../shared/error-text';
+import { sleep } from '../shared/sleep';
 import type { WorkflowEntity } from '../workflow/workflow.entity';
 import { RunStarter } from '../workflow/execution/run-starter.service';
 import type { WorkflowDefinition } from '../workflow/definition.schema';
@@ -18,6 +19,9 @@ import { ReplayService } from './replay.service';
 import type { TestCase } from './test-case.schema';
 import type { CaseResult } from './test-run-results';
 import type { TestRunOptions } from './test-run-options';
+
+/** How often a case reads again the status of a run its process no longer executes. */
+const RUN_POLL_MS = 1_000;
 
 /** A case's run inputs: its `inputs`, with its `conversation` as `messages`. */
 const inputsOf = (testCase: TestCase): Record<string, unknown> => ({
@@ -128,12 +132,20 @@ export class TestCaseRunner {
     };
   }
 
-  /** Until the run has ended (or waits for an approval, which a test run does not give). */
+  /**
+   * Until the run has ended (or waits for an approval, which a test run does not give). The supervisor answers at
+   * once for a run it does not hold (one handed back while this process shuts down, or resumed elsewhere): such a
+   * run is read again every RUN_POLL_MS, never in a loop that takes the process's every turn.
+   */
   private async waitForEnd(runId: string): Promise<void> {
     for (;;) {
       const status = await this.runs.statusOf(runId);
       if (status === null || isFinished(status) || status === 'waiting') return;
-      await this.supervisor.waitForEnd(runId, 60_000);
+      if (await this.supervisor.waitForEnd(runId, 60_000)) {
+        const after = await this.runs.statusOf(runId);
+        if (after === null || isFinished(after) || after === 'waiting') return;
+        await sleep(RUN_POLL_MS);
+      }
     }
   }
 }
