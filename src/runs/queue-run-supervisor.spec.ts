@@ -16,6 +16,7 @@ import { RunLeasesService } from './run-leases.service';
 import { RUN_REDIS, RunRedis } from './run-redis';
 import { RUN_EXECUTOR, type RunExecutor, RunHandedBackError, RunLeaseLostError, type RunStop } from './run-supervisor';
 import { RunsService } from './runs.service';
+import type { RunRecord } from './run-record';
 import { RunQueriesService } from './run-queries.service';
 
 /** Executions the test ends by hand; each records how it ended like the real executor does. */
@@ -28,6 +29,8 @@ class ScriptedExecutor implements RunExecutor {
   readonly fenced: string[] = [];
   /** The lease each execution was told it executes under. */
   readonly leaseOwners: Array<string | undefined> = [];
+  /** The copy of the run each execution was given (a new run's, from its job), if any. */
+  readonly copies: Array<RunRecord | undefined> = [];
   executing = 0;
   maxExecuting = 0;
   private readonly releases = new Map<string, () => void>();
@@ -36,7 +39,10 @@ class ScriptedExecutor implements RunExecutor {
 
   forWorker(worker: string): RunExecutor {
     return {
-      execute: (runId, signal, _created, leaseOwner) => this.executeOn(worker, runId, signal, leaseOwner),
+      execute: (runId, signal, created, leaseOwner) => {
+        this.copies.push(created?.run);
+        return this.executeOn(worker, runId, signal, leaseOwner);
+      },
     };
   }
 
@@ -351,5 +357,31 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     executor.finish(run.id);
 
     await expect(answer).resolves.toMatchObject({ id: run.id, status: 'succeeded', nodes: [] });
+  });
+
+  it('should start a new run from the copy its job carries, taking and marking it running in one statement', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const run = await runs.create(newRun({ inputs: { question: 'Hi?' } }));
+    api.reserve().submit({ run, awaited: false });
+
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    const stored = await row(run.id);
+    expect(stored).toMatchObject({ status: 'running', leaseOwner: executor.leaseOwners[0] });
+    expect(executor.copies[0]).toEqual({ ...run, status: 'running', startedAt: stored.startedAt });
+    executor.finish(run.id);
+  });
+
+  it('should read a run whose job carries a copy from before it started, and not start it anew', async () => {
+    const api = await supervisor('api');
+    const run = await runs.create(newRun());
+    // Started and handed back by a worker since its first job was queued.
+    await rows.update({ id: run.id }, { status: 'running', startedAt: new Date() });
+    api.reserve().submit({ run, awaited: false });
+    await supervisor('worker');
+
+    await waitFor(() => executor.started.length === 1, { what: 'the worker took the run' });
+    expect(executor.copies).toEqual([undefined]);
+    executor.finish(run.id);
   });
 });

@@ -25,6 +25,8 @@ import {
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
 import { RunStopWaiters } from './run-stop-waiters';
+import { type RunJobData, runRecordOf, toRunJobData } from './run-job';
+import type { RunRecord } from './run-record';
 import type { RunsService } from './runs.service';
 import type { RunQueriesService } from './run-queries.service';
 
@@ -47,10 +49,6 @@ const isStopped = (status: RunStatus | null): boolean => status === null || STOP
  */
 const LEASE_TRUSTED_SHARE = 0.8;
 
-interface JobData {
-  runId: string;
-}
-
 /** A run executing in this process. */
 interface ActiveRun {
   controller: AbortController;
@@ -71,8 +69,8 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   private readonly active = new Map<string, ActiveRun>();
   private readonly owner = processOwnerId();
   private readonly timers: NodeJS.Timeout[] = [];
-  private queue: Queue<JobData> | null = null;
-  private worker: Worker<JobData> | null = null;
+  private queue: Queue<RunJobData> | null = null;
+  private worker: Worker<RunJobData> | null = null;
   private stopListening: () => void = () => undefined;
   private stopListeningForStops: () => void = () => undefined;
   private readonly waiters = new RunStopWaiters();
@@ -101,7 +99,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
 
   async onApplicationBootstrap(): Promise<void> {
     const prefix = this.redis.prefix;
-    this.queue = new Queue<JobData>(QUEUE_NAME, {
+    this.queue = new Queue<RunJobData>(QUEUE_NAME, {
       connection: this.redis.connect(),
       prefix,
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
@@ -114,7 +112,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
       this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
     );
-    this.worker = new Worker<JobData>(QUEUE_NAME, (job) => this.process(job.data.runId), {
+    this.worker = new Worker<RunJobData>(QUEUE_NAME, (job) => this.process(job.data), {
       connection: this.redis.connect(),
       prefix,
       concurrency: this.config.workflows.maxConcurrentRuns,
@@ -168,7 +166,7 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       claimSlot: () => false,
       submit: ({ run }) => {
         release();
-        this.enqueue(run.id).catch((error: unknown) => this.failUnqueued(run.id, error));
+        this.enqueue(toRunJobData(run)).catch((error: unknown) => this.failUnqueued(run.id, error));
       },
       release,
     };
@@ -248,14 +246,16 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     return { queued: this.places.count, running: this.active.size };
   }
 
-  private async enqueue(runId: string): Promise<void> {
-    await (this.queue as Queue<JobData>).add('run', { runId });
+  private async enqueue(job: string | RunJobData): Promise<void> {
+    await (this.queue as Queue<RunJobData>).add('run', typeof job === 'string' ? { runId: job } : job);
   }
 
-  private async process(runId: string): Promise<void> {
+  private async process(job: RunJobData): Promise<void> {
+    const { runId } = job;
     if (this.draining) return;
     const leasedAt = performance.now();
-    if (!(await this.leases.acquire(runId, this.owner, this.leaseMs))) return;
+    const fresh = await this.takeFresh(job);
+    if (!fresh && !(await this.leases.acquire(runId, this.owner, this.leaseMs))) return;
     const executing = this.active.get(runId);
     if (executing) {
       // Queued again while it executes here (its lease had lapsed, a reconciler re-queued it): it goes on here.
@@ -267,7 +267,8 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     this.active.set(runId, run);
     let stop: RunStop = 'ended';
     try {
-      stop = await this.executor().execute(runId, controller.signal, undefined, this.owner);
+      const created = fresh ? { run: fresh, endStored: () => undefined } : undefined;
+      stop = await this.executor().execute(runId, controller.signal, created, this.owner);
     } catch (error) {
       this.logger.error({ err: error, runId }, 'run execution failed unexpectedly');
     } finally {
@@ -282,6 +283,19 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     }
     // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.
     if (stop === 'waiting' && (await this.runs.statusOf(runId)) === 'running') await this.enqueue(runId);
+  }
+
+  /**
+   * A run just created, taken and marked running in one statement, from the copy its job carries: it executes from
+   * that copy, unread. Null when the job carries none, or the run is not new any more (another job started it, it
+   * was cancelled) or someone holds it: then it is taken and read as any other.
+   */
+  private async takeFresh(job: RunJobData): Promise<RunRecord | null> {
+    const run = runRecordOf(job);
+    if (!run || run.status !== 'queued' || run.startedAt !== null) return null;
+    const startedAt = new Date();
+    if (!(await this.leases.acquireFresh(run.id, this.owner, this.leaseMs, startedAt))) return null;
+    return { ...run, status: 'running', startedAt };
   }
 
   /**
@@ -332,9 +346,9 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
   }
 
   private queueJobs(): RunQueueJobs {
-    const queue = this.queue as Queue<JobData>;
-    const runIdOf = (job: Job<JobData>) => {
-      const runId = (job.data as Partial<JobData> | undefined)?.runId;
+    const queue = this.queue as Queue<RunJobData>;
+    const runIdOf = (job: Job<RunJobData>) => {
+      const runId = (job.data as Partial<RunJobData> | undefined)?.runId;
       return typeof runId === 'string' ? [runId] : [];
     };
     return {

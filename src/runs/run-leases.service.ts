@@ -41,6 +41,24 @@ export class RunLeasesService {
   }
 
   /**
+   * Takes a run that never started for `owner` and marks it running, started at `startedAt`, in one statement:
+   * true when it was still `queued`, never started, and nobody held a live lease on it (then the caller executes
+   * it from the copy it has, as new); false otherwise (take it with `acquire`, and read it).
+   */
+  async acquireFresh(runId: string, owner: string, leaseMs: number, startedAt: Date): Promise<boolean> {
+    const now = await this.now();
+    const result = await this.runs
+      .createQueryBuilder()
+      .update(RunEntity)
+      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), status: 'running', startedAt })
+      .where('id = :runId', { runId })
+      .andWhere("status = 'queued' AND started_at IS NULL")
+      .andWhere('(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at < :now)', { now })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /**
    * Extends, in one statement, the leases `owner` still holds on `runIds` of runs that have not ended or been
    * cancelled; returns the runs whose lease it no longer held, each with its status (null: no such run).
    */
