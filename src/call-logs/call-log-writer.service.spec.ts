@@ -34,8 +34,13 @@ describe(CallLogWriter.name, () => {
       counted.push([toolId, count]);
       return Promise.resolve();
     };
+    // A run's counts go out as statements with its log rows; this module has no tools table to update.
+    const addition = (toolId: string, count: number) => {
+      counted.push([toolId, count]);
+      return { sql: 'SELECT 1', parameters: [] };
+    };
     const moduleRef = await sqliteTestingModule([ToolCallLogsModule], {
-      overrides: [[TOOL_USE_COUNTS, providedPort(TOOL_USE_COUNTS, { add })]],
+      overrides: [[TOOL_USE_COUNTS, providedPort(TOOL_USE_COUNTS, { add, addition })]],
     });
     try {
       const sut = moduleRef.get(CallLogWriter);

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { Port } from '../common/port';
-import { retryDatabaseWrite } from '../common/retry-database-write';
 import type { ToolCallRecord } from './call-record';
 import { DeferredCallLogs, useCounts } from './deferred-call-logs';
 import { ToolCallLogsService } from './tool-call-logs.service';
@@ -70,11 +69,10 @@ export class CallLogWriter implements OnApplicationShutdown {
     await this.deferred.flushAll();
   }
 
+  /** The log rows, then the use counts, in one round trip on MySQL/MariaDB (see ToolCallLogsService.insert). */
   private async write(records: ToolCallRecord[], counts: ReadonlyMap<string, number>): Promise<void> {
-    const budgetMs = this.config.runDbRetryMs;
-    await this.logs.insert(records, { retryBudgetMs: budgetMs });
-    for (const [toolId, count] of counts) {
-      await retryDatabaseWrite(() => this.counts.get().add(toolId, count), { budgetMs });
-    }
+    const useCounts = this.counts.get();
+    const additions = [...counts].map(([toolId, count]) => useCounts.addition(toolId, count));
+    await this.logs.insert(records, additions, this.config.runDbRetryMs);
   }
 }

@@ -11,7 +11,7 @@ import { retryDatabaseWrite } from '../common/retry-database-write';
 import { redactJsonText } from '../shared/json-text-redactor';
 import type { ToolCallLogResponse } from './tool-call-log.dto';
 import { ToolCallLogEntity } from './tool-call-log.entity';
-import { bulkInsert } from '../common/plain-sql';
+import { bulkInsert, inOrder, insertNewStatement, type Statement } from '../common/plain-sql';
 import { truncate } from '../shared/truncate';
 import {
   type CallKey,
@@ -52,6 +52,9 @@ export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogRes
 });
 
 /** One row per tool execution, debug or inside a run; inputs and outputs truncated to TOOL_LOG_MAX_CHARS. */
+/** Rows of one INSERT that goes with other statements (insert): a run's step makes a few calls. */
+const MAX_ROWS_WITH_OTHERS = 100;
+
 @Injectable()
 export class ToolCallLogsService {
   private readonly listeners = new Set<ToolCallListener>();
@@ -79,24 +82,30 @@ export class ToolCallLogsService {
   }
 
   /**
-   * Writes the rows of calls already announced, in one statement; with `retryBudgetMs` it retries that long
-   * through a database outage (the rows keep their ids, so a retry after a lost answer writes no duplicate).
+   * Stores the log rows of calls already announced and then sends `after` (statements of other tables that go with
+   * them, such as use counts), in one round trip on MySQL/MariaDB (inOrder), retried within `retryBudgetMs` through
+   * a database outage: the rows' INSERT keeps a row stored already, so a retry after a lost answer still reaches
+   * `after` and writes no duplicate.
    */
-  async insert(records: readonly ToolCallRecord[], options: { retryBudgetMs?: number } = {}): Promise<void> {
-    if (records.length === 0) return;
+  async insert(records: readonly ToolCallRecord[], after: readonly Statement[] = [], retryBudgetMs = 0): Promise<void> {
+    if (records.length === 0 && after.length === 0) return;
     const createdAt = new Date();
     const entities = records.map((record) =>
       this.logs.create({ ...this.asStored(record), id: randomUUID(), createdAt }),
     );
-    const write = () => bulkInsert(this.logs.manager, ToolCallLogEntity, entities);
-    if (options.retryBudgetMs === undefined) {
-      await write();
-      return;
-    }
-    await retryDatabaseWrite(write, {
-      budgetMs: options.retryBudgetMs,
-      alreadyDone: isDuplicateKey,
-    });
+    const { manager } = this.logs;
+    // A step's calls fit one statement by far; a batch too large for one goes first, on its own.
+    const inOne = entities.length <= MAX_ROWS_WITH_OTHERS;
+    if (!inOne)
+      await retryDatabaseWrite(() => bulkInsert(manager, ToolCallLogEntity, entities), {
+        budgetMs: retryBudgetMs,
+        alreadyDone: isDuplicateKey,
+      });
+    const statements = [
+      ...(inOne && entities.length > 0 ? [insertNewStatement(manager, ToolCallLogEntity, entities)] : []),
+      ...after,
+    ];
+    await retryDatabaseWrite(() => inOrder(manager, statements), { budgetMs: retryBudgetMs });
   }
 
   /** A call as its row stores it: arguments with credentials masked, long texts truncated. */

@@ -179,16 +179,28 @@ export async function incrementColumn<T extends ObjectLiteral>(
   property: keyof T & string,
   by: number,
 ): Promise<void> {
+  const { sql, parameters } = incrementStatement(manager, target, where, property, by);
+  await manager.query(sql, parameters);
+}
+
+/** incrementColumn's UPDATE, built but not sent (see inOrder). */
+export function incrementStatement<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  where: Partial<T>,
+  property: keyof T & string,
+  by: number,
+): Statement {
   const { driver } = manager.connection;
   const metadata = manager.connection.getMetadata(target);
   const [column] = columnsOf(metadata, { [property]: 0 });
   if (!column) throw new Error(`incrementColumn: ${property} is not a column`);
   const condition = whereClause(driver, metadata, where, 'incrementColumn');
   const name = driver.escape(column.databaseName);
-  await manager.query(`UPDATE ${driver.escape(metadata.tableName)} SET ${name} = ${name} + ? WHERE ${condition.sql}`, [
-    by,
-    ...condition.parameters,
-  ]);
+  return {
+    sql: `UPDATE ${driver.escape(metadata.tableName)} SET ${name} = ${name} + ? WHERE ${condition.sql}`,
+    parameters: [by, ...condition.parameters],
+  };
 }
 
 /**

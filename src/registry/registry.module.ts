@@ -29,6 +29,9 @@ export class RegistryModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.useCounts.provide({ add: (toolId, count) => this.tools.incrementUseCount(toolId, count) });
+    this.useCounts.provide({
+      add: (toolId, count) => this.tools.incrementUseCount(toolId, count),
+      addition: (toolId, count) => this.tools.useCountIncrement(toolId, count),
+    });
   }
 }

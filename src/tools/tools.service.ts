@@ -7,7 +7,7 @@ import type { Port } from '../common/port';
 import type { ImplementationType } from '../shared/tool-types';
 import { dependantsConflict } from '../common/dependants';
 import { DomainError } from '../common/errors/domain-error';
-import { incrementColumn, selectRows } from '../common/plain-sql';
+import { incrementColumn, incrementStatement, selectRows, type Statement } from '../common/plain-sql';
 import {
   assertCanChange,
   isDuplicateKey,
@@ -328,6 +328,11 @@ export class ToolsService {
 
   async incrementUseCount(id: string, by = 1): Promise<void> {
     await incrementColumn(this.tools.manager, ToolEntity, { id }, 'useCount', by);
+  }
+
+  /** incrementUseCount's UPDATE, built but not sent (it goes with other statements: see inOrder). */
+  useCountIncrement(id: string, by: number): Statement {
+    return incrementStatement(this.tools.manager, ToolEntity, { id }, 'useCount', by);
   }
 
   private async write(

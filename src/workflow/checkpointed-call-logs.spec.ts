@@ -104,6 +104,7 @@ describe(logCheckpointedCalls.name, () => {
             TOOL_USE_COUNTS,
             providedPort(TOOL_USE_COUNTS, {
               add: (id: string, count: number) => moduleRef.get(ToolsService).incrementUseCount(id, count),
+              addition: (id: string, count: number) => moduleRef.get(ToolsService).useCountIncrement(id, count),
             }),
           ],
         ],

@@ -71,6 +71,10 @@ describe('What one run costs the database (e2e)', () => {
     expect(writes(counter, 'INSERT', 'tool_call_logs')).toBeGreaterThanOrEqual(1);
     expect(writes(counter, 'INSERT', 'tool_call_logs')).toBeLessThanOrEqual(ROUNDS);
     expect(writes(counter, 'UPDATE', 'tools')).toBeLessThanOrEqual(ROUNDS);
+    // A step's log rows, then its use counts, in one round trip on MySQL.
+    const mysql = app.app.get(DataSource).options.type === 'mysql';
+    const logWrites = counter.statements.filter((sql) => /^INSERT INTO ["`]tool_call_logs["`]/i.test(sql));
+    expect(logWrites.map((sql) => /;\nUPDATE ["`]tools["`]/i.test(sql))).toEqual(logWrites.map(() => mysql));
     // Stored by the time the run is reported ended.
     const llmNode = run.nodes?.find((node) => node.node_id === 'llm-1');
     expect(llmNode?.tool_calls).toHaveLength(calls);

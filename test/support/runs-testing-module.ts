@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { databaseOptions } from '../../src/database-options';
 import { ToolCallLogsModule } from '../../src/call-logs/tool-call-logs.module';
-import { TOOL_USE_COUNTS } from '../../src/call-logs/tool-use-counts';
+import { TOOL_USE_COUNTS, type ToolUseCounts } from '../../src/call-logs/tool-use-counts';
 import { AuditModule } from '../../src/audit/audit.module';
 import { NodeRunEntity } from '../../src/runs/node-run.entity';
 import { RunEventEntity } from '../../src/runs/run-event.entity';
@@ -53,7 +53,12 @@ export async function runsTestingModule(
   })
     // No tool runs here; call-logs/ still needs its use counts port to start.
     .overrideProvider(TOOL_USE_COUNTS)
-    .useValue(providedPort(TOOL_USE_COUNTS, { add: () => Promise.resolve() }))
+    .useValue(
+      providedPort<ToolUseCounts>(TOOL_USE_COUNTS, {
+        add: () => Promise.resolve(),
+        addition: () => ({ sql: 'SELECT 1', parameters: [] }),
+      }),
+    )
     .compile();
   await moduleRef.init();
   return moduleRef;
