@@ -51,8 +51,8 @@ export interface SemanticSearch {
 }
 
 /**
- * What the loop needs to pick tools when a node has more than `maxTools`: a lexical index over all of them,
- * built once per node (its documents once per tool version, see toolDocuments), and optionally their
+ * What the loop needs to pick tools when a node has more than `maxTools`: a lexical index over all of them
+ * (built once per set of tool versions, see toolIndexFor), and optionally their
  * embeddings; then `prepare` embeds each new query once before `pick` or `search` rank with it.
  */
 export class ToolSelection {
@@ -72,7 +72,8 @@ export class ToolSelection {
     readonly maxTools: number,
     readonly always: readonly string[],
     tools: readonly FunctionTool[],
-    documents: readonly ToolDocument[],
+    /** The tools' documents, or an index already built over them (in the order of `tools`). */
+    documents: readonly ToolDocument[] | ToolIndex,
     semantic?: SemanticSearch,
     private readonly fusion: Fusion = DEFAULT_FUSION,
     /** The owner's evidence of which words led to which tool; it learns from this selection's calls too. */
@@ -80,7 +81,7 @@ export class ToolSelection {
     /** The evidence's key of each tool, in the order of `tools`; default its name. */
     evidenceKeys?: readonly string[],
   ) {
-    this.index = new ToolIndex(documents);
+    this.index = documents instanceof ToolIndex ? documents : new ToolIndex(documents);
     this.names = tools.map((tool) => tool.function.name);
     this.evidenceKeys = new Map(this.names.map((name, index) => [name, evidenceKeys?.[index] ?? name]));
     this.evidenceNames = new Map([...this.evidenceKeys].map(([name, key]) => [key, name]));

@@ -1,8 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ToolDefinition } from '../../shared/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
-import { validatorKey } from '../../executors/run-tool';
-import { toolDocument, type ToolDocument } from '../../agent/selection/tool-index';
+import { toolDocument, ToolIndex, type ToolDocument } from '../../agent/selection/tool-index';
 import { ToolSelection, type SemanticSearch } from '../../agent/selection/tool-selection';
 import type { UsageEvidence } from '../../agent/selection/usage-evidence';
 import { DEFAULT_FUSION } from '../../agent/selection/semantic-ranking';
@@ -58,8 +58,47 @@ export const namedTools = (entries: readonly ToolEntry[]): string[] =>
 export const toolSelectors = (entries: readonly ToolEntry[]): Array<string | null> =>
   entries.flatMap((entry) => (typeof entry !== 'string' ? [entry.category] : entry === '*' ? [null] : []));
 
-// Tokenized once per tool version (stored tools: id@version), shared by every node and run of this process.
+const schemaHashes = new WeakMap<object, string>();
+
+/**
+ * A tool version's key: `id@version` for a stored tool; for others (builtin, MCP) a hash of the whole schema, name
+ * and description included, since a server may change a description while the parameters stay.
+ */
+function documentKey(tool: ToolDefinition): string {
+  if (tool.id !== undefined && tool.version !== undefined) return `${tool.id}@${tool.version}`;
+  let hash = schemaHashes.get(tool.schema);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(JSON.stringify(tool.schema)).digest('hex').slice(0, 16);
+    schemaHashes.set(tool.schema, hash);
+  }
+  return `#${hash}`;
+}
+
+// Tokenized once per tool version, shared by every node and run of this process.
 const documents = new LruCache<string, ToolDocument>(5000);
+/**
+ * Indexes by the versions of the tools they hold, in order: a node's runs rank over one index until a tool changes.
+ * Building one over 500 tools takes 10–40 ms of CPU; an index holds a few MB, so only a few are kept.
+ */
+const indexes = new LruCache<string, ToolIndex>(8);
+
+/** The index over these tool versions: built at most once while it stays among the recently used. */
+export function toolIndexFor(tools: readonly ToolDefinition[]): ToolIndex {
+  const keys = tools.map(documentKey);
+  const key = keys.join('\n');
+  let index = indexes.get(key);
+  if (index === undefined) {
+    index = new ToolIndex(
+      tools.map((tool, position) => {
+        let document = documents.get(keys[position]);
+        if (document === undefined) documents.set(keys[position], (document = toolDocument(tool.schema)));
+        return document;
+      }),
+    );
+    indexes.set(key, index);
+  }
+  return index;
+}
 
 /** Whether the node's tools outnumber `max_tools`, so that each call offers a selection. */
 export const selects = (selection: ToolSelectionData | undefined, tools: readonly ToolDefinition[]): boolean =>
@@ -73,16 +112,10 @@ export function toolSelectionFor(
   evidence?: UsageEvidence,
 ): ToolSelection | undefined {
   if (selection === undefined || !selects(selection, tools)) return undefined;
-  const docs = tools.map((tool) => {
-    const key = validatorKey(tool);
-    let document = documents.get(key);
-    if (document === undefined) documents.set(key, (document = toolDocument(tool.schema)));
-    return document;
-  });
   const schemas = tools.map((tool) => tool.schema);
   const { max_tools: maxTools, always = [] } = selection;
   const keys = tools.map(toolUsageKey);
-  return new ToolSelection(maxTools, always, schemas, docs, semantic, DEFAULT_FUSION, evidence, keys);
+  return new ToolSelection(maxTools, always, schemas, toolIndexFor(tools), semantic, DEFAULT_FUSION, evidence, keys);
 }
 
 /** Where a tool's learned evidence is kept: a stored tool by id (a rename or a new version keeps it), others by name. */
