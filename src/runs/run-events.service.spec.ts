@@ -7,7 +7,7 @@ import { countStatements } from '../../test/support/statement-counter';
 import { type FakeRunRedis, queueModeEventLogs } from '../../test/support/fake-run-redis';
 import { waitFor } from '../../test/support/wait-for';
 import { RunEventEntity } from './run-event.entity';
-import { RunEventsService } from './run-events.service';
+import { RETAIN_FINISHED_RUNS, RunEventsService } from './run-events.service';
 import type { RunEvent } from './run-event-types';
 
 const RUN_ID = '11111111-1111-4111-8111-111111111111';
@@ -148,6 +148,39 @@ describe(RunEventsService.name, () => {
       stop();
 
       expect(seen).toEqual([1]);
+    });
+  });
+
+  describe('close', () => {
+    it('should hold at most RETAIN_FINISHED_RUNS finished logs, forgetting the oldest, and serve it from the database', async () => {
+      const runIds = Array.from({ length: RETAIN_FINISHED_RUNS + 1 }, () => randomUUID());
+      for (const runId of runIds) {
+        sut.open(runId);
+        sut.emit(runId, 'run.finished', { status: 'succeeded' });
+        await sut.close(runId);
+      }
+
+      expect(sut.isLive(runIds[0])).toBe(false);
+      expect(sut.isLive(runIds[1])).toBe(true);
+      expect(sut.isLive(runIds[RETAIN_FINISHED_RUNS])).toBe(true);
+      const replayed: string[] = [];
+      const stop = await sut.subscribe(runIds[0], 0, (event) => replayed.push(event.type));
+      stop();
+      expect(replayed).toEqual(['run.finished']);
+    });
+
+    it('should not count a run that executes here again among the finished ones', async () => {
+      const resumed = randomUUID();
+      sut.open(resumed);
+      await sut.close(resumed);
+      sut.open(resumed);
+      for (let i = 0; i < RETAIN_FINISHED_RUNS; i++) {
+        const runId = randomUUID();
+        sut.open(runId);
+        await sut.close(runId);
+      }
+
+      expect(sut.isLive(resumed)).toBe(true);
     });
   });
 

@@ -29,6 +29,11 @@ interface LiveRun {
 
 /** How long a finished run's events stay in memory for late subscribers before only the database serves them. */
 const RETAIN_FINISHED_MS = 30_000;
+/**
+ * And at most this many finished runs' logs, oldest forgotten first, so that the memory they hold does not grow
+ * with the run rate (11–14 KB a run of the soak's workflow: ~14 MB at the bound; at 150 runs/s, 30 s is 4,500 runs).
+ */
+export const RETAIN_FINISHED_RUNS = 1000;
 const FLUSH_DELAY_MS = 50;
 /**
  * The event that closes the run writes the log at once, with everything before it in one INSERT; the
@@ -45,6 +50,8 @@ const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
 export class RunEventsService implements OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly live = new Map<string, LiveRun>();
+  /** Runs whose log is closed but still held (see RETAIN_FINISHED_RUNS), oldest first. */
+  private readonly finished = new Set<string>();
   private readonly observers = new Set<RunEventObserver>();
   /**
    * Embedded mode: subscribers of a run that is not executing here (queued, or waiting for a person after a
@@ -159,14 +166,26 @@ export class RunEventsService implements OnApplicationShutdown {
     const run = this.live.get(runId);
     if (!run) return;
     if (run.forget) clearTimeout(run.forget);
-    run.forget = setTimeout(() => this.live.delete(runId), RETAIN_FINISHED_MS);
+    run.forget = setTimeout(() => this.forget(runId), RETAIN_FINISHED_MS);
     run.forget.unref();
+    this.finished.delete(runId);
+    this.finished.add(runId);
+    if (this.finished.size > RETAIN_FINISHED_RUNS) this.forget(this.finished.values().next().value!);
   }
 
   private keep(runId: string): void {
     const run = this.live.get(runId);
     if (run?.forget) clearTimeout(run.forget);
     if (run) run.forget = null;
+    this.finished.delete(runId);
+  }
+
+  /** Only the database serves a closed log from now on. */
+  private forget(runId: string): void {
+    const run = this.live.get(runId);
+    if (run?.forget) clearTimeout(run.forget);
+    this.finished.delete(runId);
+    this.live.delete(runId);
   }
 
   /**
