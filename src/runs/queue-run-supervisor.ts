@@ -1,4 +1,9 @@
-import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { Port } from '../common/port';
 import { type Job, Queue, Worker } from 'bullmq';
 import { performance } from 'node:perf_hooks';
@@ -63,7 +68,9 @@ interface ActiveRun {
  * neither a live lease nor a job (a dead worker, a job lost while the database was away), and cancel is a status in the row plus a Redis message to whichever worker executes the run. A job is
  * only a wake-up call: a worker that cannot take the run's lease drops it, so a duplicate job is harmless.
  */
-export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class QueueRunSupervisor
+  implements RunSupervisor, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger(QueueRunSupervisor.name);
   /** Runs this process executes, by id. */
   private readonly active = new Map<string, ActiveRun>();
@@ -136,7 +143,6 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
     this.draining = true;
     for (const timer of this.timers) clearInterval(timer);
     this.stopListening();
-    this.stopListeningForStops();
     const closing = this.worker?.close();
     if (this.active.size > 0) this.logger.warn(`Shutting down: handing back ${this.active.size} run(s)`);
     for (const { controller } of this.active.values()) controller.abort(new RunHandedBackError());
@@ -157,6 +163,11 @@ export class QueueRunSupervisor implements RunSupervisor, OnApplicationBootstrap
       }
     }
     await this.queue?.close();
+  }
+
+  /** After the drain: the ?wait=true requests still answered during it were woken by their runs' stops. */
+  onApplicationShutdown(): void {
+    this.stopListeningForStops();
   }
 
   reserve(): QueuePlace {
