@@ -74,6 +74,36 @@ describe(formatTable.name, () => {
   });
 });
 
+describe(`${formatTable.name}, when a test run did not end every case`, () => {
+  it('should list each case an interrupted test run never ran as NOT RUN, by name, and count them', () => {
+    const interrupted: TestRunReport = {
+      ...report,
+      status: 'failed',
+      error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
+      summary: { ...report.summary, cases: 3, passed: 1, failed: 0 },
+      results: [report.results[0]],
+    };
+
+    const table = formatTable(interrupted, ['berlin', 'a<b>', 'paris']);
+
+    for (const name of ['a<b>', 'paris']) {
+      expect(table).toMatch(
+        new RegExp(`NOT RUN\\s+${name}\\s+-\\s+-\\s+-\\s+-\\s+-\\s+not run: the test run ended early: interrupted`),
+      );
+    }
+    expect(table).toContain('1 passed, 0 failed, 2 not run of 3 cases');
+  });
+
+  it('should show a case whose run was cancelled as ERROR, not FAIL', () => {
+    const cancelled = { ...report.results[1], run_status: 'cancelled', error: 'the run ended cancelled' };
+
+    const table = formatTable({ ...report, results: [report.results[0], cancelled] });
+
+    expect(table).toMatch(/ERROR\s+a<b>\s+0\/1/);
+    expect(table).not.toMatch(/FAIL\s+a<b>/);
+  });
+});
+
 describe(exitCodeOf.name, () => {
   const interrupted: TestRunReport = {
     ...report,

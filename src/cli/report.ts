@@ -56,12 +56,37 @@ export const costText = (cost: Cost | null | undefined): string => {
   return `${Number(cost.amount.toPrecision(6))} ${cost.currency}`;
 };
 
+/** Run statuses of a case that was judged on a finished run: any other one was cancelled or did not end. */
+const ENDED_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+
+/** A failed case whose run was cancelled or never ended: not a verdict on the workflow, an error of the test run. */
+const isInterrupted = (result: CaseReport): boolean =>
+  !result.passed && result.run_status !== null && !ENDED_RUN_STATUSES.has(result.run_status);
+
 const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - text.length));
 
-/** The test run as a text table, one case a row, then a summary line. */
-export function formatTable(report: TestRunReport): string {
+/**
+ * The cases an interrupted test run never ended, by name (from `caseNames`, the cases sent; `not run N` when
+ * unknown), and why.
+ */
+function casesNotRun(report: TestRunReport, caseNames: readonly string[]): { names: string[]; why: string } {
+  const ended = new Set(report.results.map((result) => result.name));
+  const named = caseNames.filter((name) => !ended.has(name));
+  const missing = Math.max(0, report.summary.cases - report.results.length);
+  return {
+    names: Array.from({ length: missing }, (_, index) => named[index] ?? `not run ${index + 1}`),
+    why: `not run: ${report.error ? `the test run ended early: ${report.error}` : 'the test run ended before it'}`,
+  };
+}
+
+/**
+ * The test run as a text table, one case a row (ERROR for a case whose run was cancelled or never ended, NOT RUN for
+ * each case an interrupted test run never ran, named from `caseNames`), then a summary line.
+ */
+export function formatTable(report: TestRunReport, caseNames: readonly string[] = []): string {
+  const notRun = casesNotRun(report, caseNames);
   const rows = report.results.map((result) => [
-    result.passed ? 'PASS' : 'FAIL',
+    result.passed ? 'PASS' : isInterrupted(result) ? 'ERROR' : 'FAIL',
     result.name,
     `${result.assertions.filter((assertion) => assertion.passed).length}/${result.assertions.length}`,
     String(result.total_tokens),
@@ -70,6 +95,7 @@ export function formatTable(report: TestRunReport): string {
     result.replayed ? 'replay' : 'live',
     result.passed ? '' : failureOf(result),
   ]);
+  rows.push(...notRun.names.map((name) => ['NOT RUN', name, '-', '-', '-', '-', '-', notRun.why]));
   const header = ['RESULT', 'CASE', 'ASSERTIONS', 'TOKENS', 'COST', 'MS', 'MODE', 'WHY'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
@@ -82,7 +108,8 @@ export function formatTable(report: TestRunReport): string {
     line(header),
     ...rows.map(line),
     '',
-    `${summary.passed} passed, ${summary.failed} failed of ${summary.cases} cases, ${summary.total_tokens} tokens, ` +
+    `${summary.passed} passed, ${summary.failed} failed${notRun.names.length > 0 ? `, ${notRun.names.length} not run` : ''} ` +
+      `of ${summary.cases} cases, ${summary.total_tokens} tokens, ` +
       `cost ${costText(summary.cost)} (test run ${report.id})`,
     ...(report.error ? [`The test run ended early: ${report.error}`] : []),
   ].join('\n');
@@ -102,13 +129,6 @@ const costProperty = (cost: Cost | null | undefined, indent: string): string[] =
         `${indent}  <property name="cost" value="${escapeXml(costText(cost))}"/>`,
         `${indent}</properties>`,
       ];
-
-/** Run statuses of a case that was judged on a finished run: any other one was cancelled or did not end. */
-const ENDED_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
-
-/** A failed case whose run was cancelled or never ended: not a verdict on the workflow, an error of the test run. */
-const isInterrupted = (result: CaseReport): boolean =>
-  !result.passed && result.run_status !== null && !ENDED_RUN_STATUSES.has(result.run_status);
 
 /**
  * JUnit XML of the test run: one testcase per case, a `failure` element naming why a case failed, an `error`
@@ -132,13 +152,9 @@ export function formatJunit(report: TestRunReport, suiteName: string, caseNames:
       : [`      <${element} message="${escapeXml(why)}">${escapeXml(run + why)}</${element}>`];
     return [`${start}>`, ...properties, ...verdict, '    </testcase>'].join('\n');
   });
-  const ended = new Set(report.results.map((result) => result.name));
-  const named = caseNames.filter((name) => !ended.has(name));
-  const missing = Math.max(0, summary.cases - report.results.length);
-  const notRun = Array.from({ length: missing }, (_, index) => named[index] ?? `not run ${index + 1}`);
-  const notRunWhy = `not run: ${report.error ? `the test run ended early: ${report.error}` : 'the test run ended before it'}`;
-  const notRunCases = notRun.map((name) =>
-    [`${open(name, '0.000')}>`, `      <error message="${escapeXml(notRunWhy)}"/>`, '    </testcase>'].join('\n'),
+  const notRun = casesNotRun(report, caseNames);
+  const notRunCases = notRun.names.map((name) =>
+    [`${open(name, '0.000')}>`, `      <error message="${escapeXml(notRun.why)}"/>`, '    </testcase>'].join('\n'),
   );
   const interrupted = report.results.filter(isInterrupted).length;
   const failures = report.results.filter((result) => !result.passed).length - interrupted;

@@ -161,13 +161,11 @@ export async function runTestCommand(command: TestCommand, service: Service, out
     [202],
   )) as TestRunReport;
   const report = await untilEnded(service, workflow.id, started);
-  output.out(formatTable(report));
-  if (command.junitFile !== undefined) {
-    // The cases' names: those an interrupted test run never ended are listed as errors by name.
-    const names = cases.flatMap((testCase) =>
-      isRecord(testCase) && typeof testCase.name === 'string' ? [testCase.name] : [],
-    );
-    writeFileSync(command.junitFile, formatJunit(report, workflow.name, names));
-  }
+  // The cases' names: those an interrupted test run never ended are listed by name.
+  const names = cases.flatMap((testCase) =>
+    isRecord(testCase) && typeof testCase.name === 'string' ? [testCase.name] : [],
+  );
+  output.out(formatTable(report, names));
+  if (command.junitFile !== undefined) writeFileSync(command.junitFile, formatJunit(report, workflow.name, names));
   return exitCodeOf(report);
 }
