@@ -30,6 +30,7 @@ import {
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
 import { RunStopWaiters } from './run-stop-waiters';
+import { LeaseWatchdog } from './lease-watchdog';
 import { type RunJobData, runRecordOf, toRunJobData } from './run-job';
 import type { RunRecord } from './run-record';
 import type { RunsService } from './runs.service';
@@ -47,18 +48,11 @@ const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-childr
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
 /** Its execution stopped (or there is no such run). */
 const isStopped = (status: RunStatus | null): boolean => status === null || STOPPED.includes(status);
-/**
- * Share of RUN_LEASE_MS after the last renewal that reached the database within which a worker goes on executing
- * a run: past it, the lease may have run out (on the database's clock, as another worker's reconciler sees it), so
- * the execution stops before another worker can take the run over, even when this process was starved of CPU.
- */
-const LEASE_TRUSTED_SHARE = 0.8;
-
 /** A run executing in this process. */
 interface ActiveRun {
   controller: AbortController;
-  /** Stops the execution once its lease can no longer be trusted to be held (see LEASE_TRUSTED_SHARE). */
-  watchdog: NodeJS.Timeout;
+  /** Stops the execution once its lease can no longer be trusted to be held. */
+  watchdog: LeaseWatchdog;
 }
 
 /**
@@ -270,11 +264,12 @@ export class QueueRunSupervisor
     const executing = this.active.get(runId);
     if (executing) {
       // Queued again while it executes here (its lease had lapsed, a reconciler re-queued it): it goes on here.
-      this.trustLease(runId, executing, leasedAt);
+      executing.watchdog.trust(leasedAt);
       return;
     }
     const controller = new AbortController();
-    const run: ActiveRun = { controller, watchdog: this.watchdog(runId, controller, leasedAt) };
+    const watchdog = new LeaseWatchdog(runId, controller, this.leaseMs, leasedAt, this.logger);
+    const run: ActiveRun = { controller, watchdog };
     this.active.set(runId, run);
     let stop: RunStop = 'ended';
     try {
@@ -283,7 +278,7 @@ export class QueueRunSupervisor
     } catch (error) {
       this.logger.error({ err: error, runId }, 'run execution failed unexpectedly');
     } finally {
-      clearTimeout(run.watchdog);
+      run.watchdog.stop();
       this.active.delete(runId);
     }
     if (stop === 'handed_back') {
@@ -309,29 +304,6 @@ export class QueueRunSupervisor
     return { ...run, status: 'running', startedAt };
   }
 
-  /**
-   * The lease on `runId` was taken or renewed by a statement sent at `sentAt` (performance.now()): it is held until
-   * at least RUN_LEASE_MS after that on the database's clock. The execution stops a margin before, unless renewed.
-   */
-  private trustLease(runId: string, run: ActiveRun, sentAt: number): void {
-    clearTimeout(run.watchdog);
-    run.watchdog = this.watchdog(runId, run.controller, sentAt);
-  }
-
-  private watchdog(runId: string, controller: AbortController, sentAt: number): NodeJS.Timeout {
-    const left = sentAt + this.leaseMs * LEASE_TRUSTED_SHARE - performance.now();
-    const timer = setTimeout(
-      () => {
-        if (controller.signal.aborted) return;
-        this.logger.warn({ runId }, 'stopped a run whose lease could not be renewed in time');
-        controller.abort(new RunLeaseLostError());
-      },
-      Math.max(0, left),
-    );
-    timer.unref();
-    return timer;
-  }
-
   /** Puts a run this worker held back in the queue for another worker; nothing when it was taken over already. */
   private async handBack(runId: string): Promise<void> {
     if (await this.leases.handBack(runId, this.owner, this.leaseMs)) await this.enqueue(runId);
@@ -349,7 +321,7 @@ export class QueueRunSupervisor
     const lostIds = new Set(lost.map((run) => run.runId));
     for (const runId of runIds) {
       const run = this.active.get(runId);
-      if (run && !lostIds.has(runId)) this.trustLease(runId, run, sentAt);
+      if (run && !lostIds.has(runId)) run.watchdog.trust(sentAt);
     }
     for (const { runId, status } of lost) {
       this.active.get(runId)?.controller.abort(status === 'cancelled' ? new Error(CANCELLED) : new RunLeaseLostError());
