@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../shared/chat-types';
 import {
   type ArgumentError,
@@ -10,8 +9,9 @@ import {
 import { type ToolDefinition, type ToolExecuteResult, type ToolRunContext, toolName } from '../shared/tool-definition';
 import type { ToolCallOutcome } from '../shared/tool-call-outcome';
 import { ToolExecutionError, ToolForbiddenError, ToolTimeoutError } from '../shared/tool-errors';
-import { type JsonSchema, type ToolCall } from '../shared/tool-types';
+import { type ToolCall } from '../shared/tool-types';
 import { errorMessage } from '../shared/error-text';
+import { jsonHash } from '../shared/json-hash';
 import { closestMatch } from '../json-schema/edit-distance';
 import { Deadline } from '../common/deadline';
 
@@ -236,16 +236,8 @@ async function callHook(invoke: () => unknown, name: string, logger: ToolRunLogg
   }
 }
 
-const schemaHashes = new WeakMap<JsonSchema, string>();
-
 /** `id@version` for stored tools; otherwise the name plus a hash of the schema, so edits recompile. */
 export function validatorKey(tool: ToolDefinition): string {
   if (tool.id !== undefined && tool.version !== undefined) return `${tool.id}@${tool.version}`;
-  const schema = tool.schema.function.parameters;
-  let hash = schemaHashes.get(schema);
-  if (!hash) {
-    hash = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 16);
-    schemaHashes.set(schema, hash);
-  }
-  return `${toolName(tool)}#${hash}`;
+  return `${toolName(tool)}#${jsonHash(tool.schema.function.parameters)}`;
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ToolDefinition } from '../../shared/tool-definition';
 import { LruCache } from '../../shared/lru-cache';
+import { jsonHash } from '../../shared/json-hash';
 import { toolDocument, ToolIndex, type ToolDocument } from '../../agent/selection/tool-index';
 import { ToolSelection, type SemanticSearch } from '../../agent/selection/tool-selection';
 import type { UsageEvidence } from '../../agent/selection/usage-evidence';
@@ -58,20 +58,13 @@ export const namedTools = (entries: readonly ToolEntry[]): string[] =>
 export const toolSelectors = (entries: readonly ToolEntry[]): Array<string | null> =>
   entries.flatMap((entry) => (typeof entry !== 'string' ? [entry.category] : entry === '*' ? [null] : []));
 
-const schemaHashes = new WeakMap<object, string>();
-
 /**
  * A tool version's key: `id@version` for a stored tool; for others (builtin, MCP) a hash of the whole schema, name
  * and description included, since a server may change a description while the parameters stay.
  */
 function documentKey(tool: ToolDefinition): string {
   if (tool.id !== undefined && tool.version !== undefined) return `${tool.id}@${tool.version}`;
-  let hash = schemaHashes.get(tool.schema);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(JSON.stringify(tool.schema)).digest('hex').slice(0, 16);
-    schemaHashes.set(tool.schema, hash);
-  }
-  return `#${hash}`;
+  return `#${jsonHash(tool.schema)}`;
 }
 
 // Tokenized once per tool version, shared by every node and run of this process.
