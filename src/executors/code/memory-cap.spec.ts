@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { sleep } from '../../shared/sleep';
 import { capDataGrowth, dataBytes } from './memory-cap';
 
 const softDataLimit = (pid: number): string | undefined =>
@@ -10,7 +12,13 @@ describe(capDataGrowth.name, () => {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
       const pid = child.pid ?? 0;
-      const used = dataBytes(pid) ?? 0;
+      await once(child, 'spawn');
+      // The new process maps its libraries after exec: read its data size once that has settled.
+      let used = dataBytes(pid) ?? 0;
+      for (let before = -1; used !== before; used = dataBytes(pid) ?? 0) {
+        before = used;
+        await sleep(50);
+      }
 
       const capped = await capDataGrowth(pid, 64);
 
