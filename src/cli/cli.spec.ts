@@ -35,6 +35,15 @@ const report: TestRunReport = {
   ],
 };
 
+/** A test run of 3 cases that ended early, interrupted after its first case ended. */
+const endedEarly: TestRunReport = {
+  ...report,
+  status: 'failed',
+  error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
+  summary: { ...report.summary, cases: 3, passed: 1, failed: 0 },
+  results: [report.results[0]],
+};
+
 describe(parseTestCommand.name, () => {
   it('should read the workflow file and the options, also as --option=value', () => {
     expect(parseTestCommand(['test', 'wf.json', '--cases=c.jsonl', '--replay', 'tapes', '--junit', 'out.xml'])).toEqual(
@@ -76,15 +85,7 @@ describe(formatTable.name, () => {
 
 describe(`${formatTable.name}, when a test run did not end every case`, () => {
   it('should list each case an interrupted test run never ran as NOT RUN, by name, and count them', () => {
-    const interrupted: TestRunReport = {
-      ...report,
-      status: 'failed',
-      error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
-      summary: { ...report.summary, cases: 3, passed: 1, failed: 0 },
-      results: [report.results[0]],
-    };
-
-    const table = formatTable(interrupted, ['berlin', 'a<b>', 'paris']);
+    const table = formatTable(endedEarly, ['berlin', 'a<b>', 'paris']);
 
     for (const name of ['a<b>', 'paris']) {
       expect(table).toMatch(
@@ -162,15 +163,7 @@ describe(formatJunit.name, () => {
   });
 
   it('should list the cases an interrupted test run never ended as errors naming why', () => {
-    const interrupted: TestRunReport = {
-      ...report,
-      status: 'failed',
-      error: 'interrupted: the process running it stopped at 2026-12-05T12:00:00.000Z',
-      summary: { ...report.summary, cases: 3, passed: 1, failed: 0 },
-      results: [report.results[0]],
-    };
-
-    const xml = formatJunit(interrupted, 'weather', ['berlin', 'a<b>', 'paris']);
+    const xml = formatJunit(endedEarly, 'weather', ['berlin', 'a<b>', 'paris']);
 
     expect(xml).toContain('<testsuite name="weather" tests="3" failures="0" errors="2"');
     expect(xml).toContain('<testcase classname="weather" name="berlin" time="0.500">');
