@@ -1,4 +1,5 @@
-import { Column, DataSource, type DataSourceOptions, Entity, PrimaryColumn } from 'typeorm';
+import { Column, type DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { entityDataSource } from '../../test/support/entity-data-source';
 import { countStatements } from '../../test/support/statement-counter';
 import { databasesAtHand } from '../../test/support/throwaway-mysql';
 import { inOrder, insertNewStatement, updateStatement } from './plain-sql';
@@ -22,10 +23,11 @@ describe.each(DATABASES)(`${inOrder.name} (%s)`, (_name, database) => {
     const fresh = await database();
     drop = fresh.drop;
     // The app's MySQL connection allows several statements in one query (database-options.ts).
-    const options = { ...fresh.options, entities: [StepRow], synchronize: true } as DataSourceOptions;
-    dataSource = await new DataSource(
+    const { options } = fresh;
+    dataSource = await entityDataSource(
+      [StepRow],
       options.type === 'mysql' ? { ...options, multipleStatements: true } : options,
-    ).initialize();
+    );
   });
 
   afterEach(async () => {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
+import { Column, type DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { countStatements } from '../../test/support/statement-counter';
 import { bulkInsert, incrementColumn, insertRowIf, selectRows, updateRows, upsertRow } from './plain-sql';
+import { entityDataSource } from '../../test/support/entity-data-source';
 
 /** The column kinds stored rows have: text, numbers, booleans, JSON, nulls and millisecond datetimes. */
 @Entity('samples')
@@ -35,12 +36,7 @@ describe('bulk writes', () => {
   let samples: Repository<SampleRow>;
 
   beforeEach(async () => {
-    dataSource = await new DataSource({
-      type: 'better-sqlite3',
-      database: ':memory:',
-      entities: [SampleRow],
-      synchronize: true,
-    }).initialize();
+    dataSource = await entityDataSource([SampleRow]);
     samples = dataSource.getRepository(SampleRow);
   });
 

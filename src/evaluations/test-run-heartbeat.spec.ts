@@ -1,8 +1,9 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type AppConfig, loadConfig } from '../config/app-config';
 import { interruptedReason, MISSED_HEARTBEATS, TestRunHeartbeat } from './test-run-heartbeat';
 import { TestRunEntity } from './test-run.entity';
+import { entityDataSource } from '../../test/support/entity-data-source';
 
 const HEARTBEAT_MS = 1000;
 const NOW = new Date('2026-12-05T12:00:00.000Z');
@@ -13,12 +14,7 @@ describe(TestRunHeartbeat.name, () => {
   const config: AppConfig = loadConfig({ TEST_RUN_HEARTBEAT_MS: String(HEARTBEAT_MS) });
 
   beforeEach(async () => {
-    dataSource = await new DataSource({
-      type: 'better-sqlite3',
-      database: ':memory:',
-      entities: [TestRunEntity],
-      synchronize: true,
-    }).initialize();
+    dataSource = await entityDataSource([TestRunEntity]);
   });
 
   afterEach(() => dataSource.destroy());

@@ -1,4 +1,4 @@
-import { DataSource, type Repository } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
 import { loadConfig } from '../config/app-config';
 import { ShutdownGrace } from '../config/shutdown-grace';
@@ -15,6 +15,7 @@ import { TestRunEntity } from './test-run.entity';
 import { TestRunsService } from './test-runs.service';
 import type { TestRunOptions } from './test-run-options';
 import type { TestSuitesService } from './test-suites.service';
+import { entityDataSource } from '../../test/support/entity-data-source';
 
 const PRINCIPAL = { userId: 'user', role: 'admin' } as unknown as Principal;
 const OPTIONS: TestRunOptions = { concurrency: 1, budgets: {} };
@@ -23,12 +24,7 @@ describe(TestRunsService.name, () => {
   let dataSource: DataSource;
 
   beforeEach(async () => {
-    dataSource = await new DataSource({
-      type: 'better-sqlite3',
-      database: ':memory:',
-      entities: [TestRunEntity],
-      synchronize: true,
-    }).initialize();
+    dataSource = await entityDataSource([TestRunEntity]);
   });
 
   afterEach(() => dataSource.destroy());

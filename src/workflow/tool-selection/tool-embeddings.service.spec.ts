@@ -1,8 +1,9 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { countStatements } from '../../../test/support/statement-counter';
 import { databasesAtHand } from '../../../test/support/throwaway-mysql';
 import { ToolEmbeddingEntity } from './tool-embedding.entity';
 import { ToolEmbeddingsService } from './tool-embeddings.service';
+import { entityDataSource } from '../../../test/support/entity-data-source';
 
 /** The tools as ToolsService knows them: id → current version (absent: deleted). */
 const NO_TOOLS = { currentVersions: () => Promise.resolve(new Map<string, number>()) };
@@ -11,12 +12,7 @@ describe(ToolEmbeddingsService.name, () => {
   let dataSource: DataSource;
 
   beforeEach(async () => {
-    dataSource = await new DataSource({
-      type: 'better-sqlite3',
-      database: ':memory:',
-      entities: [ToolEmbeddingEntity],
-      synchronize: true,
-    }).initialize();
+    dataSource = await entityDataSource([ToolEmbeddingEntity]);
   });
 
   afterEach(() => dataSource.destroy());
@@ -94,11 +90,7 @@ describe.each(DATABASES)(
     beforeAll(async () => {
       const created = await database();
       drop = created.drop;
-      dataSource = await new DataSource({
-        ...created.options,
-        entities: [ToolEmbeddingEntity],
-        synchronize: true,
-      }).initialize();
+      dataSource = await entityDataSource([ToolEmbeddingEntity], created.options);
     }, 60_000);
 
     beforeEach(async () => {

@@ -1,8 +1,9 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { countStatements } from '../../../test/support/statement-counter';
 import { databasesAtHand } from '../../../test/support/throwaway-mysql';
 import { ToolUsageTermEntity } from './tool-usage-term.entity';
 import { TOOL_USAGE_TTL_MS, ToolUsageService } from './tool-usage.service';
+import { entityDataSource } from '../../../test/support/entity-data-source';
 
 const DATABASES = databasesAtHand('tf_tool_usage');
 
@@ -17,11 +18,7 @@ describe.each(DATABASES)(`${ToolUsageService.name} (%s)`, (_name, database) => {
   beforeAll(async () => {
     const created = await database();
     drop = created.drop;
-    dataSource = await new DataSource({
-      ...created.options,
-      entities: [ToolUsageTermEntity],
-      synchronize: true,
-    }).initialize();
+    dataSource = await entityDataSource([ToolUsageTermEntity], created.options);
   }, 60_000);
 
   beforeEach(() => dataSource.getRepository(ToolUsageTermEntity).clear());
