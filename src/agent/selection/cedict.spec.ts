@@ -32,4 +32,9 @@ describe('ChineseDictionary', () => {
     expect(sut().simplified('獲取郵件 and 會議室預訂')).toBe('获取邮件 and 会议室预订');
     expect(sut().simplified('乾')).toBe('乾');
   });
+
+  it('should read what a character means at the end of compounds from the compounds that show it', () => {
+    expect(sut().suffixMeanings('集')).toEqual(['set']);
+    expect(sut().suffixMeanings('改')).toEqual([]);
+  });
 });

@@ -70,9 +70,28 @@ describe(queryTerms.name, () => {
     expect(queryTerms('獲取理髮店', options())).toEqual(queryTerms('获取理发店', options()));
   });
 
-  it('should bridge kanji in Japanese text and leave kana and hangul as they are', () => {
+  it('should join a word and the suffix after it into one English word', () => {
+    // 变更集: 变更 (change) + 集, which CC-CEDICT knows as "to gather" and, at the end of 数据集, 字符集 …, as "set".
+    const [changeSet] = queryTerms('变更集', options()).groups;
+    const [resultSet] = queryTerms('结果集', options()).groups;
+
+    expect(changeSet.get('changeset')).toBe(DEFAULT_EXPANSION.chineseWeight);
+    expect(resultSet.get('set')).toBe(DEFAULT_EXPANSION.suffixes);
+  });
+
+  it('should bridge kanji in Japanese text, and add nothing for kana', () => {
     expect(groupTerms('ファイルを削除する')).toEqual(expect.arrayContaining(['remov']));
-    expect(queryTerms('파일을 삭제', options()).groups).toEqual([]);
+    expect(groupTerms('ファイルをダウンロードする')).toEqual([]);
+    expect(queryTerms('ファイル', options()).terms).toEqual(
+      queryTerms('ファイル', { ...options(), lexicon: undefined }).terms,
+    );
+  });
+
+  it('should add nothing for hangul but its bigrams', () => {
+    const { terms, groups } = queryTerms('파일을 삭제', options());
+
+    expect(groups).toEqual([]);
+    expect([...terms.keys()]).toEqual(['파일', '일을', '삭제']);
   });
 
   it('should add nothing without the lexicon', () => {

@@ -23,11 +23,19 @@ export interface QueryOptions {
    * 湖 lake; their senses are many and broad); 0: not bridged.
    */
   singleCharacters: number;
+  /**
+   * Of what a one-character word the glossary lacks means at the end of a compound (集 set, after 变更: see
+   * ChineseDictionary.suffixMeanings), when it follows a word; joined with that word's English (changeset), it
+   * weighs as a bridged sense. 0: not read as a suffix.
+   */
+  suffixes: number;
   /** Of a WordNet relative of a query word, per relation (`compound`: two query words WordNet knows as one). */
   relations: Record<Relation | 'compound', number>;
 }
 
 const MIN_WORD = 3;
+/** Suffix meanings of a character taken, the most often shown first. */
+const SUFFIX_MEANINGS = 2;
 
 /**
  * A query as weighted ranking terms. `terms`: its own words (weight 1) and their synonyms, each counted once.
@@ -74,11 +82,30 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
     group(word, (addText) => expand((text, relation) => addText(text, options.relations[relation]))),
   );
   for (const run of cjkRuns(query)) {
-    for (const word of chineseWords(run, lexicon.chinese)) {
-      if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) continue;
+    const words = chineseWords(run, lexicon.chinese);
+    words.forEach((word, position) => {
+      if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) return;
       // A character no longer word holds backs off to its first sense alone, low and not widened further.
       const single = word.length === 1;
-      if (single && options.singleCharacters <= 0) continue;
+      if (single) {
+        const head = words[position - 1];
+        if (head !== undefined && options.suffixes > 0 && head.length > 1 && !CHINESE_FUNCTION_WORDS.has(head)) {
+          const meanings = lexicon.chinese.suffixMeanings(word).slice(0, SUFFIX_MEANINGS);
+          if (meanings.length > 0) {
+            group(head + word, (addText) => {
+              if (options.singleCharacters > 0)
+                addText(lexicon.chinese.senses(word)[0] ?? '', options.singleCharacters);
+              const heads = headWords(lexicon, head);
+              for (const meaning of meanings) {
+                addText(meaning, options.suffixes);
+                for (const english of heads) addText(english + meaning, options.chineseWeight);
+              }
+            });
+            return;
+          }
+        }
+      }
+      if (single && options.singleCharacters <= 0) return;
       const senses = lexicon.chinese.senses(word);
       group(word, (addText) =>
         (single ? senses.slice(0, 1) : senses).forEach((sense) => {
@@ -92,9 +119,15 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
             );
         }),
       );
-    }
+    });
   }
   return { terms, groups };
+}
+
+/** The one-word English of a Chinese word, to join with a suffix's meaning (变更 change + 集 set: changeset). */
+function headWords(lexicon: Lexicon, head: string): string[] {
+  const english = glossaryEnglish(head) ?? lexicon.chinese.senses(head).map((sense) => sense.replace(/^to /i, ''));
+  return english.filter((word) => /^[a-z]+$/i.test(word)).map((word) => word.toLowerCase());
 }
 
 function raise(weights: Map<string, number>, term: string, weight: number): void {
