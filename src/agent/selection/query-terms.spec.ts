@@ -79,6 +79,19 @@ describe(queryTerms.name, () => {
     expect(resultSet.get('set')).toBe(DEFAULT_EXPANSION.suffixes);
   });
 
+  it('should read a character before a word as its prefix', () => {
+    // 多地点: 多 ("many") + 地点 (location); at the start of 多媒体, 多边 …, 多 is "multi".
+    expect(groupTerms('多地点')).toEqual(expect.arrayContaining(['multi', 'multilocat']));
+  });
+
+  it('should add the initials of a word and its suffix, below the words', () => {
+    // 配置项: configuration + 项 (item), which tools write CI.
+    const [item] = queryTerms('配置项', options()).groups;
+
+    expect(item.get('ci')).toBe(DEFAULT_EXPANSION.acronyms);
+    expect(item.get('item')).toBe(DEFAULT_EXPANSION.suffixes);
+  });
+
   it('should bridge kanji in Japanese text, and add nothing for kana', () => {
     expect(groupTerms('ファイルを削除する')).toEqual(expect.arrayContaining(['remov']));
     expect(groupTerms('ファイルをダウンロードする')).toEqual([]);

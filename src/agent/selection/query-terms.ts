@@ -24,18 +24,21 @@ export interface QueryOptions {
    */
   singleCharacters: number;
   /**
-   * Of what a one-character word the glossary lacks means at the end of a compound (集 set, after 变更: see
-   * ChineseDictionary.suffixMeanings), when it follows a word; joined with that word's English (changeset), it
-   * weighs as a bridged sense. 0: not read as a suffix.
+   * Of what a one-character word the glossary lacks means at the end of a compound, when it follows a word (集
+   * set, after 变更), or at the start of one, when a word follows it (多 multi, before 地点): see
+   * ChineseDictionary.affixMeanings. Joined with that word's English (changeset), it weighs as a bridged sense.
+   * 0: characters are not read as affixes.
    */
   suffixes: number;
+  /** Of the initials of a word's English and its affix's meaning (配置 configuration + 项 item: ci). */
+  acronyms: number;
   /** Of a WordNet relative of a query word, per relation (`compound`: two query words WordNet knows as one). */
   relations: Record<Relation | 'compound', number>;
 }
 
 const MIN_WORD = 3;
-/** Suffix meanings of a character taken, the most often shown first. */
-const SUFFIX_MEANINGS = 2;
+/** Affix meanings of a character taken, the most often shown first. */
+const AFFIX_MEANINGS = 2;
 
 /**
  * A query as weighted ranking terms. `terms`: its own words (weight 1) and their synonyms, each counted once.
@@ -87,22 +90,33 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
       if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) return;
       // A character no longer word holds backs off to its first sense alone, low and not widened further.
       const single = word.length === 1;
-      if (single) {
+      if (single && options.suffixes > 0) {
+        // A character before or after a word may be its affix: 变更 + 集 (set), 多 + 地点 (multi).
+        const content = (other: string | undefined) =>
+          other !== undefined && other.length > 1 && !CHINESE_FUNCTION_WORDS.has(other);
         const head = words[position - 1];
-        if (head !== undefined && options.suffixes > 0 && head.length > 1 && !CHINESE_FUNCTION_WORDS.has(head)) {
-          const meanings = lexicon.chinese.suffixMeanings(word).slice(0, SUFFIX_MEANINGS);
-          if (meanings.length > 0) {
-            group(head + word, (addText) => {
-              if (options.singleCharacters > 0)
-                addText(lexicon.chinese.senses(word)[0] ?? '', options.singleCharacters);
-              const heads = headWords(lexicon, head);
+        const tail = words[position + 1];
+        const suffix = content(head) ? lexicon.chinese.affixMeanings(word, 'suffix').slice(0, AFFIX_MEANINGS) : [];
+        const prefix = content(tail) ? lexicon.chinese.affixMeanings(word, 'prefix').slice(0, AFFIX_MEANINGS) : [];
+        if (suffix.length + prefix.length > 0) {
+          group(`${head ?? ''}${word}${tail ?? ''}`, (addText) => {
+            if (options.singleCharacters > 0) addText(lexicon.chinese.senses(word)[0] ?? '', options.singleCharacters);
+            for (const [meanings, other, joined] of [
+              [suffix, head, (english: string, meaning: string) => english + meaning],
+              [prefix, tail, (english: string, meaning: string) => meaning + english],
+            ] as const) {
+              if (meanings.length === 0 || other === undefined) continue;
+              const english = oneWordEnglish(lexicon, other);
               for (const meaning of meanings) {
                 addText(meaning, options.suffixes);
-                for (const english of heads) addText(english + meaning, options.chineseWeight);
+                for (const word of english) {
+                  addText(joined(word, meaning), options.chineseWeight);
+                  if (options.acronyms > 0) addText(joined(word[0], meaning[0]), options.acronyms);
+                }
               }
-            });
-            return;
-          }
+            }
+          });
+          return;
         }
       }
       if (single && options.singleCharacters <= 0) return;
@@ -124,9 +138,9 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
   return { terms, groups };
 }
 
-/** The one-word English of a Chinese word, to join with a suffix's meaning (变更 change + 集 set: changeset). */
-function headWords(lexicon: Lexicon, head: string): string[] {
-  const english = glossaryEnglish(head) ?? lexicon.chinese.senses(head).map((sense) => sense.replace(/^to /i, ''));
+/** The one-word English of a Chinese word, to join with an affix's meaning (变更 change + 集 set: changeset). */
+function oneWordEnglish(lexicon: Lexicon, word: string): string[] {
+  const english = glossaryEnglish(word) ?? lexicon.chinese.senses(word).map((sense) => sense.replace(/^to /i, ''));
   return english.filter((word) => /^[a-z]+$/i.test(word)).map((word) => word.toLowerCase());
 }
 
