@@ -36,6 +36,12 @@ export interface ProviderAttempt {
   heard: () => void;
 }
 
+/**
+ * Why an attempt's signal aborts when the attempt is over: one shared reason, since a DOMException made per call
+ * (what `abort()` without a reason makes) captured a stack trace on every model call for no reader.
+ */
+const ATTEMPT_OVER = new DOMException('the attempt is over', 'AbortError');
+
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_CALL_BUDGET_MS = 180_000;
 /** The SDKs' own timers must never fire before our silence and budget deadlines. */
@@ -127,7 +133,7 @@ export abstract class StreamingProvider<Body> implements ChatProvider {
       throw this.toProviderError(error);
     } finally {
       // Ends the request if its body is still open; the signal's listeners go with it.
-      silence.cancel();
+      silence.cancel(ATTEMPT_OVER);
       silence.dispose();
     }
   }
