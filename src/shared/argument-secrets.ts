@@ -1,3 +1,4 @@
+import { setOwn } from './set-own';
 import { redactUrl, SECRET_MASK } from './secrets';
 
 /**
@@ -100,11 +101,6 @@ export const secretArgumentNames = (...schemas: unknown[]): ReadonlySet<string> 
 /** Whether the argument `name` is a credential, given the names its tool's schema declares secret. */
 export const isSecretArgument = (name: string, declared: ReadonlySet<string> = NO_NAMES): boolean =>
   declared.has(name) || isCredentialArgumentName(name);
-
-const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  // defineProperty, not assignment: a key named `__proto__` stays data.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-};
 
 const maskedString = (value: string, secret: boolean): string => {
   if (secret) return value === '' ? value : SECRET_MASK;

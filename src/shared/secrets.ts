@@ -1,3 +1,5 @@
+import { setOwn } from './set-own';
+
 /**
  * The one secret model of the service. A name (header, query parameter, config or argument key) carries a
  * credential when it is Authorization, Proxy-Authorization or Cookie, or contains one of SECRET_WORDS.
@@ -85,11 +87,6 @@ export const literalSecretsInUrl = (url: string): string[] => {
     return pair;
   });
   return names;
-};
-
-const setOwn = (target: Record<string, Json>, key: string, value: Json): void => {
-  // defineProperty, not assignment: a key named `__proto__` stays data.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 };
 
 const maskValue = (key: string | null, value: Json): Json => {
