@@ -1,3 +1,4 @@
+import { affixEnglish } from './chinese-affixes';
 import { CHINESE_FUNCTION_WORDS, chineseWords, glossaryEnglish } from './chinese-words';
 import type { Lexicon } from './lexicon';
 import type { Relation } from './wordnet';
@@ -37,8 +38,6 @@ export interface QueryOptions {
 }
 
 const MIN_WORD = 3;
-/** Affix meanings of a character taken, the most often shown first. */
-const AFFIX_MEANINGS = 2;
 
 /**
  * A query as weighted ranking terms. `terms`: its own words (weight 1) and their synonyms, each counted once.
@@ -87,38 +86,27 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
   for (const run of cjkRuns(query)) {
     const words = chineseWords(run, lexicon.chinese);
     words.forEach((word, position) => {
-      if (glossaryEnglish(word) !== undefined || CHINESE_FUNCTION_WORDS.has(word)) return;
+      if (glossaryEnglish(word) !== undefined) return;
       // A character no longer word holds backs off to its first sense alone, low and not widened further.
       const single = word.length === 1;
+      const grammatical = CHINESE_FUNCTION_WORDS.has(word);
       if (single && options.suffixes > 0) {
-        // A character before or after a word may be its affix: 变更 + 集 (set), 多 + 地点 (multi).
-        const content = (other: string | undefined) =>
-          other !== undefined && other.length > 1 && !CHINESE_FUNCTION_WORDS.has(other);
-        const head = words[position - 1];
-        const tail = words[position + 1];
-        const suffix = content(head) ? lexicon.chinese.affixMeanings(word, 'suffix').slice(0, AFFIX_MEANINGS) : [];
-        const prefix = content(tail) ? lexicon.chinese.affixMeanings(word, 'prefix').slice(0, AFFIX_MEANINGS) : [];
-        if (suffix.length + prefix.length > 0) {
-          group(`${head ?? ''}${word}${tail ?? ''}`, (addText) => {
-            if (options.singleCharacters > 0) addText(lexicon.chinese.senses(word)[0] ?? '', options.singleCharacters);
-            for (const [meanings, other, joined] of [
-              [suffix, head, (english: string, meaning: string) => english + meaning],
-              [prefix, tail, (english: string, meaning: string) => meaning + english],
-            ] as const) {
-              if (meanings.length === 0 || other === undefined) continue;
-              const english = oneWordEnglish(lexicon, other);
-              for (const meaning of meanings) {
-                addText(meaning, options.suffixes);
-                for (const word of english) {
-                  addText(joined(word, meaning), options.chineseWeight);
-                  if (options.acronyms > 0) addText(joined(word[0], meaning[0]), options.acronyms);
-                }
-              }
-            }
+        // A character before or after a word may be its affix: 变更 + 集 (set), 多 + 地点 (multi), 可 + 预订.
+        const affixed = affixEnglish(lexicon.chinese, words, position, {
+          meaning: grammatical ? 0 : options.suffixes,
+          joined: options.chineseWeight,
+          initials: options.acronyms,
+        });
+        if (affixed.length > 0) {
+          group(`${words[position - 1] ?? ''}${word}${words[position + 1] ?? ''}`, (addText) => {
+            if (options.singleCharacters > 0 && !grammatical)
+              addText(lexicon.chinese.senses(word)[0] ?? '', options.singleCharacters);
+            for (const [text, weight] of affixed) addText(text, weight);
           });
           return;
         }
       }
+      if (grammatical) return;
       if (single && options.singleCharacters <= 0) return;
       const senses = lexicon.chinese.senses(word);
       group(word, (addText) =>
@@ -136,12 +124,6 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
     });
   }
   return { terms, groups };
-}
-
-/** The one-word English of a Chinese word, to join with an affix's meaning (变更 change + 集 set: changeset). */
-function oneWordEnglish(lexicon: Lexicon, word: string): string[] {
-  const english = glossaryEnglish(word) ?? lexicon.chinese.senses(word).map((sense) => sense.replace(/^to /i, ''));
-  return english.filter((word) => /^[a-z]+$/i.test(word)).map((word) => word.toLowerCase());
 }
 
 function raise(weights: Map<string, number>, term: string, weight: number): void {
