@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { type ChildApp, startChildApp, stopChildApp } from '../test/support/child-app';
-import { freePort } from '../test/support/free-port';
 import type { OpenAITestServer } from '../test/support/openai-test-server';
 import { ADMIN_KEY } from '../test/support/test-app';
 import { throwawayMysqlDatabase } from '../test/support/throwaway-mysql';
@@ -15,6 +12,7 @@ import { llmEnv } from '../test/support/workflow-fixtures';
 import { processCpuMs } from './client-cost.bench';
 import { benchSize } from './bench-size';
 import { median } from './median';
+import { type PrivateServer, privateMariadb, privateRedis } from './private-servers';
 import {
   ANSWER,
   benchMysqlUrl,
@@ -34,7 +32,9 @@ import {
  * ends. Embedded mode on SQLite at 32 and 64 clients (one process, 64 run slots), and queue mode with 1 api + 1
  * worker on MariaDB + Redis at 64. Completed runs/s, p50/p99 from POST to the answer (the run's end), the
  * service processes' CPU per run (/proc), and in queue mode SQL statements (the server's `Questions`) and Redis
- * commands per run, on a private redis-server when one is installed. `BENCH_THROUGHPUT_RUNS` (default 1000)
+ * commands per run, on a private redis-server when one is installed, with its CPU per run and the api's and the
+ * worker's apart. `BENCH_PRIVATE_MARIADB=1`: on a private mariadbd too (a fresh data directory; its CPU per run,
+ * and statements of this bench alone). `BENCH_THROUGHPUT_RUNS` (default 1000)
  * runs per scenario after 100 to warm up; `BENCH_THROUGHPUT_MODES=embedded` or `queue` runs one mode only. `node -r @swc-node/register bench/throughput.bench.ts`
  */
 const RUNS = benchSize('BENCH_THROUGHPUT_RUNS', 1000, 300);
@@ -43,24 +43,6 @@ const MODES = (process.env.BENCH_THROUGHPUT_MODES ?? 'embedded,queue').split(','
 const WARM_UP = 100;
 const SLOTS = 64;
 
-/** A redis-server of the bench's own, so that its command counts are this bench's alone; null if none is installed. */
-async function privateRedis(): Promise<{ url: string; stop: () => void } | null> {
-  const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const failed = await new Promise<boolean>((resolve) => {
-    child.once('error', () => resolve(true));
-    setTimeout(() => resolve(false), 300);
-  });
-  if (failed) return null;
-  const url = `redis://127.0.0.1:${port}`;
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  await redis.connect();
-  redis.disconnect();
-  return { url, stop: () => child.kill() };
-}
-
 interface Deployment {
   processes: ChildApp[];
   /** Where runs are posted. */
@@ -68,6 +50,8 @@ interface Deployment {
   /** SQL statements the database server has answered so far (MariaDB only). */
   questions?: () => Promise<number>;
   redisUrl?: string;
+  /** Server processes of the bench's own whose CPU counts too, by name. */
+  servers: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -84,6 +68,7 @@ async function embeddedSqlite(llm: OpenAITestServer): Promise<Deployment> {
   return {
     processes: [api],
     api,
+    servers: {},
     close: async () => {
       await stopChildApp(api, 'SIGTERM');
       rmSync(dir, { recursive: true, force: true });
@@ -91,7 +76,12 @@ async function embeddedSqlite(llm: OpenAITestServer): Promise<Deployment> {
   };
 }
 
-async function queueMariadb(llm: OpenAITestServer, mysqlUrl: string, redisUrl: string): Promise<Deployment> {
+async function queueMariadb(
+  llm: OpenAITestServer,
+  mysqlUrl: string,
+  redisUrl: string,
+  servers: Record<string, number>,
+): Promise<Deployment> {
   const database = await throwawayMysqlDatabase(mysqlUrl, 'tf_bench');
   const sql = await createConnection(database.url);
   const env = (role: 'api' | 'worker') =>
@@ -110,6 +100,7 @@ async function queueMariadb(llm: OpenAITestServer, mysqlUrl: string, redisUrl: s
     api,
     questions: () => serverQuestions(sql),
     redisUrl,
+    servers,
     close: async () => {
       await Promise.all([stopChildApp(worker, 'SIGTERM'), stopChildApp(api, 'SIGTERM')]);
       await sql.end();
@@ -152,14 +143,18 @@ async function measure(
   };
   await drive(WARM_UP);
   process.stderr.write(`throughput: warmed up at ${clients} clients\n`);
-  const cpuOf = () => deployment.processes.reduce((sum, child) => sum + processCpuMs(child.process.pid!), 0);
+  const cpuOf = () => deployment.processes.map((child) => processCpuMs(child.process.pid!));
+  const serversCpuOf = () => Object.values(deployment.servers).map((pid) => processCpuMs(pid));
   const questionsBefore = await deployment.questions?.();
   const redisBefore = deployment.redisUrl ? await redisCommands(deployment.redisUrl) : 0;
   const cpuBefore = cpuOf();
+  const serversCpuBefore = serversCpuOf();
   const started = performance.now();
   const latencies = await drive(RUNS);
   const seconds = (performance.now() - started) / 1000;
-  const cpuMs = cpuOf() - cpuBefore;
+  const cpuByProcess = cpuOf().map((ms, index) => ms - cpuBefore[index]);
+  const serversCpu = serversCpuOf().map((ms, index) => ms - serversCpuBefore[index]);
+  const cpuMs = cpuByProcess.reduce((sum, ms) => sum + ms, 0);
   const questionsAfter = await deployment.questions?.();
   const redisAfter = deployment.redisUrl ? await redisCommands(deployment.redisUrl) : 0;
   const round = (value: number) => Math.round(value * 10) / 10;
@@ -169,6 +164,14 @@ async function measure(
     'p50 POST→end (ms)': round(median(latencies)),
     'p99 POST→end (ms)': round(percentile(latencies, 99)),
     'service CPU ms/run': round(cpuMs / RUNS),
+    ...(cpuByProcess.length > 1
+      ? Object.fromEntries(
+          cpuByProcess.map((ms, index) => [`${index === 0 ? 'api' : `worker ${index}`} CPU ms/run`, round(ms / RUNS)]),
+        )
+      : {}),
+    ...Object.fromEntries(
+      Object.keys(deployment.servers).map((name, index) => [`${name} CPU ms/run`, round(serversCpu[index] / RUNS)]),
+    ),
     ...(questionsBefore !== undefined && questionsAfter !== undefined
       ? { 'SQL statements/run': round((questionsAfter - questionsBefore - 1) / RUNS) }
       : {}),
@@ -188,21 +191,34 @@ export function benchThroughput(): Promise<Record<string, Record<string, number>
         await deployment.close();
       }
     }
-    const mysqlUrl = benchMysqlUrl();
     if (!MODES.includes('queue')) return results;
+    const mariadb = process.env.BENCH_PRIVATE_MARIADB === '1' ? await privateMariadb() : null;
+    const mysqlUrl = mariadb?.url ?? benchMysqlUrl();
     const redis = mysqlUrl ? await privateRedis() : null;
     const redisUrl = redis?.url ?? process.env.TEST_REDIS_URL;
     if (!mysqlUrl || !redisUrl) {
+      mariadb?.stop();
       console.log('\nthroughput, queue mode: skipped (needs a MySQL/MariaDB URL and redis-server or TEST_REDIS_URL)');
       return results;
     }
-    const deployment = await queueMariadb(llm, mysqlUrl, redisUrl);
+    const servers = (named: Record<string, PrivateServer | null>) =>
+      Object.fromEntries(Object.entries(named).flatMap(([name, server]) => (server ? [[name, server.pid]] : [])));
     try {
-      const label = `queue 1 api + 1 worker, MariaDB + ${redis ? 'private ' : 'shared '}Redis, 64 clients`;
-      results[label] = await measure(deployment, 64, llm, backend);
+      const deployment = await queueMariadb(
+        llm,
+        mysqlUrl,
+        redisUrl,
+        servers({ mariadbd: mariadb, 'redis-server': redis }),
+      );
+      try {
+        const label = `queue 1 api + 1 worker, ${mariadb ? 'private ' : ''}MariaDB + ${redis ? 'private ' : 'shared '}Redis, 64 clients`;
+        results[label] = await measure(deployment, 64, llm, backend);
+      } finally {
+        await deployment.close();
+      }
     } finally {
-      await deployment.close();
       redis?.stop();
+      mariadb?.stop();
     }
     return results;
   });

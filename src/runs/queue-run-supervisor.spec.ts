@@ -1,7 +1,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { adminPrincipal, newRun } from '../../test/factories/run.factory';
+import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
 import { describeWithRedis, dropRedisPrefix, testRedisUrl, uniqueRedisPrefix } from '../../test/support/test-redis';
 import { waitFor } from '../../test/support/wait-for';
@@ -360,6 +360,36 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     executor.finish(run.id);
 
     await expect(answer).resolves.toMatchObject({ id: run.id, status: 'succeeded', nodes: [] });
+  });
+
+  it('should answer a request waiting for a new run with what its worker wrote, without reading the run back', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const run = await runs.create(newRun({ userId: 'user-1' }));
+    const queries = moduleRef.get(RunQueriesService);
+    api.reserve().submit({ run, awaited: true });
+    const answer = api.waitForRun(run.id, userPrincipal('user-1'), 60_000);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    const reads = jest.spyOn(queries, 'findVisible');
+
+    executor.finish(run.id);
+
+    const answered = await answer;
+    expect(reads).not.toHaveBeenCalled();
+    expect(answered).toEqual(await queries.get(run.id, adminPrincipal()));
+  });
+
+  it('should not show a waiting request a run another user owns, carried or not', async () => {
+    const api = await supervisor('api');
+    await supervisor('worker');
+    const run = await runs.create(newRun({ userId: 'user-1' }));
+    api.reserve().submit({ run, awaited: true });
+    const answer = api.waitForRun(run.id, userPrincipal('user-2'), 60_000);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+
+    executor.finish(run.id);
+
+    await expect(answer).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('should start a new run from the copy its job carries, taking and marking it running in one statement', async () => {

@@ -30,6 +30,7 @@ import {
 } from './run-supervisor';
 import { RunPlaces } from './run-places';
 import { RunStopWaiters } from './run-stop-waiters';
+import { carriedAnswer, readRunStoppedMessage, runStoppedMessage, type StoppedRun } from './run-stopped-message';
 import { LeaseWatchdog } from './lease-watchdog';
 import { type RunJobData, runRecordOf, toRunJobData } from './run-job';
 import type { RunRecord } from './run-record';
@@ -106,9 +107,10 @@ export class QueueRunSupervisor
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
     });
     // One subscription for every ?wait=true request of this process, instead of one to each run's events.
-    this.stopListeningForStops = await this.redis.listen(this.redis.channel(RUN_STOPPED), (runId) =>
-      this.waiters.wake(runId),
-    );
+    this.stopListeningForStops = await this.redis.listen(this.redis.channel(RUN_STOPPED), (message) => {
+      const { runId, answer } = readRunStoppedMessage(message);
+      this.waiters.wake(runId, answer);
+    });
     if (this.config.role === 'api') return;
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
       this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
@@ -169,17 +171,18 @@ export class QueueRunSupervisor
     return {
       // The run goes through Redis: any worker may take it up, so it is stored queued.
       claimSlot: () => false,
-      submit: ({ run }) => {
+      submit: ({ run, awaited }) => {
         release();
-        this.enqueue(toRunJobData(run)).catch((error: unknown) => this.failUnqueued(run.id, error));
+        this.enqueue(toRunJobData(run, awaited)).catch((error: unknown) => this.failUnqueued(run.id, error));
       },
       release,
     };
   }
 
   /**
-   * Watches from the call on, so that the stop of a run submitted just before cannot be missed. The whole run is
-   * read once a worker said it stopped, and that read is the answer's; a poll without such word reads its status.
+   * Watches from the call on, so that the stop of a run submitted just before cannot be missed. The answer is the
+   * run its worker's message carried (a new run it executed from start to end), else the whole run read once a
+   * worker said it stopped; a poll without such word reads its status.
    */
   async waitForRun(runId: string, principal: Principal, timeoutMs: number): Promise<RunResponse> {
     const deadline = Date.now() + timeoutMs;
@@ -187,6 +190,8 @@ export class QueueRunSupervisor
     try {
       for (;;) {
         const woken = await watch.next(Math.max(0, Math.min(WAIT_POLL_MS, deadline - Date.now())));
+        const carried = woken ? carriedAnswer(watch.answer(), principal) : null;
+        if (carried) return carried;
         const timeUp = Date.now() >= deadline;
         if (woken || timeUp || isStopped(await this.runs.statusOf(runId))) {
           const run = await this.queries.findVisible(runId, principal);
@@ -213,9 +218,12 @@ export class QueueRunSupervisor
     }
   }
 
-  /** Tells the ?wait=true requests of every process that the run's execution stopped (its row says how). */
-  private stopped(runId: string): void {
-    this.redis.publish(this.redis.channel(RUN_STOPPED), runId);
+  /**
+   * Tells the ?wait=true requests of every process that the run's execution stopped (its row says how), with the
+   * run as it ended when this process kept a copy of what it wrote.
+   */
+  private stopped(runId: string, ended?: StoppedRun): void {
+    this.redis.publish(this.redis.channel(RUN_STOPPED), runStoppedMessage(runId, ended));
   }
 
   async cancel(runId: string, principal: Principal): Promise<RunResponse> {
@@ -272,19 +280,25 @@ export class QueueRunSupervisor
     const run: ActiveRun = { controller, watchdog };
     this.active.set(runId, run);
     let stop: RunStop = 'ended';
+    let ended: StoppedRun | undefined;
+    // A new run that someone waits for: what it writes is kept, and its end is published with it (see stopped).
+    if (fresh && job.awaited) this.queries.keepCopy(fresh);
     try {
       const created = fresh ? { run: fresh, endStored: () => undefined } : undefined;
       stop = await this.executor().execute(runId, controller.signal, created, this.owner);
+      const answer = stop === 'ended' ? this.queries.endedHere(runId) : null;
+      if (fresh && answer) ended = { userId: fresh.userId, run: answer };
     } catch (error) {
       this.logger.error({ err: error, runId }, 'run execution failed unexpectedly');
     } finally {
+      this.queries.forgetCopy(runId);
       run.watchdog.stop();
       this.active.delete(runId);
     }
     if (stop === 'handed_back') {
       await this.handBack(runId);
     } else {
-      this.stopped(runId);
+      this.stopped(runId, ended);
       await this.leases.release(runId, this.owner);
     }
     // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.

@@ -14,12 +14,15 @@ export type RunRecordJson = Omit<RunRecord, 'createdAt' | 'startedAt' | 'finishe
 export interface RunJobData {
   runId: string;
   run?: RunRecordJson;
+  /** A request waits for the new run's end (`?wait=true`): its worker publishes the run as it ended. */
+  awaited?: boolean;
 }
 
 const dateOf = (value: string | null): Date | null => (value === null ? null : new Date(value));
 
-export const toRunJobData = (run: RunRecord): RunJobData => ({
+export const toRunJobData = (run: RunRecord, awaited = false): RunJobData => ({
   runId: run.id,
+  ...(awaited ? { awaited } : {}),
   run: {
     ...run,
     createdAt: run.createdAt.toISOString(),

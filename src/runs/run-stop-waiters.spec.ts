@@ -41,6 +41,15 @@ describe(RunStopWaiters.name, () => {
     expect(await settled(watch.next(1000))).toBe('waiting');
   });
 
+  it("should keep the answer the last wake-up carried for the watch's caller", async () => {
+    const watch = sut.watch('run-1');
+
+    sut.wake('run-1', '{"answer":1}');
+
+    expect(await settled(watch.next(1000))).toBe('woken');
+    expect(watch.answer()).toBe('{"answer":1}');
+  });
+
   it('should end a wait after its time without a wake-up', async () => {
     const watch = sut.watch('run-1');
     const wait = watch.next(1000);

@@ -5,6 +5,8 @@ export interface RunStopWatch {
    * run), or false after `ms`.
    */
   next(ms: number): Promise<boolean>;
+  /** The answer the last wake-up carried (a run-stopped message's, unparsed), if any. */
+  answer(): string | undefined;
   close(): void;
 }
 
@@ -13,18 +15,21 @@ export interface RunStopWatch {
  * when a worker says a run's execution stopped, and wakes every watch of that run.
  */
 export class RunStopWaiters {
-  private readonly byRun = new Map<string, Set<() => void>>();
+  private readonly byRun = new Map<string, Set<(answer?: string) => void>>();
 
-  wake(runId: string): void {
-    for (const wake of this.byRun.get(runId) ?? []) wake();
+  /** Wakes every watch of `runId`; `answer`: what the message that told it carried, for the watch's `answer`. */
+  wake(runId: string, answer?: string): void {
+    for (const wake of this.byRun.get(runId) ?? []) wake(answer);
   }
 
   /** Starts watching `runId` now: a wake-up from this moment on is kept until `next` takes it. */
   watch(runId: string): RunStopWatch {
     let woken = false;
+    let carried: string | undefined;
     let resolveNext: (() => void) | null = null;
-    const waiter = () => {
+    const waiter = (answer?: string) => {
       woken = true;
+      carried = answer;
       resolveNext?.();
     };
     let waiters = this.byRun.get(runId);
@@ -46,6 +51,7 @@ export class RunStopWaiters {
           resolveNext = done;
           if (woken) done();
         }),
+      answer: () => carried,
       close: () => {
         const current = this.byRun.get(runId);
         current?.delete(waiter);
