@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { _iterSSEMessages, type ServerSentEvent } from 'openai/core/streaming';
+import type { ServerSentEvent } from 'openai/core/streaming';
 import { toProviderError } from './openai-error';
 import { ProviderError } from './provider';
 import { isRecord } from '../shared/is-record';
+import { sseEvents } from './sse-events';
 
 /** What a 2xx answer to a streaming request holds. */
 export type AnswerBody =
@@ -38,9 +39,7 @@ export async function readAnswerBody(response: Response): Promise<AnswerBody> {
 
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (SSE_START.test(start)) {
-    // _iterSSEMessages reads only `body`, and iterates it as it is when it is async-iterable.
-    const body = replay(head, reader) as Response;
-    return { kind: 'events', events: _iterSSEMessages(body, new AbortController()) };
+    return { kind: 'events', events: sseEvents(replay(head, reader)) };
   }
   if (start.startsWith('{')) {
     for (let part = await reader.read(); !part.done; part = await reader.read()) {
@@ -92,10 +91,13 @@ function notAnAnswer(response: Response, contentType: string, text: string): Pro
 }
 
 /**
- * The bytes already read, then the rest of the body, as the async-iterable body the SSE reader takes
- * (cheaper than a second ReadableStream and Response around the first). Breaking off cancels the body.
+ * The bytes already read, then the rest of the body, as the chunks the SSE reader takes (cheaper than a second
+ * ReadableStream and Response around the first). Breaking off cancels the body.
  */
-function replay(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): Pick<Response, 'body'> {
+function replay(
+  head: Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): AsyncIterableIterator<Uint8Array> {
   let index = 0;
   const chunks: AsyncIterableIterator<Uint8Array> = {
     async next() {
@@ -111,5 +113,5 @@ function replay(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Arr
       return this;
     },
   };
-  return { body: chunks as unknown as ReadableStream<Uint8Array> };
+  return chunks;
 }
