@@ -1,5 +1,6 @@
 import type { TestingModule } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
 import type { Repository } from 'typeorm';
 import { adminPrincipal, newRun, userPrincipal } from '../../test/factories/run.factory';
 import { runsTestingModule } from '../../test/support/runs-testing-module';
@@ -390,6 +391,26 @@ describeWithRedis()(QueueRunSupervisor.name, () => {
     executor.finish(run.id);
 
     await expect(answer).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('should look at a waited-for run again once its subscription is back, its stop message lost meanwhile', async () => {
+    const api = await supervisor('api');
+    const apiRedis = connections[0];
+    await supervisor('worker');
+    const run = await runs.create(newRun());
+    api.reserve().submit({ run, awaited: true });
+    const answer = api.waitForRun(run.id, adminPrincipal(), 60_000);
+    await waitFor(() => executor.started.length === 1, { what: 'the worker started the run' });
+    const statusReads = jest.spyOn(runs, 'statusOf');
+    // Unheard by the api process, as if published while its subscription was away.
+    jest.spyOn(connections[1], 'publish').mockImplementation(() => undefined);
+    executor.finish(run.id);
+    await waitFor(async () => (await row(run.id)).leaseOwner === null, { what: 'the worker let go of the run' });
+
+    (apiRedis as unknown as { subscriber: Redis }).subscriber.disconnect(true);
+
+    await expect(answer).resolves.toMatchObject({ id: run.id, status: 'succeeded' });
+    expect(statusReads).not.toHaveBeenCalled();
   });
 
   it('should start a new run from the copy its job carries, taking and marking it running in one statement', async () => {

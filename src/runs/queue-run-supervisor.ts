@@ -39,8 +39,12 @@ import type { RunQueriesService } from './run-queries.service';
 
 const QUEUE_NAME = 'runs';
 const CANCELLED = 'cancelled by the client';
-/** How often a ?wait=true request looks at the run's row besides being woken when its execution stops. */
-const WAIT_POLL_MS = 1000;
+/**
+ * How often a ?wait=true request looks at the run's row besides being woken when its execution stops: only a
+ * message lost otherwise than while this process's subscription was away (a worker that died between storing the
+ * end and publishing it) waits for this poll; a resubscription wakes every request at once.
+ */
+const WAIT_POLL_MS = 5000;
 /** The channel on which a run's id is published once its execution stopped: it ended, or waits on a person. */
 const RUN_STOPPED = 'run-stopped';
 /** Jobs that still lead to a run's execution without a worker having taken them yet. */
@@ -75,6 +79,7 @@ export class QueueRunSupervisor
   private worker: Worker<RunJobData> | null = null;
   private stopListening: () => void = () => undefined;
   private stopListeningForStops: () => void = () => undefined;
+  private stopHearingResubscriptions: () => void = () => undefined;
   private readonly waiters = new RunStopWaiters();
   private readonly places: RunPlaces;
   private draining = false;
@@ -111,6 +116,7 @@ export class QueueRunSupervisor
       const { runId, answer } = readRunStoppedMessage(message);
       this.waiters.wake(runId, answer);
     });
+    this.stopHearingResubscriptions = this.redis.onResubscribed(() => this.waiters.wakeAll());
     if (this.config.role === 'api') return;
     this.stopListening = await this.redis.listen(this.redis.channel('run-cancel'), (runId) =>
       this.active.get(runId)?.controller.abort(new Error(CANCELLED)),
@@ -164,6 +170,7 @@ export class QueueRunSupervisor
   /** After the drain: the ?wait=true requests still answered during it were woken by their runs' stops. */
   onApplicationShutdown(): void {
     this.stopListeningForStops();
+    this.stopHearingResubscriptions();
   }
 
   reserve(): QueuePlace {

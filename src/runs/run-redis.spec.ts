@@ -36,6 +36,20 @@ const redisUrl = process.env.TEST_REDIS_URL;
     expect(subscriber.subscribe).toHaveBeenCalledTimes(1);
   });
 
+  it('should tell once its subscription is back after its connection was lost, not at its first connection', async () => {
+    const subscriber = (sut as unknown as { subscriber: Redis }).subscriber;
+    const channel = sut.channel('events');
+    const stop = await sut.listen(channel, () => undefined);
+    let told = 0;
+    sut.onResubscribed(() => (told += 1));
+    expect(told).toBe(0);
+
+    subscriber.disconnect(true);
+
+    await waitFor(() => told === 1, { what: 'the resubscription was told' });
+    stop();
+  });
+
   it('should deliver a message published after listen resolved to every listener, and none after they stopped', async () => {
     const channel = sut.channel('events');
     const got: string[] = [];

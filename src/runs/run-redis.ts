@@ -18,6 +18,8 @@ export class RunRedis implements OnApplicationShutdown {
   /** The SUBSCRIBE of each channel someone listens to, until Redis confirms it. */
   private readonly subscriptions = new Map<string, Promise<unknown>>();
   private readonly extra: Redis[] = [];
+  private readonly resubscribed = new Set<() => void>();
+  private subscriberReady = false;
 
   constructor(
     private readonly url: string,
@@ -28,6 +30,20 @@ export class RunRedis implements OnApplicationShutdown {
     this.subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
+    // ioredis subscribes again on each reconnection; messages published while it was away are lost.
+    this.subscriber.on('ready', () => {
+      if (this.subscriberReady) for (const handler of this.resubscribed) handler();
+      this.subscriberReady = true;
+    });
+  }
+
+  /**
+   * Calls `handler` each time the subscription connection is back after it was lost (its channels subscribed
+   * again): a message published meanwhile may not have been heard. Until the returned function is called.
+   */
+  onResubscribed(handler: () => void): () => void {
+    this.resubscribed.add(handler);
+    return () => this.resubscribed.delete(handler);
   }
 
   /** A new connection (BullMQ's queue and worker each need their own); closed with this one. */

@@ -50,6 +50,15 @@ describe(RunStopWaiters.name, () => {
     expect(watch.answer()).toBe('{"answer":1}');
   });
 
+  it('should wake every watch of every run at once', async () => {
+    const waits = [sut.watch('run-1').next(1000), sut.watch('run-2').next(1000)];
+
+    sut.wakeAll();
+
+    expect(await settled(waits[0])).toBe('woken');
+    expect(await settled(waits[1])).toBe('woken');
+  });
+
   it('should end a wait after its time without a wake-up', async () => {
     const watch = sut.watch('run-1');
     const wait = watch.next(1000);

@@ -22,6 +22,11 @@ export class RunStopWaiters {
     for (const wake of this.byRun.get(runId) ?? []) wake(answer);
   }
 
+  /** Wakes every watch of every run (a wake-up may have been missed): each looks at its run again. */
+  wakeAll(): void {
+    for (const waiters of this.byRun.values()) for (const wake of waiters) wake();
+  }
+
   /** Starts watching `runId` now: a wake-up from this moment on is kept until `next` takes it. */
   watch(runId: string): RunStopWatch {
     let woken = false;
