@@ -133,10 +133,14 @@ export function recall(rankings: ReadonlyArray<{ tool: string; ranked: readonly 
   return result;
 }
 
-/** The three parts of issue 27, each off (WordNet and CC-CEDICT; sibling families) and on. */
+/**
+ * The three parts of issue 27, each off (WordNet and CC-CEDICT, with the abbreviations the tools define; sibling
+ * families) and on.
+ */
 const PARTS: Record<string, ToolIndexOptions> = {
   'BM25F (no lexicon)': { expand: false },
   'BM25F + lexicon': {},
+  'BM25F + lexicon, no abbreviations': { weights: { abbreviations: 0 } },
   'BM25F + siblings': { expand: false, siblings: true },
   'BM25F + lexicon + siblings': { siblings: true },
 };

@@ -127,6 +127,19 @@ describe(ToolIndex.name, () => {
     );
   });
 
+  it('should read a short form one tool says as the long form another tool defines, and back', () => {
+    const tools = [
+      tool('get_ci_actions', 'Get active CI actions for a CI'),
+      tool('run_check', 'Runs a check against the given configuration item'),
+      tool('list_cis', 'Returns the configuration items (CIs) of a class'),
+    ];
+    const documents = tools.map((entry) => toolDocument(entry));
+    const question = 'Which actions are running on a configuration item?';
+
+    expect(new ToolIndex(documents).rank(question, 1)[0]?.name).toBe('get_ci_actions');
+    expect(new ToolIndex(documents, { weights: { abbreviations: 0 } }).rank(question, 1)[0]?.name).toBe('run_check');
+  });
+
   it('should rank nothing for a question that shares no word with any tool', () => {
     expect(index.rank('zzz qqq')).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import type { FunctionTool, JsonSchema } from '../../shared/tool-types';
+import { AbbreviationTable, abbreviationsIn, type Abbreviation } from './abbreviations';
 import { lexicon } from './lexicon';
 import { queryTerms, type QueryOptions, type QueryTerms } from './query-terms';
 import { groupSiblings, siblingFamilies } from './sibling-families';
@@ -8,7 +9,9 @@ import type { Relation } from './wordnet';
 /** The fields a tool is ranked on, each tokenized once. */
 export interface ToolDocument {
   name: string;
-  fields: Record<FieldName, string[]>;
+  fields: Record<DocumentField, string[]>;
+  /** The abbreviations its description and parameter descriptions define ("configuration items (CIs)"). */
+  abbreviations?: readonly Abbreviation[];
 }
 
 /** The tools that hold a term and the term's score in each. */
@@ -17,7 +20,9 @@ interface Posting {
   values: number[];
 }
 
-type FieldName = 'name' | 'description' | 'params' | 'paramDescriptions' | 'nameRelatives';
+type DocumentField = 'name' | 'description' | 'params' | 'paramDescriptions' | 'nameRelatives';
+/** `abbreviations`: the long forms of the short forms a tool says, as the whole set of tools defines them. */
+type FieldName = DocumentField | 'abbreviations';
 
 export interface ToolIndexOptions {
   /** Field weights; a field with weight 0 is left out. */
@@ -32,7 +37,10 @@ export interface ToolIndexOptions {
   nameCoverage?: number;
   /** Keep families of sibling tools together, ordered by their distinguishing words. Default false. */
   siblings?: boolean;
-  /** Widen queries with WordNet and CC-CEDICT (loaded on the first query), and names with WordNet. Default true. */
+  /**
+   * Widen queries with WordNet and CC-CEDICT (loaded on the first query), names with WordNet, and short forms
+   * with the long forms the tools define (and back). Default true.
+   */
   expand?: boolean;
   /** The weights of what the lexicon brings in; see DEFAULT_EXPANSION. */
   expansion?: Partial<Omit<QueryOptions, 'tokenize' | 'synonymWeight' | 'lexicon'>>;
@@ -57,6 +65,7 @@ const DEFAULT_WEIGHTS: Record<FieldName, number> = {
   params: 0.8,
   paramDescriptions: 0.4,
   nameRelatives: 0.4,
+  abbreviations: 0.4,
 };
 // Short name fields normalise less than long descriptions.
 const LENGTH_NORMALISATION: Record<FieldName, number> = {
@@ -65,7 +74,11 @@ const LENGTH_NORMALISATION: Record<FieldName, number> = {
   params: 0.5,
   paramDescriptions: 0.75,
   nameRelatives: 0.5,
+  // A long form is a fixed phrase, not a sign of a verbose tool.
+  abbreviations: 0,
 };
+/** Of a short form a query's long form stands for, or the other way round (0.5 and 1 alike on half A). */
+const ABBREVIATION_WEIGHT = 0.5;
 const K1 = 1.2;
 const MIN_NAME_WORD = 3;
 const FIELD_NAMES = Object.keys(DEFAULT_WEIGHTS) as FieldName[];
@@ -80,6 +93,7 @@ export function toolDocument(tool: FunctionTool, options: TokenizeOptions = {}):
   collectParameters(tool.function.parameters, names, descriptions, 0);
   return {
     name: tool.function.name,
+    abbreviations: abbreviationsIn([tool.function.description ?? '', ...descriptions].join('\n'), options),
     fields: {
       name: tokenize(tool.function.name, options),
       description: tokenize(tool.function.description ?? '', options),
@@ -139,6 +153,7 @@ export class ToolIndex {
   /** Every word of some tool's name, numbered; per tool, the numbers of its distinct name words. */
   private readonly nameVocabulary = new Map<string, number>();
   private readonly nameWords: readonly Int32Array[];
+  private readonly abbreviations: AbbreviationTable;
 
   constructor(
     documents: readonly ToolDocument[],
@@ -155,22 +170,32 @@ export class ToolIndex {
       }),
     );
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
-    // Without the lexicon the query is not widened: neither are the names.
-    if (options.expand === false) weights.nameRelatives = 0;
+    // Without the lexicon the query is not widened: neither are the names, nor the short forms.
+    if (options.expand === false) weights.nameRelatives = weights.abbreviations = 0;
+    this.abbreviations = new AbbreviationTable(
+      weights.abbreviations > 0 ? documents.flatMap((document) => document.abbreviations ?? []) : [],
+    );
+    const tokensOf: Array<Record<FieldName, string[]>> = documents.map((document) => ({
+      ...document.fields,
+      abbreviations:
+        this.abbreviations.size > 0
+          ? this.abbreviations.expand([...document.fields.name, ...document.fields.description])
+          : [],
+    }));
     const fields = FIELD_NAMES.filter((field) => weights[field] > 0);
     const averages = Object.fromEntries(
       fields.map((field) => [
         field,
         Math.max(
           1,
-          documents.reduce((sum, document) => sum + document.fields[field].length, 0) / Math.max(1, documents.length),
+          tokensOf.reduce((sum, document) => sum + document[field].length, 0) / Math.max(1, documents.length),
         ),
       ]),
     ) as Record<FieldName, number>;
-    const frequencies = documents.map((document) => {
+    const frequencies = tokensOf.map((tokensByField) => {
       const pseudo = new Map<string, number>();
       for (const field of fields) {
-        const tokens = document.fields[field];
+        const tokens = tokensByField[field];
         const b = LENGTH_NORMALISATION[field];
         const norm = 1 - b + (b * tokens.length) / averages[field];
         for (const token of tokens) pseudo.set(token, (pseudo.get(token) ?? 0) + weights[field] / norm);
@@ -214,6 +239,9 @@ export class ToolIndex {
       synonymWeight: this.options.synonymWeight ?? 0.4,
       lexicon: this.options.expand === false ? undefined : lexicon(),
     });
+    const own = new Set([...query.terms].filter(([, weight]) => weight >= 1).map(([term]) => term));
+    for (const term of this.abbreviations.widen(own))
+      if ((query.terms.get(term) ?? 0) < ABBREVIATION_WEIGHT) query.terms.set(term, ABBREVIATION_WEIGHT);
     const scores = this.lexicalScores(query);
     if (learned !== undefined && learned.size > 0) {
       for (const [name, value] of learned) {
