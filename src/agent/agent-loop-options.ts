@@ -99,8 +99,10 @@ export interface AgentLoopDurability {
   /** A state stored by `onCheckpoint` (possibly by another process): the loop goes on from it instead of from `messages`. */
   resume?: AgentLoopCheckpoint;
   /**
-   * Awaited after every model response that requested tools (before any of its calls starts) and after
-   * every tool result; a rejection ends the loop with `error`.
+   * Called after every model response that requested tools and after every tool result; a rejection ends the loop
+   * with `error`. A response's state is stored before any of its calls starts, unless every call may run twice
+   * without harm (`read_only`, `idempotent`, no approval): those start while it is stored, and the round waits for
+   * it before it ends.
    */
   onCheckpoint?(state: AgentLoopCheckpoint): Promise<void>;
   /** Awaited for a call the loop answers without running it (`unknown_outcome` after a resume, `rejected`), to record it. */

@@ -2,7 +2,7 @@ import { chatResponse } from '../../test/factories/chat-response.factory';
 import type { ScriptStep } from '../../test/factories/scripted-provider.factory';
 import { ProviderError, type ChatCallOptions, type ChatRequest } from '../llm/provider';
 import type { ToolDefinition } from '../shared/tool-definition';
-import { type AgentLoopCheckpoint, AgentLoopError, runAgentLoop } from './agent-loop';
+import { type AgentLoopCheckpoint, AgentLoopError, type ApprovalGate, runAgentLoop } from './agent-loop';
 import {
   call,
   deferred,
@@ -159,6 +159,81 @@ describe(runAgentLoop.name, () => {
       });
 
       await expect(run()).rejects.toMatchObject({ stopReason: 'error', message: 'database down' });
+    });
+
+    /** A loop of one round of `calls` whose model response's checkpoint is stored when the test says so. */
+    const roundStoredLater = (calls: ReturnType<typeof call>[], overrides: { approvals?: ApprovalGate } = {}) => {
+      let settle: { resolve: () => void; reject: (error: Error) => void } = { resolve: () => [], reject: () => [] };
+      const planStored = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      const executed: string[] = [];
+      const record: ToolDefinition['execute'] = ({ call: made }) => (
+        executed.push(made.name),
+        Promise.resolve({ response: 'ok' })
+      );
+      const tools = [
+        tool('search', 'read_only', record),
+        tool('put', 'idempotent', record),
+        tool('write', 'mutating', record),
+      ];
+      const { provider, run } = setup([{ toolCalls: calls }, { content: 'Done.' }], tools, {
+        ...overrides,
+        onCheckpoint: (state) => (state.round?.calls.every((item) => !item.answer) ? planStored : Promise.resolve()),
+      });
+      let ended = false;
+      const result = run().finally(() => (ended = true));
+      result.catch(() => undefined);
+      const ticks = async () => {
+        for (let tick = 0; tick < 20; tick++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      return { provider, executed, result, ended: () => ended, ticks, settle };
+    };
+
+    it('should run calls that may run twice while their model response is stored, and go on once it is', async () => {
+      const sut = roundStoredLater([call('search', { q: 'a' }), call('put', { q: 'b' })]);
+
+      await sut.ticks();
+
+      expect(sut.executed).toEqual(['search', 'put']);
+      expect(sut.provider.requests).toHaveLength(1);
+      expect(sut.ended()).toBe(false);
+      sut.settle.resolve();
+      await expect(sut.result).resolves.toMatchObject({ output: 'Done.' });
+      expect(sut.provider.requests).toHaveLength(2);
+    });
+
+    it('should start no call before its model response is stored when one may change things', async () => {
+      const sut = roundStoredLater([call('search', { q: 'a' }), call('write', { q: 'b' })]);
+
+      await sut.ticks();
+
+      expect(sut.executed).toEqual([]);
+      sut.settle.resolve();
+      await expect(sut.result).resolves.toMatchObject({ output: 'Done.' });
+      expect(sut.executed).toEqual(['search', 'write']);
+    });
+
+    it('should start no call before its model response is stored when a person decided on one', async () => {
+      const approvals: ApprovalGate = { check: () => Promise.resolve({ approved: true }) };
+      const sut = roundStoredLater([call('search', { q: 'a' })], { approvals });
+
+      await sut.ticks();
+
+      expect(sut.executed).toEqual([]);
+      sut.settle.resolve();
+      await expect(sut.result).resolves.toMatchObject({ output: 'Done.' });
+      expect(sut.executed).toEqual(['search']);
+    });
+
+    it('should fail without calling the model again when a model response failed to store while its calls ran', async () => {
+      const sut = roundStoredLater([call('search', { q: 'a' })]);
+
+      await sut.ticks();
+
+      expect(sut.executed).toEqual(['search']);
+      expect(sut.ended()).toBe(false);
+      sut.settle.reject(new Error('database down'));
+      await expect(sut.result).rejects.toMatchObject({ stopReason: 'error', message: 'database down' });
+      expect(sut.provider.requests).toHaveLength(1);
     });
 
     it('should store the result of a call before a call of the next batch starts', async () => {

@@ -65,7 +65,8 @@ export const RECORDED_RESPONSE_MAX_CHARS = 2000;
  *
  * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
  * requested tools and after every tool result (the results of a round's last batch are stored while the model
- * is called again: no call starts before they are, and the loop ends only once they are); `resume` continues
+ * is called again: no call starts before they are, and the loop ends only once they are; a response whose calls
+ * may all run twice without harm is stored while they run, see RoundAnswering); `resume` continues
  * from such a state, never repeating a stored model response or tool result (see `resumeActions` for calls
  * that were executing). A call that `approvals` holds for a person stops the loop with AwaitingApprovalError
  * once the round's other calls are answered and checkpointed; resumed after the decision, the loop runs it (or
@@ -145,6 +146,7 @@ class AgentLoop<O extends LoopToolOutcome> {
       scope: this.scope,
       executor,
       isConcurrent: (item) => this.tools.isConcurrent(item),
+      isRepeatable: (item) => this.tools.isRepeatable(item),
       resumeActionsOf: (round) => this.tools.resumeActionsOf(round),
       checkpoint: () => this.checkpoint(),
     });
@@ -210,8 +212,7 @@ class AgentLoop<O extends LoopToolOutcome> {
         response.toolCalls.map((call) => this.guards.plan(call)),
         response.malformedToolCalls,
       );
-      await this.checkpoint();
-      const limit = await this.answerRound(this.round);
+      const limit = await this.answerRound(this.round, this.checkpoint());
       if (limit) return this.finish(limit);
     }
   }
@@ -281,10 +282,10 @@ class AgentLoop<O extends LoopToolOutcome> {
 
   /**
    * Answers every call of the round in call order (see RoundAnswering) and gives the model their results; returns
-   * the limit the loop reached, if any (see `stopWhen`).
+   * the limit the loop reached, if any (see `stopWhen`). `planned`: the round's checkpoint, being stored.
    */
-  private async answerRound(round: RoundState): Promise<LimitStopReason | null> {
-    const answered = await this.answering.answer(round, [...this.messages]);
+  private async answerRound(round: RoundState, planned?: Promise<void>): Promise<LimitStopReason | null> {
+    const answered = await this.answering.answer(round, [...this.messages], planned);
     answered.forEach((item, index) => this.settle(item, round.calls[index].verdict));
     for (const malformed of round.malformed) {
       const call = { id: malformed.id, name: '', arguments: malformed.arguments };

@@ -14,6 +14,8 @@ export interface RoundAnsweringHost<O extends LoopToolOutcome> {
   executor: ToolCallExecutor<O>;
   /** Whether the call may run at the same time as its concurrent neighbours. */
   isConcurrent(item: RoundCall): boolean;
+  /** Whether running the call twice is harmless (`read_only`, `idempotent`): it may start before its round is stored. */
+  isRepeatable(item: RoundCall): boolean;
   /** What a loop resumed from a checkpoint of `round` would do with each of its calls (see resumeActions). */
   resumeActionsOf(round: LoopRound): ResumeAction[];
   /** Stores the loop's whole state (the round included). */
@@ -24,6 +26,9 @@ export interface RoundAnsweringHost<O extends LoopToolOutcome> {
  * Answers the calls of a round in call order, through the round's state machine: asks `approvals` first, then
  * runs the calls batch after batch (see runToolBatches), checkpointing each new answer before the next call starts.
  * The answers of the round's last batch are stored while the model is called again (`stored` waits for them).
+ * The round's own checkpoint (`planned`) is stored while calls run that may run twice without harm: a crash before
+ * it is stored makes the resumed loop ask the model again and run them again, as if it had crashed during the
+ * model call. Any other call waits for it, and no round ends before it is stored (a failed write fails the round).
  */
 export class RoundAnswering<O extends LoopToolOutcome> {
   /** Checkpoints of the round's last answers, stored while the model is called again. */
@@ -35,20 +40,37 @@ export class RoundAnswering<O extends LoopToolOutcome> {
    * Every runnable call's answer, in call order. Throws AwaitingApprovalError (once the others are answered and
    * the state is checkpointed) while a call waits for a person.
    */
-  async answer(round: RoundState, snapshot: readonly ChatMessage[]): Promise<CallAnswer[]> {
+  async answer(round: RoundState, snapshot: readonly ChatMessage[], planned?: Promise<void>): Promise<CallAnswer[]> {
+    // Awaited below or, when a call fails first, by settled(); until then a failure must not count as unhandled.
+    planned?.catch(() => undefined);
+    if (planned) this.storing.push(planned);
     round.start((stored) => this.host.resumeActionsOf(stored));
     const waiting = await this.decideApprovals(round);
+    if (planned && !this.mayStartUnstored(round)) await planned;
     const answered = await runToolBatches(
       round.runnable(),
       (item) => this.host.isConcurrent(item),
       (item, lastBatch) => this.answerCall(round, item, snapshot, lastBatch),
     );
+    await planned;
     if (waiting) {
       this.host.scope.throwIfAborted();
       await this.host.checkpoint();
       throw new AwaitingApprovalError();
     }
     return answered;
+  }
+
+  /** Whether every call to run may run before the round is stored: repeatable, and no person's decision involved. */
+  private mayStartUnstored(round: RoundState): boolean {
+    return round
+      .runnable()
+      .every(
+        (item) =>
+          item.answer !== undefined ||
+          item.skipResponse !== undefined ||
+          (item.approval === undefined && this.host.isRepeatable(item)),
+      );
   }
 
   /** Waits for the checkpoints still being stored; throws when one failed. */

@@ -3,7 +3,7 @@ import type { FunctionTool, ToolEffect } from '../shared/tool-types';
 import { secretArgumentNames } from '../shared/argument-secrets';
 import type { AgentLoopOptions, LoopToolOutcome } from './agent-loop-options';
 import { CUT_NOTE_START } from './cut-tool-result';
-import { type LoopRound, type ResumeAction, resumeActions, type RoundCall } from './loop-checkpoint';
+import { isRepeatable, type LoopRound, type ResumeAction, resumeActions, type RoundCall } from './loop-checkpoint';
 import { READ_TOOL_RESULT, readToolResultSchema } from './read-tool-result';
 import { SEARCH_TOOLS, searchToolsSchema, type ToolSelection } from './selection/tool-selection';
 
@@ -29,6 +29,11 @@ export class LoopTools<O extends LoopToolOutcome> {
   /** Consecutive `read_only` calls run at the same time; a call the loop answers itself runs alone. */
   isConcurrent(item: RoundCall): boolean {
     return item.skipResponse === undefined && this.effects.get(item.call.name) === 'read_only';
+  }
+
+  /** Whether the call's tool may run twice without harm (`read_only`, `idempotent`). */
+  isRepeatable(item: RoundCall): boolean {
+    return isRepeatable(this.effects.get(item.call.name));
   }
 
   /** What a loop resumed from a checkpoint of this round would do with each of its calls. */

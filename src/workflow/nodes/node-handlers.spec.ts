@@ -166,7 +166,8 @@ describe('NODE_HANDLERS', () => {
     expect(field.description).toMatch(/on when tools lists some/);
   });
 
-  it("should start a round's calls only once the call logs of the rounds before are stored", async () => {
+  /** An LLM node of two rounds of one `weather` call each, whose call logs take longer to store than a checkpoint. */
+  const twoRoundsWithSlowCallLogs = (effect: ToolDefinition['effect']) => {
     const events: string[] = [];
     const answers = [
       chatResponse({ toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], finishReason: 'tool_calls' }),
@@ -179,10 +180,19 @@ describe('NODE_HANDLERS', () => {
       ...base,
       providers: {
         ...base.providers,
-        getProvider: () => ({ name: 'local', chat: () => Promise.resolve(answers.shift()) }),
+        getProvider: () => ({
+          name: 'local',
+          chat: () => {
+            events.push('model call');
+            return Promise.resolve(answers.shift());
+          },
+        }),
         resolveModel: () => 'local-model',
         contextWindow: () => 32_768,
       } as unknown as ProviderRegistry,
+      registry: {
+        resolve: () => Promise.resolve({ definitions: [{ ...weather, effect }], missing: [], disabled: [] }),
+      } as unknown as RegistryService,
       callLogs: {
         // Slower than the checkpoint: the logs of a round are still being written when the next one could start.
         flushRunInBackground: () => {
@@ -204,13 +214,36 @@ describe('NODE_HANDLERS', () => {
       } as unknown as ToolCalls,
     };
     const data = { prompt: 'Weather in {{inputs.city}}?', tools: ['weather'] };
+    return { events, run: () => runLlmNode(data, deps) };
+  };
 
-    const output = await runLlmNode(data, deps);
+  it("should start a mutating round's calls only once the call logs of the rounds before are stored", async () => {
+    const sut = twoRoundsWithSlowCallLogs('mutating');
+
+    const output = await sut.run();
 
     expect(output).toMatchObject({ output: 'Sunny twice.' });
     // The second model answer started storing c1's log; c2 waited for it.
-    expect(events.indexOf('logs stored 2')).toBeGreaterThan(events.indexOf('call c1'));
-    expect(events.indexOf('logs stored 2')).toBeLessThan(events.indexOf('call c2'));
+    expect(sut.events.indexOf('logs stored 2')).toBeGreaterThan(sut.events.indexOf('call c1'));
+    expect(sut.events.indexOf('logs stored 2')).toBeLessThan(sut.events.indexOf('call c2'));
+  });
+
+  it("should run a read-only round's calls while the round before is stored, and end its round after", async () => {
+    const sut = twoRoundsWithSlowCallLogs('read_only');
+
+    const output = await sut.run();
+
+    expect(output).toMatchObject({ output: 'Sunny twice.' });
+    // c2 may run twice without harm: it starts at once, and the model is called again once c1's log is stored.
+    expect(sut.events.slice(0, 7)).toEqual([
+      'model call',
+      'call c1',
+      'logs stored 1',
+      'model call',
+      'call c2',
+      'logs stored 2',
+      'model call',
+    ]);
   });
 
   it("should teach its owner's evidence the tools the model called from the selection", async () => {
