@@ -100,9 +100,9 @@ export interface AgentLoopDurability {
   resume?: AgentLoopCheckpoint;
   /**
    * Called after every model response that requested tools and after every tool result; a rejection ends the loop
-   * with `error`. A response's state is stored before any of its calls starts, unless every call may run twice
-   * without harm (`read_only`, `idempotent`, no approval): those start while it is stored, and the round waits for
-   * it before it ends.
+   * with `error`. A response's state (and the results of the round before) is stored before any of its calls
+   * starts, unless every call may run twice without harm (`read_only`, `idempotent`, no approval): those start while
+   * it is stored, and the round waits for it before it ends.
    */
   onCheckpoint?(state: AgentLoopCheckpoint): Promise<void>;
   /** Awaited for a call the loop answers without running it (`unknown_outcome` after a resume, `rejected`), to record it. */

@@ -236,6 +236,67 @@ describe(runAgentLoop.name, () => {
       expect(sut.provider.requests).toHaveLength(1);
     });
 
+    /** Two rounds of one call each (`search` first), the first round's result stored when the test says so. */
+    const resultStoredLater = (second: 'search' | 'write') => {
+      let settle: { resolve: () => void; reject: (error: Error) => void } = { resolve: () => [], reject: () => [] };
+      const resultStored = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      const executed: string[] = [];
+      const record: ToolDefinition['execute'] = ({ params }) => (
+        executed.push(String(params.q)),
+        Promise.resolve({ response: 'ok' })
+      );
+      const first = call('search', { q: 'a' });
+      const { provider, run } = setup(
+        [{ toolCalls: [first] }, { toolCalls: [call(second, { q: 'b' })] }, { content: 'Done.' }],
+        [tool('search', 'read_only', record), tool('write', 'mutating', record)],
+        {
+          onCheckpoint: (state) =>
+            state.round?.calls[0].call.id === first.id && state.round.calls[0].answer
+              ? resultStored
+              : Promise.resolve(),
+        },
+      );
+      const result = run();
+      result.catch(() => undefined);
+      return { provider, executed, result, settle };
+    };
+    const ticks = async () => {
+      for (let tick = 0; tick < 20; tick++) await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    it("should run a read-only round while the last round's results are stored, and go on once they are", async () => {
+      const sut = resultStoredLater('search');
+
+      await ticks();
+
+      expect(sut.executed).toEqual(['a', 'b']);
+      expect(sut.provider.requests).toHaveLength(2);
+      sut.settle.resolve();
+      await expect(sut.result).resolves.toMatchObject({ output: 'Done.' });
+      expect(sut.provider.requests).toHaveLength(3);
+    });
+
+    it("should start a mutating call only once the last round's results are stored", async () => {
+      const sut = resultStoredLater('write');
+
+      await ticks();
+
+      expect(sut.executed).toEqual(['a']);
+      sut.settle.resolve();
+      await expect(sut.result).resolves.toMatchObject({ output: 'Done.' });
+      expect(sut.executed).toEqual(['a', 'b']);
+    });
+
+    it("should fail without calling the model again when the last round's results failed to store", async () => {
+      const sut = resultStoredLater('search');
+
+      await ticks();
+      sut.settle.reject(new Error('database down'));
+
+      await expect(sut.result).rejects.toMatchObject({ stopReason: 'error', message: 'database down' });
+      expect(sut.provider.requests).toHaveLength(2);
+    });
+
     it('should store the result of a call before a call of the next batch starts', async () => {
       const storing = deferred();
       const executed: string[] = [];

@@ -65,8 +65,8 @@ export const RECORDED_RESPONSE_MAX_CHARS = 2000;
  *
  * Durability lives in hooks: `onCheckpoint` gets the loop's whole state after every model response that
  * requested tools and after every tool result (the results of a round's last batch are stored while the model
- * is called again: no call starts before they are, and the loop ends only once they are; a response whose calls
- * may all run twice without harm is stored while they run, see RoundAnswering); `resume` continues
+ * is called again: no call starts before they are, unless every call of the next round may run twice without harm,
+ * see RoundAnswering, and the loop goes on only once they are); `resume` continues
  * from such a state, never repeating a stored model response or tool result (see `resumeActions` for calls
  * that were executing). A call that `approvals` holds for a person stops the loop with AwaitingApprovalError
  * once the round's other calls are answered and checkpointed; resumed after the decision, the loop runs it (or
@@ -200,10 +200,10 @@ class AgentLoop<O extends LoopToolOutcome> {
         if (error instanceof NodeTokenBudgetRefusal) return this.finish('budget_tokens');
         throw error;
       }
-      await this.answering.stored();
       const assistant = toAssistantMessage(response);
       if (assistant) this.messages.push(assistant);
       if (response.toolCalls.length === 0 && response.malformedToolCalls.length === 0) {
+        await this.answering.stored();
         if (this.sendBack(response.content)) continue;
         return this.result(response.content, answerStopReason(response.finishReason));
       }

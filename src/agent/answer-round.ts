@@ -25,13 +25,14 @@ export interface RoundAnsweringHost<O extends LoopToolOutcome> {
 /**
  * Answers the calls of a round in call order, through the round's state machine: asks `approvals` first, then
  * runs the calls batch after batch (see runToolBatches), checkpointing each new answer before the next call starts.
- * The answers of the round's last batch are stored while the model is called again (`stored` waits for them).
- * The round's own checkpoint (`planned`) is stored while calls run that may run twice without harm: a crash before
- * it is stored makes the resumed loop ask the model again and run them again, as if it had crashed during the
- * model call. Any other call waits for it, and no round ends before it is stored (a failed write fails the round).
+ * The answers of the round's last batch are stored while the model is called again and, when the next round's calls
+ * may all run twice without harm, while those run too; so is that round's own checkpoint (`planned`). A crash before
+ * these writes land makes the resumed loop go on from the state before them: it asks the model again and runs such
+ * calls again, as if it had crashed during the model call. Any other call waits for the writes, and no round ends
+ * before they are stored (a failed write fails the round, and the model is not asked again).
  */
 export class RoundAnswering<O extends LoopToolOutcome> {
-  /** Checkpoints of the round's last answers, stored while the model is called again. */
+  /** Checkpoints still being stored: the last answers of a round, and the checkpoint of a round that started unstored. */
   private storing: Promise<void>[] = [];
 
   constructor(private readonly host: RoundAnsweringHost<O>) {}
@@ -44,15 +45,18 @@ export class RoundAnswering<O extends LoopToolOutcome> {
     // Awaited below or, when a call fails first, by settled(); until then a failure must not count as unhandled.
     planned?.catch(() => undefined);
     if (planned) this.storing.push(planned);
+    // The writes still going on when the round starts: the previous round's last answers, this round's checkpoint.
+    const earlier = [...this.storing];
     round.start((stored) => this.host.resumeActionsOf(stored));
     const waiting = await this.decideApprovals(round);
-    if (planned && !this.mayStartUnstored(round)) await planned;
+    if (!this.mayStartUnstored(round)) await Promise.all(earlier);
     const answered = await runToolBatches(
       round.runnable(),
       (item) => this.host.isConcurrent(item),
       (item, lastBatch) => this.answerCall(round, item, snapshot, lastBatch),
     );
-    await planned;
+    await Promise.all(earlier);
+    this.storing = this.storing.filter((storing) => !earlier.includes(storing));
     if (waiting) {
       this.host.scope.throwIfAborted();
       await this.host.checkpoint();
@@ -61,7 +65,7 @@ export class RoundAnswering<O extends LoopToolOutcome> {
     return answered;
   }
 
-  /** Whether every call to run may run before the round is stored: repeatable, and no person's decision involved. */
+  /** Whether every call to run may run before the writes before it are stored: repeatable, no person's decision. */
   private mayStartUnstored(round: RoundState): boolean {
     return round
       .runnable()
