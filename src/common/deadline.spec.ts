@@ -46,6 +46,7 @@ describe(Deadline.name, () => {
 
     jest.advanceTimersByTime(40);
     sut.restart();
+    expect(sut.remainingMs).toBe(50);
     jest.advanceTimersByTime(40);
     expect(sut.signal.aborted).toBe(false);
     jest.advanceTimersByTime(10);

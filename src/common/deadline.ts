@@ -53,9 +53,10 @@ export class Deadline {
 
   /** Starts the time limit over (e.g. a silence limit after each chunk received). */
   restart(): void {
-    if (this.signal.aborted) return;
-    clearTimeout(this.#timer);
-    this.#startTimer();
+    if (this.#timer === undefined || this.signal.aborted) return;
+    // The same timer re-armed, not a new one: a stream restarts it at every event.
+    this.#endsAt = performance.now() + Math.max(0, this.#timeoutMs ?? 0);
+    this.#timer.refresh();
   }
 
   /** Aborts without blaming the parent or the time (the work is over, or no longer wanted). */
