@@ -31,8 +31,6 @@ export function affixEnglish(
   weights: AffixWeights,
 ): Array<[string, number]> {
   const word = words[position];
-  const content = (other: string | undefined): other is string =>
-    other !== undefined && other.length > 1 && !CHINESE_FUNCTION_WORDS.has(other);
   const head = words[position - 1];
   const tail = words[position + 1];
   const added: Array<[string, number]> = [];
@@ -61,6 +59,13 @@ export function affixEnglish(
   }
   return added;
 }
+
+/** Whether the word at `position` stands beside a word that is no function word (of which it may be an affix). */
+export const besideWord = (words: readonly string[], position: number): boolean =>
+  content(words[position - 1]) || content(words[position + 1]);
+
+const content = (word: string | undefined): word is string =>
+  word !== undefined && word.length > 1 && !CHINESE_FUNCTION_WORDS.has(word);
 
 /** The English affixes among a character's senses (可: -able). */
 const englishAffixes = (dictionary: ChineseDictionary, word: string): string[] =>

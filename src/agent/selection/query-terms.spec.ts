@@ -84,6 +84,18 @@ describe(queryTerms.name, () => {
     expect(groupTerms('多地点')).toEqual(expect.arrayContaining(['multi', 'multilocat']));
   });
 
+  it('should read the first eight characters of a query as affixes, not all of a long text', () => {
+    // 集, 项, 区, 名, 率, 码, 页, 栏 after 变更: eight characters, each read once however often it comes; 费 (fee,
+    // stemmed changefe) is the ninth.
+    const eight = ['集', '项', '项', '区', '名', '率', '码', '页', '栏']
+      .map((character) => `变更${character}`)
+      .join('，');
+
+    expect(groupTerms(`${eight}，结果集`)).toContain('resultset');
+    expect(groupTerms(`${eight}，变更费`)).not.toContain('changefe');
+    expect(groupTerms('变更费')).toContain('changefe');
+  });
+
   it('should add the initials of a word and its suffix, below the words', () => {
     // 配置项: configuration + 项 (item), which tools write CI.
     const [item] = queryTerms('配置项', options()).groups;

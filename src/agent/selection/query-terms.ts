@@ -1,4 +1,4 @@
-import { affixEnglish } from './chinese-affixes';
+import { affixEnglish, besideWord } from './chinese-affixes';
 import { CHINESE_FUNCTION_WORDS, chineseWords, glossaryEnglish } from './chinese-words';
 import type { Lexicon } from './lexicon';
 import type { Relation } from './wordnet';
@@ -38,6 +38,12 @@ export interface QueryOptions {
 }
 
 const MIN_WORD = 3;
+/**
+ * Characters of a query read as affixes of the word beside them, the first ones: a character's affix meanings
+ * take 5–20 ms to work out the first time (then they are kept), and a long pasted text must not pay that for
+ * each of its characters.
+ */
+const AFFIX_READINGS = 8;
 
 /**
  * A query as weighted ranking terms. `terms`: its own words (weight 1) and their synonyms, each counted once.
@@ -83,6 +89,8 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
   expandEnglish(lexicon, plainWords(query, options.tokenize?.splitIdentifiers), (word, expand) =>
     group(word, (addText) => expand((text, relation) => addText(text, options.relations[relation]))),
   );
+  // Characters read as affixes: the first few of a query (each costs milliseconds the first time it is read).
+  const affixCharacters = new Set<string>();
   for (const run of cjkRuns(query)) {
     const words = chineseWords(run, lexicon.chinese);
     words.forEach((word, position) => {
@@ -90,7 +98,13 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
       // A character no longer word holds backs off to its first sense alone, low and not widened further.
       const single = word.length === 1;
       const grammatical = CHINESE_FUNCTION_WORDS.has(word);
-      if (single && options.suffixes > 0) {
+      const readAsAffix =
+        single &&
+        options.suffixes > 0 &&
+        besideWord(words, position) &&
+        (affixCharacters.has(word) || affixCharacters.size < AFFIX_READINGS);
+      if (readAsAffix) {
+        affixCharacters.add(word);
         // A character before or after a word may be its affix: 变更 + 集 (set), 多 + 地点 (multi), 可 + 预订.
         const affixed = affixEnglish(lexicon.chinese, words, position, {
           meaning: grammatical ? 0 : options.suffixes,
