@@ -84,6 +84,11 @@ export class ChineseDictionary {
     return this.first.has(word);
   }
 
+  /** Whether CC-CEDICT holds the word only as a proper name (里加 Riga, 谷歌 Google). */
+  isName(word: string): boolean {
+    return this.names.has(word);
+  }
+
   /** The text with each traditional character that has one simplified form written in that form (獲取 获取). */
   simplified(text: string): string {
     if (!/[\u3400-\u9fff\uf900-\ufaff]/u.test(text)) return text;

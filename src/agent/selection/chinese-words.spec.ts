@@ -48,6 +48,13 @@ describe('chineseWords', () => {
     expect(loaded && chineseWords('意大利餐厅', loaded.chinese)).toEqual(['意大利', '餐厅']);
   });
 
+  it('should not read a proper name where ordinary and function words cut as well', () => {
+    const loaded = lexicon();
+
+    // 里加 is Riga, and 论文里加一段 is "add a paragraph in the paper": 里 (in) + 加 (add).
+    expect(loaded && chineseWords('论文里加一段', loaded.chinese)).toEqual(['论文', '里', '加', '一', '段']);
+  });
+
   it('should leave out characters no dictionary holds', () => {
     expect(chineseWords('ファイル削除', dictionary('削除'))).toEqual(['削除']);
   });

@@ -45,14 +45,25 @@ export const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
 export const glossaryEnglish = (word: string): readonly string[] | undefined => GLOSSARY.get(word);
 
 /**
- * A run of CJK text cut into dictionary words over the glossary and, when given, another dictionary: the cut
- * with the fewest pieces (a character no dictionary holds is a piece of its own, and is left out), of equal
- * cuts the one whose later words are longer. Longest match from the left alone cuts 用作用域 as 用作 + 用 + 域
- * where 用 + 作用域 (use + scope) reads it whole.
+ * What a word the dictionary holds only as a proper name counts for in a cut: as much as two characters, so
+ * that it loses a tie with a cut of ordinary and function words (论文里加一段: 里 in + 加 add, not 里加 Riga) and
+ * still wins where its characters mean nothing together (意大利 Italy, 旧金山 San Francisco).
  */
-export function chineseWords(run: string, dictionary?: { has(word: string): boolean; longest: number }): string[] {
+const NAME_PIECES = 2;
+
+/**
+ * A run of CJK text cut into dictionary words over the glossary and, when given, another dictionary: the cut
+ * with the fewest pieces (a character no dictionary holds is a piece of its own, and is left out; a proper
+ * name counts as two), of equal cuts the one whose later words are longer. Longest match from the left alone
+ * cuts 用作用域 as 用作 + 用 + 域 where 用 + 作用域 (use + scope) reads it whole.
+ */
+export function chineseWords(
+  run: string,
+  dictionary?: { has(word: string): boolean; isName?(word: string): boolean; longest: number },
+): string[] {
   const longest = Math.max(LONGEST, dictionary?.longest ?? 0);
   const known = (word: string): boolean => GLOSSARY.has(word) || dictionary?.has(word) === true;
+  const cost = (word: string): number => (!GLOSSARY.has(word) && dictionary?.isName?.(word) === true ? NAME_PIECES : 1);
   // Up to each position: the fewest pieces, of those the most characters in glossary and function words (the
   // common words of requests), and the length of the last word (0: an unknown character).
   const pieces: number[] = new Array<number>(run.length + 1).fill(0);
@@ -64,7 +75,7 @@ export function chineseWords(run: string, dictionary?: { has(word: string): bool
     for (let length = Math.min(longest, end); length > 0; length--) {
       const word = run.slice(end - length, end);
       if (!known(word)) continue;
-      const count = pieces[end - length] + 1;
+      const count = pieces[end - length] + cost(word);
       const covered = glossed[end - length] + (GLOSSARY.has(word) || CHINESE_FUNCTION_WORDS.has(word) ? length : 0);
       if (last[end] === 0 || count < pieces[end] || (count === pieces[end] && covered > glossed[end])) {
         pieces[end] = count;
