@@ -76,7 +76,7 @@ describe(queryTerms.name, () => {
     const [resultSet] = queryTerms('结果集', options()).groups;
 
     expect(changeSet.get('changeset')).toBe(DEFAULT_EXPANSION.chineseWeight);
-    expect(resultSet.get('set')).toBe(DEFAULT_EXPANSION.suffixes);
+    expect(resultSet.get('set')).toBe(DEFAULT_EXPANSION.affixes);
   });
 
   it('should read a character before a word as its prefix', () => {
@@ -100,8 +100,8 @@ describe(queryTerms.name, () => {
     // 配置项: configuration + 项 (item), which tools write CI.
     const [item] = queryTerms('配置项', options()).groups;
 
-    expect(item.get('ci')).toBe(DEFAULT_EXPANSION.acronyms);
-    expect(item.get('item')).toBe(DEFAULT_EXPANSION.suffixes);
+    expect(item.get('ci')).toBe(DEFAULT_EXPANSION.affixInitials);
+    expect(item.get('item')).toBe(DEFAULT_EXPANSION.affixes);
   });
 
   it('should bridge kanji in Japanese text, and add nothing for kana', () => {

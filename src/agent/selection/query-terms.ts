@@ -30,9 +30,9 @@ export interface QueryOptions {
    * ChineseDictionary.affixMeanings. Joined with that word's English (changeset), it weighs as a bridged sense.
    * 0: characters are not read as affixes.
    */
-  suffixes: number;
+  affixes: number;
   /** Of the initials of a word's English and its affix's meaning (配置 configuration + 项 item: ci). */
-  acronyms: number;
+  affixInitials: number;
   /** Of a WordNet relative of a query word, per relation (`compound`: two query words WordNet knows as one). */
   relations: Record<Relation | 'compound', number>;
 }
@@ -95,21 +95,20 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
     const words = chineseWords(run, lexicon.chinese);
     words.forEach((word, position) => {
       if (glossaryEnglish(word) !== undefined) return;
-      // A character no longer word holds backs off to its first sense alone, low and not widened further.
       const single = word.length === 1;
       const grammatical = CHINESE_FUNCTION_WORDS.has(word);
       const readAsAffix =
         single &&
-        options.suffixes > 0 &&
+        options.affixes > 0 &&
         besideWord(words, position) &&
         (affixCharacters.has(word) || affixCharacters.size < AFFIX_READINGS);
       if (readAsAffix) {
         affixCharacters.add(word);
         // A character before or after a word may be its affix: 变更 + 集 (set), 多 + 地点 (multi), 可 + 预订.
         const affixed = affixEnglish(lexicon.chinese, words, position, {
-          meaning: grammatical ? 0 : options.suffixes,
+          meaning: grammatical ? 0 : options.affixes,
           joined: options.chineseWeight,
-          initials: options.acronyms,
+          initials: options.affixInitials,
         });
         if (affixed.length > 0) {
           group(`${words[position - 1] ?? ''}${word}${words[position + 1] ?? ''}`, (addText) => {
@@ -121,6 +120,7 @@ export function queryTerms(written: string, options: QueryOptions): QueryTerms {
         }
       }
       if (grammatical) return;
+      // A character no longer word holds backs off to its first sense alone, low and not widened further.
       if (single && options.singleCharacters <= 0) return;
       const senses = lexicon.chinese.senses(word);
       group(word, (addText) =>

@@ -51,8 +51,8 @@ export const DEFAULT_EXPANSION: Omit<QueryOptions, 'tokenize' | 'synonymWeight' 
   chineseWeight: 1,
   bridgedExpansion: 0.5,
   singleCharacters: 0.3,
-  suffixes: 0.5,
-  acronyms: 0.5,
+  affixes: 0.5,
+  affixInitials: 0.5,
   relations: { compound: 1, synonym: 0.3, derived: 0.3, hypernym: 0.2, grandHypernym: 0.1 },
 };
 
