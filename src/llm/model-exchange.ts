@@ -46,10 +46,42 @@ const maskMessage = (message: ChatMessage, secretArguments: ReadonlySet<string>)
  * masked alike equals the recorded one when the calls are the same.
  */
 export const maskRequest = (request: ChatRequest): ExchangeRequest => {
-  const plain: ChatRequest = JSON.parse(JSON.stringify(request)) as ChatRequest;
   const secretArguments = secretArgumentsOf(request);
-  return maskSecrets({ ...plain, messages: plain.messages.map((message) => maskMessage(message, secretArguments)) });
+  const messages = request.messages.map((message) =>
+    reused(message, secretArguments, () => maskSecrets(maskMessage(jsonCopy(message), secretArguments))),
+  );
+  const tools = request.tools?.map((tool) => reused(tool, NO_NAMES, () => maskSecrets(jsonCopy(tool))));
+  // The rest copied as before, messages and tools (already masked, as maskSecrets leaves them) set in their places.
+  const placeholders = { ...request, messages: [], tools: tools && [] };
+  const masked = maskSecrets(jsonCopy(placeholders)) as ExchangeRequest;
+  masked.messages = messages;
+  if (tools) masked.tools = tools;
+  return masked;
 };
+
+/** A value as it reads back from JSON (undefined properties gone). */
+const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/*
+ * Masked copies of the messages and tools of requests, by the object masked and the secret argument names it was
+ * masked with: a conversation's history and its tools go out again in every request of a run, and never change
+ * once made (as stored checkpoints rely on too), so each is masked once instead of once per later call.
+ */
+const maskedCopies = new WeakMap<object, { names: ReadonlySet<string>; copy: unknown }>();
+
+const reused = <T>(value: T, names: ReadonlySet<string>, mask: () => T): T => {
+  if (typeof value !== 'object' || value === null) return mask();
+  const known = maskedCopies.get(value);
+  if (known !== undefined && sameNames(known.names, names)) return known.copy as T;
+  const copy = mask();
+  maskedCopies.set(value, { names, copy });
+  return copy;
+};
+
+const sameNames = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
+  a === b || (a.size === b.size && [...a].every((name) => b.has(name)));
 
 /** The argument names the request's tools declare secret (`format: password`, `writeOnly`, `x-secret`). */
 export const secretArgumentsOf = (request: Pick<ChatRequest, 'tools'>): ReadonlySet<string> =>
