@@ -5,7 +5,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Port } from '../common/port';
-import { type Job, Queue, Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../common/auth/principal';
 import { processOwnerId } from '../common/process-owner';
@@ -18,7 +18,8 @@ import type { RunResponse } from './run.dto';
 import { FINISHED_STATUSES, type RunStatus } from './run.entity';
 import type { RunEventsService } from './run-events.service';
 import type { RunLeasesService } from './run-leases.service';
-import { RunReconciler, type RunQueueJobs } from './run-reconciler';
+import { RunReconciler } from './run-reconciler';
+import { runQueueJobs } from './run-queue-jobs';
 import type { RunRedis } from './run-redis';
 import {
   type QueuePlace,
@@ -31,6 +32,7 @@ import {
 import { RunPlaces } from './run-places';
 import { RunStopWaiters } from './run-stop-waiters';
 import { carriedAnswer, readRunStoppedMessage, runStoppedMessage, type StoppedRun } from './run-stopped-message';
+import { LeaseReleases } from './lease-releases';
 import { LeaseWatchdog } from './lease-watchdog';
 import { type RunJobData, runRecordOf, toRunJobData } from './run-job';
 import type { RunRecord } from './run-record';
@@ -47,8 +49,6 @@ const CANCELLED = 'cancelled by the client';
 const WAIT_POLL_MS = 5000;
 /** The channel on which a run's id is published once its execution stopped: it ended, or waits on a person. */
 const RUN_STOPPED = 'run-stopped';
-/** Jobs that still lead to a run's execution without a worker having taken them yet. */
-const WAITING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 /** A run waiting on a person counts as ended for ?wait=true. */
 const STOPPED: readonly RunStatus[] = [...FINISHED_STATUSES, 'waiting'];
 /** Its execution stopped (or there is no such run). */
@@ -83,6 +83,11 @@ export class QueueRunSupervisor
   private readonly waiters = new RunStopWaiters();
   private readonly places: RunPlaces;
   private draining = false;
+  /** Leases of runs that ended here, let go of together. */
+  private readonly releases = new LeaseReleases(
+    (runIds) => this.leases.releaseAll(runIds, this.owner),
+    (error) => this.logger.warn({ err: error }, 'could not let go of the leases of runs that ended'),
+  );
 
   constructor(
     private readonly runs: RunsService,
@@ -133,7 +138,11 @@ export class QueueRunSupervisor
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'run worker problem'));
     this.every(this.leaseMs / 3, () => this.heartbeat());
-    const reconciler = new RunReconciler(this.leases, this.queueJobs(), this.leaseMs);
+    const reconciler = new RunReconciler(
+      this.leases,
+      runQueueJobs(this.queue, (runId) => this.enqueue(runId)),
+      this.leaseMs,
+    );
     this.every(this.leaseMs / 6, async () => {
       for (const runId of await reconciler.reconcile()) {
         this.logger.warn({ runId }, 'queued again a run that had no live worker or job');
@@ -164,6 +173,7 @@ export class QueueRunSupervisor
         await this.worker?.close(true);
       }
     }
+    await this.releases.flush();
     await this.queue?.close();
   }
 
@@ -304,8 +314,11 @@ export class QueueRunSupervisor
     }
     if (stop === 'handed_back') {
       await this.handBack(runId);
-    } else {
+    } else if (stop === 'ended') {
       this.stopped(runId, ended);
+      this.releases.add(runId);
+    } else {
+      this.stopped(runId);
       await this.leases.release(runId, this.owner);
     }
     // Decided while it was stopping to wait: that decision's job found the lease still held and was dropped.
@@ -347,27 +360,6 @@ export class QueueRunSupervisor
     for (const { runId, status } of lost) {
       this.active.get(runId)?.controller.abort(status === 'cancelled' ? new Error(CANCELLED) : new RunLeaseLostError());
     }
-  }
-
-  private queueJobs(): RunQueueJobs {
-    const queue = this.queue as Queue<RunJobData>;
-    const runIdOf = (job: Job<RunJobData>) => {
-      const runId = (job.data as Partial<RunJobData> | undefined)?.runId;
-      return typeof runId === 'string' ? [runId] : [];
-    };
-    return {
-      jobs: async () => {
-        // Active ones apart (a job a stalled check put back keeps the processedOn of its last taking), and after
-        // the waiting ones, so that a job taken in between is seen in one of the two lists.
-        const waiting = await queue.getJobs([...WAITING_JOB_STATES]);
-        const active = await queue.getJobs(['active']);
-        return [
-          ...waiting.flatMap((job) => runIdOf(job).map((runId) => ({ runId, takenAt: null }))),
-          ...active.flatMap((job) => runIdOf(job).map((runId) => ({ runId, takenAt: job.processedOn ?? null }))),
-        ];
-      },
-      enqueue: (runId) => this.enqueue(runId),
-    };
   }
 
   private every(ms: number, task: () => Promise<void>): void {

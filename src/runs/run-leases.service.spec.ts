@@ -87,4 +87,18 @@ jest.setTimeout(60_000);
     expect(await leases.isHeld(released.id)).toBe(false);
     expect(await leases.isHeld(expired.id)).toBe(false);
   });
+
+  it('should let go in one statement of the runs an owner still holds, and of no other', async () => {
+    const { leases, runs } = await process();
+    const [first, second, takenOver] = await Promise.all([1, 2, 3].map(() => runs.create(newRun({ userId: 'owner' }))));
+    for (const run of [first, second, takenOver]) await leases.acquire(run.id, 'worker-a', LEASE_MS);
+    await leases.release(takenOver.id, 'worker-a');
+    await leases.acquire(takenOver.id, 'worker-b', LEASE_MS);
+
+    await leases.releaseAll([first.id, second.id, takenOver.id], 'worker-a');
+
+    expect(await leases.isHeld(first.id)).toBe(false);
+    expect(await leases.isHeld(second.id)).toBe(false);
+    expect(await leases.isHeld(takenOver.id)).toBe(true);
+  });
 });

@@ -95,6 +95,12 @@ export class RunLeasesService {
     return result.affected === 1;
   }
 
+  /** Lets go, in one statement, of the runs among `runIds` that `owner` still holds. */
+  async releaseAll(runIds: readonly string[], owner: string): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.runs.update({ id: In([...runIds]), leaseOwner: owner }, { leaseOwner: null, leaseExpiresAt: null });
+  }
+
   /**
    * Gives a run back to the queue: nobody holds it, and should its new job be lost, a sweep finds it
    * again after `leaseMs`. False when `owner` no longer held it (another worker took it over).
