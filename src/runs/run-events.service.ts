@@ -9,6 +9,7 @@ import { bulkInsert } from '../common/plain-sql';
 import type { RunEvent, RunEventType } from './run-event-types';
 import { retryDatabaseWrite } from '../common/retry-database-write';
 import { RUN_REDIS, type RunRedis } from './run-redis';
+import { nextTurn } from '../shared/next-turn';
 
 /** Told of one run's events, in order. */
 export type Listener = (event: RunEvent) => void;
@@ -36,9 +37,10 @@ const RETAIN_FINISHED_MS = 30_000;
 export const RETAIN_FINISHED_RUNS = 1000;
 const FLUSH_DELAY_MS = 50;
 /**
- * The event that closes the run writes the log at once, with everything before it in one INSERT; the
- * others wait up to FLUSH_DELAY_MS for company (a short run is two or three INSERTs, not one per node).
- * Live subscribers get every event at once whatever its type.
+ * The event that closes the run writes the log at the event loop's next turn (after what the current one set going,
+ * such as the `?wait=true` answer), with everything before it in one INSERT; the others wait up to FLUSH_DELAY_MS for
+ * company (a short run is two or three INSERTs, not one per node). Live subscribers get every event at once whatever
+ * its type.
  */
 const WRITTEN_AT_ONCE: ReadonlySet<RunEventType> = new Set(['run.finished']);
 
@@ -119,7 +121,7 @@ export class RunEventsService implements OnApplicationShutdown {
     for (const listener of run.listeners) listener(event);
     for (const observer of this.observers) observer(runId, event);
     // flush() never rejects: write() logs its own failures.
-    if (WRITTEN_AT_ONCE.has(type)) void this.flush(runId);
+    if (WRITTEN_AT_ONCE.has(type)) void nextTurn().then(() => this.flush(runId));
     else run.timer ??= setTimeout(() => void this.flush(runId), FLUSH_DELAY_MS);
     return event;
   }

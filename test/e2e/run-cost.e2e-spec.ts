@@ -1,4 +1,6 @@
+import { ServerResponse } from 'node:http';
 import { DataSource, type QueryRunner } from 'typeorm';
+import { RunEventsService } from '../../src/runs/run-events.service';
 import { type OpenAITestServer, reply, type Turn } from '../support/openai-test-server';
 import { readRunEvents } from '../support/sse';
 import { countStatements, type StatementCounter } from '../support/statement-counter';
@@ -196,6 +198,41 @@ describe('What one run costs the database (e2e)', () => {
       driver.createQueryRunner = original;
       release();
     }
+  });
+
+  it("should send the ?wait=true answer before the INSERT of the run's last events goes out", async () => {
+    const order: string[] = [];
+    const driver = app.app.get(DataSource).driver;
+    const original = driver.createQueryRunner.bind(driver);
+    const wrapped = new WeakSet<QueryRunner>();
+    driver.createQueryRunner = (mode) => {
+      const runner = original(mode);
+      if (wrapped.has(runner)) return runner;
+      wrapped.add(runner);
+      const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+      runner.query = ((sql: string, parameters?: unknown[], ...rest: unknown[]) => {
+        if (/^INSERT INTO ["`]run_events["`]/i.test(sql) && parameters?.includes('run.finished')) {
+          order.push('run.finished INSERT');
+        }
+        return query(sql, parameters, ...rest);
+      }) as QueryRunner['query'];
+      return runner;
+    };
+    const end = ServerResponse.prototype.end;
+    // When the server hands the run's answer to its socket.
+    ServerResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
+      if (this.req.url?.includes('workflow-runs?wait=true')) order.push('answer');
+      return (end as (...endArgs: unknown[]) => ServerResponse).apply(this, args);
+    } as typeof end;
+    try {
+      await runThreeRounds();
+      await app.app.get(RunEventsService).flushAll();
+    } finally {
+      ServerResponse.prototype.end = end;
+      driver.createQueryRunner = original;
+    }
+
+    expect(order).toEqual(['answer', 'run.finished INSERT']);
   });
 
   it('should not read back the row or the event log of a run it created when executing it in the same process', async () => {

@@ -2,6 +2,7 @@ import type { CheckpointStepWrites } from '../../runs/run-checkpoint-store';
 import type { UsageTotals } from '../../runs/run.entity';
 import { addUsage, emptyUsage } from '../../runs/usage-totals';
 import type { MeterTotals } from './run-meter';
+import { nextTurn } from '../../shared/next-turn';
 
 /** The checkpoint of a run, as stored: per node, its output once it finished, or the state of its step until then. */
 export interface RunState {
@@ -112,7 +113,7 @@ export class RunCheckpointer {
     // the state when it starts, so it stores this save too (results of one parallel batch share a write).
     if (step === undefined && this.queuedStateWrite) return this.queuedStateWrite;
     const written: Promise<void> = this.queue.then(async () => {
-      if (step === undefined) await new Promise((resolve) => setImmediate(resolve));
+      if (step === undefined) await nextTurn();
       if (this.queuedStateWrite === written) this.queuedStateWrite = null;
       return this.writer.save(this.runId, { ...this.state, ...(this.count ? { meter: this.count() } : {}) }, step);
     });

@@ -31,6 +31,7 @@ import { finishedOutputs, RunCheckpointer, toRunState } from './run-checkpointer
 import { RunMeter } from './run-meter';
 import { type EndedNodeRun, WorkflowEngine } from './engine';
 import { WorkflowRunError } from './run-context';
+import { nextTurn } from '../../shared/next-turn';
 
 export const WORKFLOW_ENGINE = Symbol('WORKFLOW_ENGINE');
 
@@ -305,8 +306,9 @@ export class WorkflowRunExecutor implements RunExecutor {
         });
       }
       // Its row says how it ended and run.finished is in the log (live subscribers and replays of this process
-      // read it from memory): a ?wait=true answer need not wait for that last INSERT.
+      // read it from memory): a ?wait=true answer need not wait for that last INSERT, which goes out after it.
       if (stored) endStored?.();
+      await nextTurn();
       await this.events.close(runId);
     }
     return stored;
