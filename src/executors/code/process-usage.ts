@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Linux's USER_HZ: /proc reports CPU time in ticks of 10 ms. */
-const TICK_MS = 10;
+export const TICK_MS = 10;
 const PAGE_BYTES = 4096;
 
 export interface ProcessUsage {
