@@ -4,7 +4,7 @@ import { tokenize, type TokenizeOptions } from './tokenize';
 export type Abbreviation = [short: string, long: readonly string[]];
 
 // "configuration items (CIs)": up to eight words, then a parenthesised capitalised short form, plural or not.
-const DEFINITION = /((?:[A-Za-z]+[\s-]+){1,8})\(([A-Z][A-Za-z]{1,7}?)s?\)/g;
+const DEFINITION = /((?:[A-Za-z]{1,30}[\s-]{1,5}){1,8})\(([A-Z][A-Za-z]{1,7}?)s?\)/g;
 
 /**
  * The abbreviations a text defines as "long form (SF)", where the initials of the long form's last words spell
