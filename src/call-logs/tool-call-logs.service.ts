@@ -51,10 +51,10 @@ export const toToolCallLogResponse = (entity: ToolCallLogEntity): ToolCallLogRes
   created_at: entity.createdAt.toISOString(),
 });
 
-/** One row per tool execution, debug or inside a run; inputs and outputs truncated to TOOL_LOG_MAX_CHARS. */
 /** Rows of one INSERT that goes with other statements (insert): a run's step makes a few calls. */
 const MAX_ROWS_WITH_OTHERS = 100;
 
+/** One row per tool execution, debug or inside a run; inputs and outputs truncated to TOOL_LOG_MAX_CHARS. */
 @Injectable()
 export class ToolCallLogsService {
   private readonly listeners = new Set<ToolCallListener>();

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../common/auth/principal';
 import { ProviderRegistry } from '../llm/provider-registry';
 import type { RunResponse } from '../runs/run.dto';
-import { isFinished } from '../runs/run.entity';
+import { isFinished, type RunStatus } from '../runs/run.entity';
 import { RUN_SUPERVISOR, type RunSupervisor } from '../runs/run-supervisor';
 import { RunsService } from '../runs/runs.service';
 import { RunQueriesService } from '../runs/run-queries.service';
@@ -22,6 +22,10 @@ import type { TestRunOptions } from './test-run-options';
 
 /** How often a case reads again the status of a run its process no longer executes. */
 const RUN_POLL_MS = 1_000;
+
+/** Whether a case stops waiting for its run: gone, ended, or waiting for an approval (a test run gives none). */
+const doneWaiting = (status: RunStatus | null): boolean =>
+  status === null || isFinished(status) || status === 'waiting';
 
 /** A case's run inputs: its `inputs`, with its `conversation` as `messages`. */
 const inputsOf = (testCase: TestCase): Record<string, unknown> => ({
@@ -139,11 +143,9 @@ export class TestCaseRunner {
    */
   private async waitForEnd(runId: string): Promise<void> {
     for (;;) {
-      const status = await this.runs.statusOf(runId);
-      if (status === null || isFinished(status) || status === 'waiting') return;
+      if (doneWaiting(await this.runs.statusOf(runId))) return;
       if (await this.supervisor.waitForEnd(runId, 60_000)) {
-        const after = await this.runs.statusOf(runId);
-        if (after === null || isFinished(after) || after === 'waiting') return;
+        if (doneWaiting(await this.runs.statusOf(runId))) return;
         await sleep(RUN_POLL_MS);
       }
     }

@@ -14,8 +14,9 @@ export interface RunExecutor {
   /**
    * Executes stored run `runId` from its last checkpoint (from the start when it has none) until it ends, waits for
    * a person, or `signal` aborts. `created`: the run is new (created by this process, or carried by its queue job)
-   * and executes here for the first time, from that copy (its row and its event log are not read back). `leaseOwner` (queue mode): the lease the
-   * execution holds; the run's end is stored only while that owner still holds it, else it stops as handed back.
+   * and executes here for the first time, from that copy (its row and its event log are not read back).
+   * `leaseOwner` (queue mode): the lease the execution holds; the run's end is stored only while that owner still
+   * holds it, else it stops as handed back.
    */
   execute(runId: string, signal: AbortSignal, created?: CreatedHere, leaseOwner?: string): Promise<RunStop>;
 }

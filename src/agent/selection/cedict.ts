@@ -122,7 +122,8 @@ export class ChineseDictionary {
    * "set", which none of its own senses says; 三项 "three items" and 十项 "ten items" say what 项 is; at the
    * start, 多媒体 "multimedia" and 多边 "multilateral": 多 is "multi"). Meanings shown by at least two such
    * words and at least once apart (a word, not a tail: percent + age), the most often shown first; none for a
-   * character that is no affix (改, 按). Worked out on first need per character and side (2–5 ms, the first 200 compounds read) and kept.
+   * character that is no affix (改, 按). Worked out on first need per character and side (2–5 ms, the first 200
+   * compounds read) and kept.
    */
   affixMeanings(character: string, at: Affix): string[] {
     const key = at + character;
@@ -218,7 +219,7 @@ class CompoundIndex {
 }
 
 /** A sense in lower case without a leading "to " (of a verb). */
-const plainSense = (sense: string): string => sense.toLowerCase().replace(/^to /, '');
+export const plainSense = (sense: string): string => sense.toLowerCase().replace(/^to /, '');
 
 /**
  * [traditional (of a one-character entry; else empty), simplified, start and end of the English, whether the

@@ -1,4 +1,4 @@
-import type { ChineseDictionary } from './cedict';
+import { type ChineseDictionary, plainSense } from './cedict';
 import { CHINESE_FUNCTION_WORDS, glossaryEnglish } from './chinese-words';
 import { stem } from './tokenize';
 
@@ -83,6 +83,6 @@ function attach(word: string, affix: string): string {
 
 /** The one-word English of a Chinese word, to join with an affix (变更 change + 集 set: changeset). */
 function oneWordEnglish(dictionary: ChineseDictionary, word: string): string[] {
-  const english = glossaryEnglish(word) ?? dictionary.senses(word).map((sense) => sense.replace(/^to /i, ''));
-  return english.filter((english) => /^[a-z]+$/i.test(english)).map((english) => english.toLowerCase());
+  const english = glossaryEnglish(word) ?? dictionary.senses(word);
+  return english.map(plainSense).filter((english) => /^[a-z]+$/.test(english));
 }

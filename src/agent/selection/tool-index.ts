@@ -239,9 +239,11 @@ export class ToolIndex {
       synonymWeight: this.options.synonymWeight ?? 0.4,
       lexicon: this.options.expand === false ? undefined : lexicon(),
     });
-    const own = new Set([...query.terms].filter(([, weight]) => weight >= 1).map(([term]) => term));
-    for (const term of this.abbreviations.widen(own))
-      if ((query.terms.get(term) ?? 0) < ABBREVIATION_WEIGHT) query.terms.set(term, ABBREVIATION_WEIGHT);
+    if (this.abbreviations.size > 0) {
+      const own = new Set([...query.terms].filter(([, weight]) => weight >= 1).map(([term]) => term));
+      for (const term of this.abbreviations.widen(own))
+        if ((query.terms.get(term) ?? 0) < ABBREVIATION_WEIGHT) query.terms.set(term, ABBREVIATION_WEIGHT);
+    }
     const scores = this.lexicalScores(query);
     if (learned !== undefined && learned.size > 0) {
       for (const [name, value] of learned) {
